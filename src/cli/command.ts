@@ -1,0 +1,118 @@
+/**
+ * What a CLI command is, and parsing its arguments with node:util parseArgs.
+ * Bad usage becomes a UsageError: one line naming the problem, exit code 2.
+ */
+
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** Exit codes every command shares. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
+
+/** Bad usage: an unknown flag, a missing argument, a value out of range. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** A failure the user can act on; printed without a stack trace, exit 1. */
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
+/** The options every command accepts. */
+export const COMMON_OPTIONS = {
+  home: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  debug: { type: "boolean" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** A command of the `hob` CLI. */
+export interface Command {
+  name: string;
+  /** One line for `hob --help`. */
+  summary: string;
+  /** The full `--help` text. */
+  help: string;
+  options: NonNullable<ParseArgsConfig["options"]>;
+  /** Positional arguments allowed: [min, max]. */
+  positionals: [number, number];
+  run(parsed: ParsedArgs): Promise<number>;
+}
+
+/** Parsed arguments of a command. */
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/**
+ * Parses `args` for `command`, strictly.
+ *
+ * @example
+ * ```ts
+ * const { values } = parseCommandArgs(serve, ["--port", "9000"]);
+ * ```
+ */
+export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { ...COMMON_OPTIONS, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(
+      `hob ${command.name}: ${describeParseError(error as Error)}`,
+    );
+  }
+  const [min, max] = command.positionals;
+  if (!parsed.values.help) {
+    if (parsed.positionals.length < min) {
+      throw new UsageError(
+        `hob ${command.name}: missing argument — see 'hob ${command.name} --help'`,
+      );
+    }
+    if (parsed.positionals.length > max) {
+      throw new UsageError(
+        `hob ${command.name}: unexpected argument '${
+          parsed.positionals[max]
+        }' — see 'hob ${command.name} --help'`,
+      );
+    }
+  }
+  return parsed as ParsedArgs;
+}
+
+/** Reads an integer option, or throws a UsageError naming it. */
+export function intOption(
+  parsed: ParsedArgs,
+  name: string,
+  range: [number, number],
+): number | undefined {
+  const raw = parsed.values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (
+    typeof raw !== "string" || !/^\d+$/.test(raw) || value < range[0] ||
+    value > range[1]
+  ) {
+    throw new UsageError(
+      `--${name} must be an integer from ${range[0]} to ${range[1]}: got '${raw}'`,
+    );
+  }
+  return value;
+}
+
+/** node:util's messages mention internals; say the same in one short clause. */
+function describeParseError(error: Error): string {
+  const message = error.message;
+  let match = /^Unknown option '([^']+)'/.exec(message);
+  if (match) return `unknown option '${match[1]}'`;
+  match = /^Option '([^' ]+)(?: <value>)?' argument (missing|is ambiguous)/
+    .exec(message);
+  if (match) return `option '${match[1]}' needs a value`;
+  match = /^Option '([^']+)' does not take an argument/.exec(message);
+  if (match) return `option '${match[1]}' does not take a value`;
+  return message.split("\n")[0];
+}

@@ -1,0 +1,46 @@
+/** `hob config show`: the effective configuration, secrets redacted. */
+
+import YAML from "yaml";
+import { loadConfig } from "../config/load.ts";
+import { redactConfig } from "../config/redact.ts";
+import { ensureHome } from "../home/home.ts";
+import { type Command, EXIT, UsageError } from "./command.ts";
+import { homeOf } from "./open.ts";
+import { dim, out, outJson } from "./output.ts";
+
+export const config: Command = {
+  name: "config",
+  summary: "Show the effective configuration (config show)",
+  help: `Usage: hob config show [--json] [--home DIR]
+
+Prints the configuration hob uses — defaults, then hob.yaml, then environment
+variables — with API keys and credential headers redacted.
+
+Options:
+  --json         print as JSON instead of YAML
+  --home DIR     hob home (default: $HOB_HOME or ~/.hob)
+  -h, --help     show this help`,
+  options: { json: { type: "boolean" } },
+  positionals: [1, 1],
+  async run(parsed) {
+    const [action] = parsed.positionals;
+    if (action !== "show") {
+      throw new UsageError(
+        `hob config: unknown action '${action}' — use 'hob config show'`,
+      );
+    }
+    const home = homeOf(parsed);
+    await ensureHome(home);
+    const { config, path, fileExists } = await loadConfig({ home });
+    const shown = redactConfig(config);
+    if (parsed.values.json) {
+      outJson(shown);
+      return EXIT.ok;
+    }
+    out(
+      dim(`# ${fileExists ? path : "defaults (no hob.yaml)"} + environment\n`),
+    );
+    out(YAML.stringify(shown));
+    return EXIT.ok;
+  },
+};

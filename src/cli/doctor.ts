@@ -1,0 +1,225 @@
+/**
+ * `hob doctor`: checks that hob can work — config, home, database, the
+ * configured provider and whether its model calls tools, and Deno permissions —
+ * and says how to fix what is wrong.
+ */
+
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../config/load.ts";
+import { ensureHome, tokenPath } from "../home/home.ts";
+import { getTime } from "../tools/builtin/get_time.ts";
+import { createToolRegistry } from "../tools/registry.ts";
+import { openRuntime, type Runtime } from "../runtime/runtime.ts";
+import { type Command, EXIT } from "./command.ts";
+import { homeOf } from "./open.ts";
+import { green, out, outJson, red } from "./output.ts";
+
+/** How long the tool-calling probe may wait for the model. */
+const TOOL_PROBE_TIMEOUT_MS = 60_000;
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** A warning does not fail the doctor. */
+  warning?: boolean;
+}
+
+export const doctor: Command = {
+  name: "doctor",
+  summary: "Check config, provider, tool calling and permissions",
+  help: `Usage: hob doctor [--skip-model] [--json] [--home DIR]
+
+Checks, in order: the home and its token, hob.yaml, the database, Deno
+permissions, whether the configured model's provider is reachable and lists
+the model, and whether the model calls a tool when asked (one small request).
+
+Options:
+  --skip-model   do not send the tool-calling request to the model
+  --json         print the checks as JSON
+  --home DIR     hob home (default: $HOB_HOME or ~/.hob)
+  -h, --help     show this help
+
+Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
+  options: { json: { type: "boolean" }, "skip-model": { type: "boolean" } },
+  positionals: [0, 0],
+  async run(parsed) {
+    const home = homeOf(parsed);
+    const checks: Check[] = [];
+    const report = (check: Check) => {
+      checks.push(check);
+      if (!parsed.values.json) {
+        const mark = check.ok ? (check.warning ? "!" : green("✓")) : red("✗");
+        out(`${mark} ${check.name.padEnd(11)} ${check.detail}\n`);
+      }
+    };
+
+    await ensureHome(home);
+    report(await checkToken(home));
+    let runtime: Runtime | undefined;
+    try {
+      const { path, fileExists } = await loadConfig({ home });
+      report({
+        name: "config",
+        ok: true,
+        detail: fileExists ? `${path} is valid` : "no hob.yaml; using defaults",
+      });
+      runtime = await openRuntime({ home });
+      const integrity = runtime.db.prepare("PRAGMA integrity_check").get() as {
+        integrity_check: string;
+      };
+      report({
+        name: "database",
+        ok: integrity.integrity_check === "ok",
+        detail: `${join(home, "hob.db")}: integrity ${integrity.integrity_check}`,
+      });
+      report(await checkPermissions(home));
+      const reachable = await checkProvider(runtime, report);
+      if (reachable && !parsed.values["skip-model"]) {
+        report(await checkToolCalling(runtime));
+      }
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      report({ name: "config", ok: false, detail: error.message });
+    } finally {
+      await runtime?.close();
+    }
+
+    const failed = checks.filter((c) => !c.ok);
+    if (parsed.values.json) {
+      outJson({ ok: failed.length === 0, checks });
+    } else {
+      out(
+        failed.length === 0 ? "\nAll checks passed.\n" : `\n${failed.length} check(s) failed.\n`,
+      );
+    }
+    return failed.length === 0 ? EXIT.ok : EXIT.failure;
+  },
+};
+
+async function checkToken(home: string): Promise<Check> {
+  try {
+    const info = await Deno.stat(tokenPath(home));
+    const mode = (info.mode ?? 0o600) & 0o777;
+    if (Deno.build.os !== "windows" && (mode & 0o077) !== 0) {
+      return {
+        name: "home",
+        ok: true,
+        warning: true,
+        detail: `${tokenPath(home)} is readable by others (mode ${
+          mode.toString(8)
+        }) — chmod 600 it`,
+      };
+    }
+    return { name: "home", ok: true, detail: `${home}, token private` };
+  } catch (error) {
+    return {
+      name: "home",
+      ok: false,
+      detail: `cannot read ${tokenPath(home)}: ${(error as Error).message}`,
+    };
+  }
+}
+
+async function checkPermissions(home: string): Promise<Check> {
+  const wanted: [Deno.PermissionDescriptor, string][] = [
+    [{ name: "read", path: home }, "--allow-read"],
+    [{ name: "write", path: home }, "--allow-write"],
+    [{ name: "net" }, "--allow-net"],
+    [{ name: "env" }, "--allow-env"],
+    [{ name: "run" }, "--allow-run"],
+  ];
+  const missing: string[] = [];
+  for (const [descriptor, flag] of wanted) {
+    const status = await Deno.permissions.query(descriptor);
+    if (status.state !== "granted") missing.push(flag);
+  }
+  return missing.length === 0
+    ? {
+      name: "permissions",
+      ok: true,
+      detail: "read, write, net, env and run granted",
+    }
+    : {
+      name: "permissions",
+      ok: false,
+      detail: `missing ${missing.join(" ")} — run hob with them (see deno.json's 'hob' task)`,
+    };
+}
+
+async function checkProvider(
+  runtime: Runtime,
+  report: (c: Check) => void,
+): Promise<boolean> {
+  const model = runtime.config.model;
+  const providerName = model.slice(0, model.indexOf("/"));
+  const problem = runtime.llm.checkModel(model);
+  if (problem) {
+    report({ name: "provider", ok: false, detail: problem });
+    return false;
+  }
+  const discovery = await runtime.discover(true);
+  const status = discovery.providers.find((p) => p.name === providerName)!;
+  if (!status.ok) {
+    report({
+      name: "provider",
+      ok: false,
+      detail: `${providerName}: ${status.error}`,
+    });
+    return false;
+  }
+  report({
+    name: "provider",
+    ok: true,
+    detail: `${providerName} reachable, ${status.models} model(s)`,
+  });
+  const listed = discovery.models.some((m) => m.id === model);
+  report({
+    name: "model",
+    ok: true,
+    warning: !listed,
+    detail: listed
+      ? `${model} is available`
+      : `${model} is not in ${providerName}'s list — 'hob models' shows what it has`,
+  });
+  return true;
+}
+
+async function checkToolCalling(runtime: Runtime): Promise<Check> {
+  const tools = createToolRegistry([getTime]).specs();
+  const signal = AbortSignal.timeout(TOOL_PROBE_TIMEOUT_MS);
+  let detail = "the model answered without calling the tool";
+  for await (
+    const event of runtime.llm.stream({
+      model: runtime.config.model,
+      system: "You are being tested. When asked for the time, call the get_time tool.",
+      messages: [{
+        role: "user",
+        content: "What time is it? Use the get_time tool.",
+      }],
+      tools,
+      max_output_tokens: 256,
+      signal,
+    })
+  ) {
+    if (event.type === "tool_call" && event.call.name === "get_time") {
+      return {
+        name: "tools",
+        ok: true,
+        detail: `${runtime.config.model} calls tools`,
+      };
+    }
+    if (event.type === "error") {
+      detail = event.error.message;
+      break;
+    }
+  }
+  if (signal.aborted) {
+    detail = `no answer within ${TOOL_PROBE_TIMEOUT_MS / 1000} s`;
+  }
+  return {
+    name: "tools",
+    ok: false,
+    detail: `${detail} — pick a model with tool support for hob's tools to work`,
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The `hob` command line: picks the command, parses its flags, runs it and
+ * turns errors into exit codes — 2 for bad usage or configuration, 1 for
+ * failures, each as one line without a stack trace unless --debug.
+ */
+
+import { ConfigError } from "../config/load.ts";
+import { HomeError } from "../home/home.ts";
+import { StoreError } from "../store/database.ts";
+import { VERSION } from "../version.ts";
+import { ask } from "./ask.ts";
+import { chat } from "./chat.ts";
+import { type Command, CommandError, EXIT, parseCommandArgs, UsageError } from "./command.ts";
+import { config } from "./config.ts";
+import { doctor } from "./doctor.ts";
+import { init } from "./init.ts";
+import { models } from "./models.ts";
+import { err, out, red } from "./output.ts";
+import { serve } from "./serve.ts";
+
+const COMMANDS: Command[] = [serve, ask, chat, init, models, config, doctor];
+
+const USAGE = `hob ${VERSION} — a personal AI assistant in one Deno program
+
+Usage: hob <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`).join("\n")}
+
+Options for every command:
+  --home DIR     hob home (default: $HOB_HOME or ~/.hob)
+  --debug        print stack traces on errors
+  -h, --help     show help for a command
+
+  hob --version  print the version
+
+Run 'hob <command> --help' for a command's options.`;
+
+/**
+ * Runs the CLI with `args` and returns the exit code.
+ *
+ * @example
+ * ```ts
+ * Deno.exit(await main(Deno.args));
+ * ```
+ */
+export async function main(args: string[]): Promise<number> {
+  // Global options may come before the command: `hob --home DIR serve`.
+  const leading: string[] = [];
+  let rest = args;
+  while (
+    rest.length > 0 && rest[0].startsWith("-") &&
+    !["-h", "--help", "--version", "-V"].includes(rest[0])
+  ) {
+    const [flag] = rest;
+    if (flag === "--home" && rest.length > 1) {
+      leading.push(flag, rest[1]);
+      rest = rest.slice(2);
+    } else if (flag.startsWith("--home=") || flag === "--debug") {
+      leading.push(flag);
+      rest = rest.slice(1);
+    } else {
+      break;
+    }
+  }
+  const debug = args.includes("--debug");
+  const [name, ...commandArgs] = rest;
+
+  try {
+    if (name === undefined) {
+      err(`${USAGE}\n`);
+      return EXIT.usage;
+    }
+    if (name === "--help" || name === "-h" || name === "help") {
+      const topic = COMMANDS.find((c) => c.name === commandArgs[0]);
+      out(`${topic ? topic.help : USAGE}\n`);
+      return EXIT.ok;
+    }
+    if (name === "--version" || name === "-V") {
+      out(`hob ${VERSION} (deno ${Deno.version.deno})\n`);
+      return EXIT.ok;
+    }
+    const command = COMMANDS.find((c) => c.name === name);
+    if (!command) {
+      throw new UsageError(
+        name.startsWith("-")
+          ? `hob: unknown option '${name}' — see 'hob --help'`
+          : `hob: unknown command '${name}' — see 'hob --help'`,
+      );
+    }
+    const parsed = parseCommandArgs(command, [...commandArgs, ...leading]);
+    if (parsed.values.help) {
+      out(`${command.help}\n`);
+      return EXIT.ok;
+    }
+    return await command.run(parsed);
+  } catch (error) {
+    return report(error, debug);
+  }
+}
+
+function report(error: unknown, debug: boolean): number {
+  if (error instanceof UsageError) {
+    err(`${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof ConfigError) {
+    err(`hob: ${red("bad config")}: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (debug) {
+    console.error(error);
+    return EXIT.failure;
+  }
+  if (
+    error instanceof CommandError || error instanceof HomeError ||
+    error instanceof StoreError || error instanceof Deno.errors.AddrInUse ||
+    error instanceof Deno.errors.PermissionDenied ||
+    error instanceof Deno.errors.NotCapable
+  ) {
+    err(`hob: ${(error as Error).message}\n`);
+    return EXIT.failure;
+  }
+  err(
+    `hob: unexpected error: ${
+      (error as Error)?.message ?? String(error)
+    } (run with --debug for details)\n`,
+  );
+  return EXIT.failure;
+}

@@ -1,0 +1,15 @@
+/** Opening the runtime of the home a command names (`--home`, HOB_HOME, ~/.hob). */
+
+import { resolveHome } from "../home/home.ts";
+import { openRuntime, type Runtime } from "../runtime/runtime.ts";
+import type { ParsedArgs } from "./command.ts";
+
+/** The home a command works on. */
+export function homeOf(parsed: ParsedArgs): string {
+  return resolveHome(parsed.values.home as string | undefined);
+}
+
+/** Opens the home a command names, creating it on first use. */
+export function openHome(parsed: ParsedArgs): Promise<Runtime> {
+  return openRuntime({ home: homeOf(parsed) });
+}

@@ -1,0 +1,84 @@
+/**
+ * Showing a turn on a terminal as it streams: the reply's text on stdout, tool
+ * activity and notices dimmed on stderr, errors in red on stderr.
+ */
+
+import type { AgentEvent, TurnStatus } from "../core/types.ts";
+import { dim, err, out, red } from "./output.ts";
+
+/** How much of a tool's arguments and result a terminal line shows. */
+const PREVIEW_CHARS = 120;
+
+/** What a rendered turn ended with. */
+export interface RenderedTurn {
+  conversation_id: string;
+  status: TurnStatus;
+  failed: boolean;
+}
+
+/**
+ * Prints a turn's events as they come.
+ *
+ * @example
+ * ```ts
+ * const { status } = await renderTurn(runtime.turn({ message: "hi" }));
+ * ```
+ */
+export async function renderTurn(
+  events: AsyncIterable<AgentEvent>,
+): Promise<RenderedTurn> {
+  const result: RenderedTurn = {
+    conversation_id: "",
+    status: "complete",
+    failed: false,
+  };
+  let atLineStart = true;
+  const newline = () => {
+    if (!atLineStart) out("\n");
+    atLineStart = true;
+  };
+  for await (const event of events) {
+    switch (event.type) {
+      case "start":
+        result.conversation_id = event.conversation_id;
+        break;
+      case "text":
+        out(event.text);
+        atLineStart = event.text.endsWith("\n");
+        break;
+      case "tool_call":
+        newline();
+        err(dim(`⚙ ${event.name} ${preview(event.arguments)}\n`));
+        break;
+      case "tool_result":
+        err(
+          dim(
+            `  ${event.is_error ? "✗" : "↳"} ${preview(event.content)} (${event.duration_ms} ms)\n`,
+          ),
+        );
+        break;
+      case "notice":
+        newline();
+        err(dim(`note: ${event.message}\n`));
+        break;
+      case "error":
+        newline();
+        err(`${red("error:")} ${event.message}\n`);
+        result.failed = true;
+        break;
+      case "done":
+        newline();
+        result.status = event.status;
+        if (event.status === "interrupted") {
+          err(dim("(interrupted — the partial reply was saved)\n"));
+        }
+        break;
+    }
+  }
+  return result;
+}
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS)}…` : flat;
+}

@@ -1,0 +1,82 @@
+/** `hob serve`: the HTTP API on localhost until Ctrl-C or SIGTERM. */
+
+import { createApp } from "../http/app.ts";
+import { readToken } from "../home/home.ts";
+import { VERSION } from "../version.ts";
+import { type Command, EXIT, intOption } from "./command.ts";
+import { homeOf, openHome } from "./open.ts";
+import { dim, err, out } from "./output.ts";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export const serve: Command = {
+  name: "serve",
+  summary: "Start hob's HTTP API on localhost",
+  help: `Usage: hob serve [--home DIR] [--host HOST] [--port PORT]
+
+Starts hob's HTTP API and prints a link with the API token. Stops on Ctrl-C
+or SIGTERM, saving replies in progress.
+
+Options:
+  --home DIR     hob home (default: $HOB_HOME or ~/.hob)
+  --host HOST    address to listen on (default: server.host, 127.0.0.1)
+  --port PORT    port to listen on, 0 for any free port (default: server.port, 8484)
+  --debug        print stack traces on errors
+  -h, --help     show this help`,
+  options: { host: { type: "string" }, port: { type: "string" } },
+  positionals: [0, 0],
+  async run(parsed) {
+    const port = intOption(parsed, "port", [0, 65_535]);
+    const runtime = await openHome(parsed);
+    const token = await readToken(homeOf(parsed));
+    const host = (parsed.values.host as string | undefined) ??
+      runtime.config.server.host;
+    const app = createApp(runtime, { token });
+    if (runtime.recovered > 0) {
+      err(
+        dim(
+          `Marked ${runtime.recovered} reply(s) cut off by an earlier crash as interrupted.\n`,
+        ),
+      );
+    }
+
+    const server = Deno.serve({
+      hostname: host,
+      port: port ?? runtime.config.server.port,
+      onListen({ hostname, port }) {
+        const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+        const base = `http://${shown}:${port}`;
+        out(`hob ${VERSION} listening on ${base}\n`);
+        out(`Open ${base}/?token=${token}\n`);
+        err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
+        if (!LOOPBACK.has(hostname)) {
+          err(
+            `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it\n`,
+          );
+        }
+      },
+      onError(error) {
+        console.error("hob: internal error:", error);
+        return Response.json(
+          { error: { code: "internal", message: "Internal error in hob" } },
+          { status: 500 },
+        );
+      },
+    }, app.fetch);
+
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      err(dim("Stopping…\n"));
+      // Interrupt turns first so their streams end, then let the server drain.
+      runtime.interrupt().then(() => server.shutdown());
+    };
+    const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+    for (const signal of signals) Deno.addSignalListener(signal, stop);
+    await server.finished;
+    for (const signal of signals) Deno.removeSignalListener(signal, stop);
+    await runtime.close();
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * The shape of hob.yaml, as one zod schema with every default in it, and the
+ * built-in providers that need no configuration. Reading files and the
+ * environment is load.ts's job, not this file's.
+ */
+
+import { z } from "zod";
+
+/** The kinds of provider hob can talk to. */
+export const PROVIDER_TYPES = ["openai", "anthropic", "claude-cli"] as const;
+export type ProviderType = typeof PROVIDER_TYPES[number];
+
+/** Default for how many times a failed request (429, 5xx, network) is retried. */
+const DEFAULT_MAX_RETRIES = 2;
+/** Default for how long one model request may take before it is abandoned. */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+const providerSchema = z.strictObject({
+  type: z.enum(PROVIDER_TYPES).optional(),
+  base_url: z.url().optional(),
+  api_key: z.string().optional(),
+  /** Read the key from this environment variable instead of the file. */
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Models to list when the provider has no discovery endpoint. */
+  models: z.array(z.string().min(1)).optional(),
+  /** The program to run, for `claude-cli`. */
+  command: z.string().min(1).optional(),
+  timeout_ms: z.number().int().min(1_000).max(3_600_000).optional(),
+  max_retries: z.number().int().min(0).max(10).optional(),
+});
+
+/** The schema of hob.yaml. Every key has a default, so an empty file is valid. */
+export const configSchema = z.strictObject({
+  model: z.string()
+    .regex(/^[A-Za-z0-9][\w.-]*\/\S+$/, {
+      message: "expected '<provider>/<model>', e.g. 'ollama/llama3.2'",
+    })
+    .default("ollama/llama3.2"),
+  server: z.strictObject({
+    host: z.string().min(1).default("127.0.0.1"),
+    port: z.number().int().min(0).max(65_535).default(8484),
+    /** Largest request body accepted, in bytes. */
+    max_body_bytes: z.number().int().min(1_024).max(1_073_741_824)
+      .default(1_048_576),
+  }).prefault({}),
+  providers: z.record(
+    z.string().regex(/^[A-Za-z0-9][\w.-]*$/, {
+      message: "provider names use letters, digits, '.', '_' and '-'",
+    }),
+    providerSchema,
+  ).default({}),
+  agent: z.strictObject({
+    max_tool_iterations: z.number().int().min(1).max(100).default(10),
+    context_tokens: z.number().int().min(1_024).max(10_000_000).default(
+      32_000,
+    ),
+    max_output_tokens: z.number().int().min(16).max(1_000_000).default(4_096),
+    max_history_messages: z.number().int().min(2).max(100_000).default(200),
+  }).prefault({}),
+});
+
+/** hob.yaml as written: what the schema accepts. */
+export type ConfigFile = z.input<typeof configSchema>;
+
+/** A provider after defaults and the built-ins are applied. */
+export interface ProviderConfig {
+  name: string;
+  type: ProviderType;
+  base_url?: string;
+  api_key?: string;
+  /** The environment variable the key came from (or should come from). */
+  api_key_env?: string;
+  headers: Record<string, string>;
+  models: string[];
+  command?: string;
+  timeout_ms: number;
+  max_retries: number;
+  builtin: boolean;
+}
+
+/** The effective configuration. */
+export interface HobConfig {
+  model: string;
+  server: { host: string; port: number; max_body_bytes: number };
+  providers: Record<string, ProviderConfig>;
+  agent: {
+    max_tool_iterations: number;
+    context_tokens: number;
+    max_output_tokens: number;
+    max_history_messages: number;
+  };
+}
+
+type BuiltinProvider = Omit<
+  ProviderConfig,
+  "name" | "builtin" | "timeout_ms" | "max_retries" | "headers" | "models"
+>;
+
+/** Providers that work without configuration; hob.yaml may override any field. */
+export const BUILTIN_PROVIDERS: Record<string, BuiltinProvider> = {
+  ollama: {
+    type: "openai",
+    base_url: "http://localhost:11434/v1",
+    api_key: "ollama",
+  },
+  lmstudio: {
+    type: "openai",
+    base_url: "http://localhost:1234/v1",
+    api_key: "lm-studio",
+  },
+  openrouter: {
+    type: "openai",
+    base_url: "https://openrouter.ai/api/v1",
+    api_key_env: "OPENROUTER_API_KEY",
+  },
+  openai: {
+    type: "openai",
+    base_url: "https://api.openai.com/v1",
+    api_key_env: "OPENAI_API_KEY",
+  },
+  anthropic: {
+    type: "anthropic",
+    base_url: "https://api.anthropic.com",
+    api_key_env: "ANTHROPIC_API_KEY",
+  },
+  "claude-cli": { type: "claude-cli", command: "claude" },
+};
+
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS };

@@ -1,0 +1,371 @@
+/**
+ * The agent loop: one user message in, a stream of events out. Stores the
+ * message, builds the prompt, streams the model, runs the tools it asks for and
+ * loops until it answers — committing every message as soon as it is complete
+ * and saving partial replies as it goes, so a crash or an abort loses nothing.
+ * Knows only the ports; never imports an adapter.
+ */
+
+import { estimateTokens, estimateToolTokens, fitHistory } from "./budget.ts";
+import { toChatHistory } from "./history.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+import type {
+  Clock,
+  ConversationStore,
+  LlmPort,
+  PromptSources,
+  ToolRegistryPort,
+} from "./ports.ts";
+import type { AgentEvent, ChatMessage, ToolCall, TurnStatus, Usage } from "./types.ts";
+
+/** How the loop behaves; every field comes from config. */
+export interface AgentSettings {
+  /** The model used when neither the turn nor the conversation names one. */
+  defaultModel: string;
+  /**
+   * Model calls per turn before the loop stops.
+   * @default {10}
+   */
+  maxToolIterations: number;
+  /** The model's context window, in tokens. */
+  contextTokens: number;
+  /** Tokens reserved for the reply, out of `contextTokens`. */
+  maxOutputTokens: number;
+  /** Messages read from the store per turn before fitting the budget. */
+  maxHistoryMessages: number;
+  /**
+   * How often a streaming reply's partial text is saved, so a crash keeps it.
+   * @default {250}
+   */
+  flushIntervalMs: number;
+}
+
+/** What the loop runs on. */
+export interface AgentDeps {
+  llm: LlmPort;
+  store: ConversationStore;
+  tools: ToolRegistryPort;
+  prompt: PromptSources;
+  clock: Clock;
+  settings: AgentSettings;
+}
+
+/** One user message to answer. */
+export interface TurnInput {
+  message: string;
+  /** Continue this conversation; a new one is created when absent. */
+  conversation_id?: string;
+  /** Use this model for this turn instead of the conversation's. */
+  model?: string;
+  /** Aborting stops the model and the tools and saves what was produced. */
+  signal?: AbortSignal;
+}
+
+/** Raised before anything is stored when a turn names a conversation that does not exist. */
+export class ConversationNotFoundError extends Error {
+  override name = "ConversationNotFoundError";
+  readonly conversationId: string;
+  constructor(conversationId: string) {
+    super(`Conversation '${conversationId}' does not exist`);
+    this.conversationId = conversationId;
+  }
+}
+
+/** Longest automatic title taken from a conversation's first message. */
+const TITLE_MAX_CHARS = 60;
+/** Tokens kept free for the pruning notice added to the system prompt. */
+const NOTICE_RESERVE_TOKENS = 40;
+
+/**
+ * Runs one turn. Yields `start` first and `done` last; in between `text`,
+ * `tool_call`, `tool_result`, `notice` and `error` events as they happen.
+ * Stopping the iteration early (a client that goes away) marks a reply in
+ * progress as interrupted, exactly like aborting `input.signal`.
+ *
+ * @example
+ * ```ts
+ * for await (const event of runTurn(deps, { message: "What time is it?" })) {
+ *   if (event.type === "text") Deno.stdout.writeSync(new TextEncoder().encode(event.text));
+ * }
+ * ```
+ */
+export async function* runTurn(
+  deps: AgentDeps,
+  input: TurnInput,
+): AsyncGenerator<AgentEvent> {
+  const { store, settings } = deps;
+  let conversation = input.conversation_id
+    ? store.getConversation(input.conversation_id)
+    : undefined;
+  if (input.conversation_id && !conversation) {
+    throw new ConversationNotFoundError(input.conversation_id);
+  }
+  conversation ??= store.createConversation({ model: input.model ?? null });
+  const conversationId = conversation.id;
+  const model = input.model ?? conversation.model ?? settings.defaultModel;
+
+  const userRow = store.addMessage({
+    conversation_id: conversationId,
+    role: "user",
+    content: input.message,
+  });
+  if (!conversation.title) {
+    store.setConversationTitle(conversationId, titleFrom(input.message));
+  }
+  yield {
+    type: "start",
+    conversation_id: conversationId,
+    user_message_id: userRow.id,
+    model,
+  };
+
+  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+  const messageIds: number[] = [];
+  let lastAssistantId: number | null = null;
+  let status: TurnStatus = "complete";
+  // The reply being streamed, so `finally` can save it if the consumer leaves.
+  let open: { id: number; text: string } | null = null;
+
+  try {
+    const context = await prepareContext(deps, conversationId, input.message);
+    if (context.notice) yield context.notice;
+    const messages = context.messages;
+
+    for (let iteration = 1;; iteration++) {
+      let text = "";
+      const calls: ToolCall[] = [];
+      const stepUsage: Usage = { input_tokens: 0, output_tokens: 0 };
+      let failure: { code: string; message: string } | null = null;
+      let lastFlush = Number.NEGATIVE_INFINITY; // the first text is saved at once
+
+      const ensureRow = (): number => {
+        if (open) return open.id;
+        const row = store.addMessage({
+          conversation_id: conversationId,
+          role: "assistant",
+          content: "",
+          model,
+          status: "streaming",
+        });
+        messageIds.push(row.id);
+        lastAssistantId = row.id;
+        open = { id: row.id, text: "" };
+        return row.id;
+      };
+
+      for await (
+        const event of deps.llm.stream({
+          model,
+          system: context.system,
+          messages,
+          tools: context.tools,
+          max_output_tokens: settings.maxOutputTokens,
+          signal: input.signal,
+        })
+      ) {
+        if (input.signal?.aborted) break;
+        if (event.type === "text") {
+          if (!event.text) continue;
+          const id = ensureRow();
+          text += event.text;
+          open!.text = text;
+          // Save before passing the text on, so what a client saw survives a crash.
+          const now = deps.clock.now().getTime();
+          if (now - lastFlush >= settings.flushIntervalMs) {
+            store.updateMessage(id, { content: text });
+            lastFlush = now;
+          }
+          yield { type: "text", text: event.text };
+        } else if (event.type === "tool_call") {
+          const id = ensureRow();
+          calls.push(event.call);
+          yield {
+            type: "tool_call",
+            message_id: id,
+            id: event.call.id,
+            name: event.call.name,
+            arguments: event.call.arguments,
+          };
+        } else if (event.type === "usage") {
+          addUsage(stepUsage, event.usage);
+        } else if (event.type === "error") {
+          failure = event.error;
+          break;
+        } else if (event.type === "done") {
+          break;
+        }
+      }
+      addUsage(usage, stepUsage);
+
+      const interrupted = input.signal?.aborted ?? false;
+      const row = open as { id: number; text: string } | null;
+      if (row) {
+        store.updateMessage(row.id, {
+          content: text,
+          tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
+          status: interrupted ? "interrupted" : failure ? "error" : "complete",
+          input_tokens: stepUsage.input_tokens,
+          output_tokens: stepUsage.output_tokens,
+        });
+        open = null;
+      }
+      if (interrupted) {
+        status = "interrupted";
+        break;
+      }
+      if (failure) {
+        status = "error";
+        yield { type: "error", code: failure.code, message: failure.message };
+        break;
+      }
+      if (calls.length === 0) break;
+
+      messages.push({ role: "assistant", content: text, tool_calls: calls });
+      const limitReached = iteration >= settings.maxToolIterations;
+      for (const call of calls) {
+        const started = performance.now();
+        const result = limitReached
+          ? {
+            content:
+              `Not run: the limit of ${settings.maxToolIterations} model calls per turn was reached.`,
+            is_error: true,
+          }
+          : await deps.tools.execute(call, {
+            conversation_id: conversationId,
+            signal: input.signal,
+          });
+        const duration = Math.round(performance.now() - started);
+        const toolRow = store.addMessage({
+          conversation_id: conversationId,
+          role: "tool",
+          content: result.content,
+          tool_call_id: call.id,
+          tool_name: call.name,
+          is_error: result.is_error,
+        });
+        messageIds.push(toolRow.id);
+        messages.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.name,
+          content: result.content,
+          is_error: result.is_error,
+        });
+        yield {
+          type: "tool_result",
+          message_id: toolRow.id,
+          tool_call_id: call.id,
+          name: call.name,
+          content: result.content,
+          is_error: result.is_error,
+          duration_ms: duration,
+        };
+        if (input.signal?.aborted) break;
+      }
+      if (input.signal?.aborted) {
+        status = "interrupted";
+        break;
+      }
+      if (limitReached) {
+        status = "max_iterations";
+        yield {
+          type: "notice",
+          code: "max_iterations",
+          message:
+            `Stopped after ${settings.maxToolIterations} model calls in one turn; ask again to continue.`,
+        };
+        break;
+      }
+    }
+  } finally {
+    // The consumer stopped iterating mid-reply, or something threw: keep the text.
+    const row = open as { id: number; text: string } | null;
+    if (row) {
+      store.updateMessage(row.id, { content: row.text, status: "interrupted" });
+      status = "interrupted";
+    }
+  }
+
+  yield {
+    type: "done",
+    conversation_id: conversationId,
+    status,
+    message_id: lastAssistantId,
+    message_ids: messageIds,
+    usage,
+  };
+}
+
+interface TurnContext {
+  system: string;
+  tools: ReturnType<ToolRegistryPort["specs"]>;
+  messages: ChatMessage[];
+  notice: AgentEvent | null;
+}
+
+/** Builds the system prompt and the history that fits beside it. */
+async function prepareContext(
+  deps: AgentDeps,
+  conversationId: string,
+  query: string,
+): Promise<TurnContext> {
+  const { settings, store } = deps;
+  const [identity, memoryContext] = await Promise.all([
+    deps.prompt.identity(),
+    deps.prompt.memoryContext(query),
+  ]);
+  const tools = deps.tools.specs();
+  const parts = {
+    ...identity,
+    memoryContext,
+    tools,
+    today: deps.clock.now().toISOString().slice(0, 10),
+  };
+  let system = buildSystemPrompt(parts);
+
+  const rows = store.recentMessages(
+    conversationId,
+    settings.maxHistoryMessages,
+  );
+  const unread = rows.length < settings.maxHistoryMessages
+    ? 0
+    : store.countMessages(conversationId) - rows.length;
+  const budget = settings.contextTokens - settings.maxOutputTokens -
+    estimateTokens(system) - estimateToolTokens(tools) - NOTICE_RESERVE_TOKENS;
+  const fitted = fitHistory(toChatHistory(rows), budget);
+  const omitted = unread + fitted.dropped;
+  let notice: AgentEvent | null = null;
+  if (omitted > 0) {
+    const text =
+      `Note: the ${omitted} oldest messages of this conversation were left out to fit the context window. Ask the user if you need something from them.`;
+    system = buildSystemPrompt({ ...parts, prunedNotice: text });
+    notice = {
+      type: "notice",
+      code: "history_pruned",
+      message: `${omitted} older messages were left out to fit the context window.`,
+    };
+  }
+  return { system, tools, messages: fitted.messages, notice };
+}
+
+function addUsage(total: Usage, add: Usage): void {
+  total.input_tokens += add.input_tokens;
+  total.output_tokens += add.output_tokens;
+  if (add.cache_read_tokens) {
+    total.cache_read_tokens = (total.cache_read_tokens ?? 0) +
+      add.cache_read_tokens;
+  }
+  if (add.cache_write_tokens) {
+    total.cache_write_tokens = (total.cache_write_tokens ?? 0) +
+      add.cache_write_tokens;
+  }
+}
+
+/** A title from the first message: its first line, cut at a word near the limit. */
+export function titleFrom(message: string): string {
+  const line = message.trim().split("\n")[0].replace(/\s+/g, " ");
+  if (line.length <= TITLE_MAX_CHARS) return line || "New conversation";
+  const cut = line.slice(0, TITLE_MAX_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return `${space > 20 ? cut.slice(0, space) : cut}…`;
+}

@@ -1,0 +1,74 @@
+/**
+ * The contracts the core needs from the world. Adapters (src/llm, src/store,
+ * src/tools, …) implement them; the core imports nothing but this folder, so it
+ * runs as well against a scripted fake as against a real provider and database.
+ */
+
+import type {
+  Conversation,
+  LlmEvent,
+  LlmRequest,
+  MessagePatch,
+  NewMessage,
+  StoredMessage,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+} from "./types.ts";
+
+/** A language model behind any provider. */
+export interface LlmPort {
+  /**
+   * Streams one answer. Must never throw for provider trouble: a provider that
+   * is down, rate limited or rejects the request ends the stream with one
+   * `error` event whose message says what to do. Aborting `request.signal`
+   * stops the stream promptly (it may then end without `done`).
+   */
+  stream(request: LlmRequest): AsyncIterable<LlmEvent>;
+}
+
+/** Where conversations and their messages live. Every write is durable when it returns. */
+export interface ConversationStore {
+  getConversation(id: string): Conversation | undefined;
+  /** Creates a conversation; `id` defaults to a fresh random id. */
+  createConversation(
+    init?: { id?: string; title?: string; model?: string | null },
+  ): Conversation;
+  setConversationTitle(id: string, title: string): void;
+  /** Stores one message and touches its conversation's `updated_at`. */
+  addMessage(message: NewMessage): StoredMessage;
+  updateMessage(id: number, patch: MessagePatch): void;
+  /** The newest `limit` messages of a conversation, oldest first. */
+  recentMessages(conversationId: string, limit: number): StoredMessage[];
+  countMessages(conversationId: string): number;
+}
+
+/** Context the tools get for one call. */
+export interface ToolCallContext {
+  conversation_id: string;
+  signal?: AbortSignal;
+}
+
+/** The tools the model may call. */
+export interface ToolRegistryPort {
+  /** The tools offered to the model this turn. */
+  specs(): ToolSpec[];
+  /**
+   * Runs one call. Never throws: unknown tools, invalid arguments, timeouts and
+   * failures come back as `{ is_error: true }` with a message the model can act on.
+   */
+  execute(call: ToolCall, context: ToolCallContext): Promise<ToolResult>;
+}
+
+/** The texts the system prompt is built from. */
+export interface PromptSources {
+  /** SOUL.md and USER.md, read fresh each turn so edits apply at once. */
+  identity(): Promise<{ soul: string; user: string }>;
+  /** Memory relevant to the user's message; empty when there is none. */
+  memoryContext(query: string): Promise<string>;
+}
+
+/** The time, so tests can fix it. */
+export interface Clock {
+  now(): Date;
+}

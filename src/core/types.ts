@@ -1,0 +1,179 @@
+/**
+ * The words the agent speaks: messages, tool calls, provider events and the
+ * events a turn yields. Plain data only — this file must not know SQLite, HTTP
+ * or any provider's wire format.
+ */
+
+/** Who wrote a message. */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** A tool call the model asked for; `arguments` is the model's raw JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Token counts reported by a provider for one request (or summed over a turn). */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Prompt tokens served from the provider's cache, when it says so. */
+  cache_read_tokens?: number;
+  /** Prompt tokens written to the provider's cache, when it says so. */
+  cache_write_tokens?: number;
+}
+
+/** A message as the model sees it, independent of any provider's format. */
+export type ChatMessage =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; tool_calls?: ToolCall[] }
+  | {
+    role: "tool";
+    tool_call_id: string;
+    name: string;
+    content: string;
+    is_error?: boolean;
+  };
+
+/** A JSON Schema object describing a tool's arguments. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What the model is told about a tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  /** Groups tools in the system prompt ("files", "time", …). */
+  category?: string;
+}
+
+/** The outcome of one tool call, fed back to the model. Tools never throw at the agent. */
+export interface ToolResult {
+  content: string;
+  is_error: boolean;
+}
+
+/** One request to a model. `model` is a full hob model id: `<provider>/<model>`. */
+export interface LlmRequest {
+  model: string;
+  system: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  max_output_tokens?: number;
+  signal?: AbortSignal;
+}
+
+/** Why a provider could not answer, in words a person can act on. */
+export interface LlmFailure {
+  /** Stable machine code: `provider_unreachable`, `rate_limited`, `auth_failed`, … */
+  code: string;
+  message: string;
+  status?: number;
+}
+
+/** What a provider adapter yields while it answers. It ends with exactly one `done` or `error`. */
+export type LlmEvent =
+  | { type: "text"; text: string }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; stop_reason: string }
+  | { type: "error"; error: LlmFailure };
+
+/** How a stored message ended. */
+export type MessageStatus = "complete" | "streaming" | "interrupted" | "error";
+
+/** How a turn ended. */
+export type TurnStatus =
+  | "complete"
+  | "interrupted"
+  | "error"
+  | "max_iterations";
+
+/** What one agent turn yields, in order: `start`, then any mix of the middle events, then `done`. */
+export type AgentEvent =
+  | {
+    type: "start";
+    conversation_id: string;
+    user_message_id: number;
+    model: string;
+  }
+  | { type: "text"; text: string }
+  | {
+    type: "tool_call";
+    message_id: number;
+    id: string;
+    name: string;
+    arguments: string;
+  }
+  | {
+    type: "tool_result";
+    message_id: number;
+    tool_call_id: string;
+    name: string;
+    content: string;
+    is_error: boolean;
+    duration_ms: number;
+  }
+  | { type: "notice"; code: string; message: string }
+  | { type: "error"; code: string; message: string }
+  | {
+    type: "done";
+    conversation_id: string;
+    status: TurnStatus;
+    /** The last assistant message of the turn, if one was stored. */
+    message_id: number | null;
+    /** Every message id the turn stored after the user's, in order. */
+    message_ids: number[];
+    usage: Usage;
+  };
+
+/** A conversation as stored. Times are ISO 8601 UTC strings. */
+export interface Conversation {
+  id: string;
+  title: string;
+  model: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A message as stored. */
+export interface StoredMessage {
+  id: number;
+  conversation_id: string;
+  role: Role;
+  content: string;
+  tool_calls: ToolCall[] | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  is_error: boolean;
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  status: MessageStatus;
+  created_at: string;
+}
+
+/** The fields a caller supplies to store a message. */
+export interface NewMessage {
+  conversation_id: string;
+  role: Role;
+  content: string;
+  tool_calls?: ToolCall[] | null;
+  tool_call_id?: string | null;
+  tool_name?: string | null;
+  is_error?: boolean;
+  model?: string | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  status?: MessageStatus;
+}
+
+/** The fields of a stored message that may change after it was written. */
+export interface MessagePatch {
+  content?: string;
+  tool_calls?: ToolCall[] | null;
+  status?: MessageStatus;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+}

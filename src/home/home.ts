@@ -1,0 +1,183 @@
+/**
+ * The hob home directory: where it is, and creating it from the templates
+ * embedded in the program (never read from the source tree at run time).
+ * Knows the layout of a home, nothing about what the files mean.
+ */
+
+import { join, resolve } from "node:path";
+import soulTemplate from "../../identity/SOUL.md" with { type: "text" };
+import userTemplate from "../../identity/USER.md" with { type: "text" };
+import heartbeatTemplate from "../../identity/HEARTBEAT.md" with {
+  type: "text",
+};
+import memoryTemplate from "../../memory/MEMORY.md" with { type: "text" };
+import configTemplate from "./hob.default.yaml" with { type: "text" };
+
+/** Directories every home has. */
+const HOME_DIRS = [
+  "identity",
+  "memory",
+  "tools",
+  "skills",
+  "uploads",
+  "workspace",
+] as const;
+
+/** Files every home starts with, and their embedded templates. */
+const HOME_FILES: ReadonlyArray<readonly [string, string]> = [
+  ["hob.yaml", configTemplate],
+  ["identity/SOUL.md", soulTemplate],
+  ["identity/USER.md", userTemplate],
+  ["identity/HEARTBEAT.md", heartbeatTemplate],
+  ["memory/MEMORY.md", memoryTemplate],
+];
+
+/** Bytes of randomness in an API token. */
+const TOKEN_BYTES = 32;
+
+/** Raised when the home cannot be created or read. */
+export class HomeError extends Error {
+  override name = "HomeError";
+  readonly home: string;
+  constructor(message: string, home: string, options?: ErrorOptions) {
+    super(message, options);
+    this.home = home;
+  }
+}
+
+/**
+ * Where the home is: `--home`, else `HOB_HOME`, else `~/.hob`, made absolute.
+ *
+ * @example
+ * ```ts
+ * resolveHome(undefined, { HOME: "/home/me" }); // "/home/me/.hob"
+ * ```
+ */
+export function resolveHome(
+  flag: string | undefined,
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): string {
+  if (flag) return resolve(flag);
+  if (env.HOB_HOME) return resolve(env.HOB_HOME);
+  const userHome = env.HOME ?? env.USERPROFILE;
+  if (!userHome) {
+    throw new HomeError(
+      "Cannot find your home directory (HOME is not set) — pass --home DIR or set HOB_HOME",
+      "",
+    );
+  }
+  return join(userHome, ".hob");
+}
+
+/** What {@linkcode ensureHome} found and did. */
+export interface EnsureHomeResult {
+  home: string;
+  /** Paths created by this call, relative to the home; empty when it existed whole. */
+  created: string[];
+}
+
+/**
+ * Creates the home and anything missing in it from the embedded templates, and
+ * a random API token (mode 0600). Never overwrites a file that exists, so a
+ * user's edits survive.
+ *
+ * @example
+ * ```ts
+ * const { created } = await ensureHome("/home/me/.hob");
+ * ```
+ */
+export async function ensureHome(home: string): Promise<EnsureHomeResult> {
+  const created: string[] = [];
+  try {
+    if (!(await exists(home))) created.push(".");
+    await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+    for (const dir of HOME_DIRS) {
+      const path = join(home, dir);
+      if (await exists(path)) continue;
+      await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+      created.push(`${dir}/`);
+    }
+    for (const [file, content] of HOME_FILES) {
+      if (await writeNew(join(home, file), content, 0o600)) created.push(file);
+    }
+    const token = base64url(
+      crypto.getRandomValues(new Uint8Array(TOKEN_BYTES)),
+    );
+    if (await writeNew(tokenPath(home), `${token}\n`, 0o600)) {
+      created.push("token");
+    }
+  } catch (error) {
+    throw new HomeError(
+      `Cannot create the hob home ${home}: ${(error as Error).message}`,
+      home,
+      { cause: error },
+    );
+  }
+  return { home, created };
+}
+
+/** The path of the API token file. */
+export function tokenPath(home: string): string {
+  return join(home, "token");
+}
+
+/**
+ * Reads the API token.
+ *
+ * @example
+ * ```ts
+ * const token = await readToken(home);
+ * fetch(url, { headers: { authorization: `Bearer ${token}` } });
+ * ```
+ */
+export async function readToken(home: string): Promise<string> {
+  try {
+    const token = (await Deno.readTextFile(tokenPath(home))).trim();
+    if (token.length < 16) {
+      throw new Error("the token file is shorter than 16 characters");
+    }
+    return token;
+  } catch (error) {
+    throw new HomeError(
+      `Cannot read the API token ${tokenPath(home)}: ${
+        (error as Error).message
+      } — delete it and run 'hob init' to make a new one`,
+      home,
+      { cause: error },
+    );
+  }
+}
+
+/** Writes a file only if it does not exist; true when it wrote. */
+async function writeNew(
+  path: string,
+  content: string,
+  mode: number,
+): Promise<boolean> {
+  try {
+    await Deno.writeTextFile(path, content, { createNew: true, mode });
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return false;
+    throw error;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(
+    /=+$/,
+    "",
+  );
+}

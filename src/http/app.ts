@@ -1,0 +1,224 @@
+/**
+ * The HTTP API as a Hono app: health, chat (SSE or JSON), conversations and
+ * models under /api, every route but health behind the bearer token. Handlers
+ * validate input with zod and talk to the Runtime; they know no adapter.
+ */
+
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { ConversationNotFoundError } from "../core/agent.ts";
+import { collectReply } from "../core/reply.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { VERSION } from "../version.ts";
+import { requireToken } from "./auth.ts";
+import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
+import { readJson, readQuery } from "./validate.ts";
+
+/** Longest chat message accepted, in characters. */
+const MAX_MESSAGE_CHARS = 500_000;
+/** Longest conversation title. */
+const MAX_TITLE_CHARS = 200;
+
+const modelId = z.string().min(3).max(200);
+const chatBody = z.strictObject({
+  message: z.string().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
+  conversation_id: z.string().min(1).max(100).optional(),
+  model: modelId.optional(),
+});
+const newConversationBody = z.strictObject({
+  title: z.string().max(MAX_TITLE_CHARS).optional(),
+  model: modelId.optional(),
+});
+const patchConversationBody = z.strictObject({
+  title: z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS),
+});
+const modelBody = z.strictObject({ model: modelId.nullable() });
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+  q: z.string().max(200).optional(),
+});
+const messagesQuery = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(5_000).default(1_000),
+});
+const modelsQuery = z.object({
+  refresh: z.enum(["0", "1", "true", "false"]).optional(),
+});
+
+/** Options for {@linkcode createApp}. */
+export interface AppOptions {
+  /** The API token; requests without it get 401. */
+  token: string;
+}
+
+/**
+ * Builds the API over an open runtime.
+ *
+ * @example
+ * ```ts
+ * const app = createApp(runtime, { token });
+ * Deno.serve({ hostname: "127.0.0.1", port: 8484 }, app.fetch);
+ * ```
+ */
+export function createApp(runtime: Runtime, options: AppOptions): Hono {
+  const { store, llm } = runtime;
+  const startedAt = Date.now();
+  const app = new Hono();
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+
+  app.get("/api/health", (c) =>
+    c.json({
+      ok: true,
+      version: VERSION,
+      uptime_ms: Date.now() - startedAt,
+    }));
+
+  app.use("/api/*", requireToken(options.token));
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: runtime.config.server.max_body_bytes,
+      onError: (c) =>
+        c.json(
+          errorBody(
+            "payload_too_large",
+            `The body is larger than ${runtime.config.server.max_body_bytes} bytes`,
+          ),
+          413,
+        ),
+    }),
+  );
+
+  const conversationOr404 = (id: string) => {
+    const conversation = store.getConversation(id);
+    if (!conversation) {
+      throw new ApiError(
+        404,
+        "not_found",
+        `Conversation '${id}' does not exist`,
+      );
+    }
+    return conversation;
+  };
+  const checkModel = (model: string | null | undefined) => {
+    if (!model) return;
+    const problem = llm.checkModel(model);
+    if (problem) throw new ApiError(400, "invalid_request", problem, "model");
+  };
+
+  app.post("/api/chat", async (c) => {
+    const body = await readJson(c, chatBody);
+    if (body.conversation_id) conversationOr404(body.conversation_id);
+    checkModel(body.model);
+    const controller = new AbortController();
+    const events = runtime.turn({ ...body, signal: controller.signal });
+
+    if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
+      return streamSSE(c, async (stream) => {
+        stream.onAbort(() => controller.abort());
+        // Keep consuming after the client leaves: the turn saves what it has.
+        for await (const event of events) {
+          if (stream.aborted) continue;
+          await stream.writeSSE({
+            event: event.type,
+            data: JSON.stringify(event),
+          });
+        }
+      });
+    }
+
+    c.req.raw.signal.addEventListener("abort", () => controller.abort());
+    try {
+      const reply = await collectReply(events);
+      if (reply.error && !reply.content && reply.tool_calls.length === 0) {
+        return c.json({
+          ...errorBody(reply.error.code, reply.error.message),
+          reply,
+        }, 502);
+      }
+      return c.json(reply);
+    } catch (error) {
+      if (error instanceof ConversationNotFoundError) {
+        throw new ApiError(404, "not_found", error.message);
+      }
+      throw error;
+    }
+  });
+
+  app.get("/api/conversations", (c) => {
+    const query = readQuery(c, listQuery);
+    return c.json({
+      conversations: store.listConversations({
+        limit: query.limit,
+        offset: query.offset,
+        query: query.q,
+      }),
+    });
+  });
+
+  app.post("/api/conversations", async (c) => {
+    const body = await readJson(c, newConversationBody);
+    checkModel(body.model);
+    const conversation = store.createConversation({
+      title: body.title ?? "",
+      model: body.model ?? null,
+    });
+    return c.json({ ...conversation, message_count: 0 }, 201);
+  });
+
+  app.get("/api/conversations/:id", (c) => {
+    const conversation = conversationOr404(c.req.param("id"));
+    return c.json({
+      ...conversation,
+      message_count: store.countMessages(conversation.id),
+    });
+  });
+
+  app.get("/api/conversations/:id/messages", (c) => {
+    const conversation = conversationOr404(c.req.param("id"));
+    const query = readQuery(c, messagesQuery);
+    return c.json({
+      conversation_id: conversation.id,
+      messages: store.listMessages(conversation.id, query),
+    });
+  });
+
+  app.patch("/api/conversations/:id", async (c) => {
+    const conversation = conversationOr404(c.req.param("id"));
+    const body = await readJson(c, patchConversationBody);
+    store.setConversationTitle(conversation.id, body.title);
+    return c.json({ ...store.getConversation(conversation.id)! });
+  });
+
+  app.delete("/api/conversations/:id", (c) => {
+    const id = c.req.param("id");
+    if (!store.deleteConversation(id)) conversationOr404(id);
+    return c.body(null, 204);
+  });
+
+  app.put("/api/conversations/:id/model", async (c) => {
+    const conversation = conversationOr404(c.req.param("id"));
+    const body = await readJson(c, modelBody);
+    checkModel(body.model);
+    store.setConversationModel(conversation.id, body.model);
+    return c.json({ ...store.getConversation(conversation.id)! });
+  });
+
+  app.get("/api/models", async (c) => {
+    const query = readQuery(c, modelsQuery);
+    const refresh = query.refresh === "1" || query.refresh === "true";
+    const report = await runtime.discover(refresh);
+    return c.json({ default: runtime.config.model, ...report });
+  });
+
+  app.get("/", (c) =>
+    c.text(
+      `hob ${VERSION} is running. The chat page is not built yet; use the REST API under /api (see the README).\n`,
+    ));
+
+  return app;
+}

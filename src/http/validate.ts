@@ -1,0 +1,67 @@
+/**
+ * Reading request input through zod schemas, so a malformed request is a 400
+ * naming the field and what was expected — never a 500.
+ */
+
+import type { Context } from "hono";
+import type { z } from "zod";
+import { ApiError } from "./errors.ts";
+
+/**
+ * Parses and validates a JSON body.
+ *
+ * @example
+ * ```ts
+ * const body = await readJson(c, z.object({ message: z.string() }));
+ * ```
+ */
+export async function readJson<T extends z.ZodType>(
+  c: Context,
+  schema: T,
+): Promise<z.output<T>> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new ApiError(
+      415,
+      "unsupported_media_type",
+      "Send the body as JSON with 'Content-Type: application/json'",
+    );
+  }
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(400, "invalid_json", "The body is not valid JSON");
+  }
+  return check(schema, body, "body");
+}
+
+/** Validates query parameters (all strings; use `z.coerce` for numbers). */
+export function readQuery<T extends z.ZodType>(
+  c: Context,
+  schema: T,
+): z.output<T> {
+  return check(schema, c.req.query(), "query");
+}
+
+function check<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  where: string,
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+  const field = path.map(String).join(".");
+  const problem = issue.code === "unrecognized_keys" ? "unknown field" : issue.message;
+  throw new ApiError(
+    400,
+    "invalid_request",
+    field
+      ? `${where === "query" ? "query parameter " : ""}'${field}': ${problem}`
+      : `${where}: ${problem}`,
+    field || undefined,
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * Turning a provider's failure into an LlmFailure a person can act on: which
+ * provider, what went wrong, what to try. Adapters classify their SDK's errors
+ * into a FailureKind; the wording lives here once.
+ */
+
+import type { LlmFailure } from "../core/types.ts";
+import type { ProviderConfig } from "../config/schema.ts";
+
+/** What went wrong, as far as an adapter could tell. */
+export type FailureKind =
+  | { kind: "connection"; detail?: string }
+  | { kind: "timeout" }
+  | { kind: "http"; status: number; detail?: string }
+  | { kind: "missing_command"; command: string }
+  | { kind: "other"; detail: string };
+
+/** How to start the local servers the built-in providers expect. */
+const START_HINTS: Record<string, string> = {
+  ollama: "is `ollama serve` running?",
+  lmstudio: "is LM Studio's local server started?",
+};
+
+/**
+ * Describes a failure of `provider`.
+ *
+ * @example
+ * ```ts
+ * describeFailure(ollama, { kind: "connection" }).message;
+ * // "provider 'ollama' is not reachable at http://localhost:11434/v1 — is `ollama serve` running?"
+ * ```
+ */
+export function describeFailure(
+  provider: ProviderConfig,
+  failure: FailureKind,
+): LlmFailure {
+  const name = `provider '${provider.name}'`;
+  switch (failure.kind) {
+    case "connection":
+      return {
+        code: "provider_unreachable",
+        message: `${name} is not reachable at ${provider.base_url} — ${
+          START_HINTS[provider.name] ??
+            "is the server running and the base_url right?"
+        }`,
+      };
+    case "timeout":
+      return {
+        code: "provider_timeout",
+        message: `${name} did not answer within ${
+          Math.round(provider.timeout_ms / 1000)
+        } s — try again, or raise providers.${provider.name}.timeout_ms`,
+      };
+    case "missing_command":
+      return {
+        code: "provider_unreachable",
+        message:
+          `${name} needs the '${failure.command}' program, which was not found — install Claude Code or set providers.${provider.name}.command`,
+      };
+    case "other":
+      return {
+        code: "provider_error",
+        message: `${name} failed: ${failure.detail}`,
+      };
+    case "http":
+      return describeStatus(provider, failure.status, failure.detail);
+  }
+}
+
+function describeStatus(
+  provider: ProviderConfig,
+  status: number,
+  detail: string | undefined,
+): LlmFailure {
+  const name = `provider '${provider.name}'`;
+  const said = detail ? `: ${detail}` : "";
+  if (status === 401 || status === 403) {
+    const where = provider.api_key_env
+      ? `set ${provider.api_key_env}`
+      : `check providers.${provider.name}.api_key`;
+    return {
+      code: "auth_failed",
+      status,
+      message: provider.api_key
+        ? `${name} rejected the API key (${status})${said} — ${where}`
+        : `${name} needs an API key (${status}) — ${where}`,
+    };
+  }
+  if (status === 404) {
+    return {
+      code: "model_not_found",
+      status,
+      message: `${name} does not know that model (404)${said} — 'hob models' lists what it offers`,
+    };
+  }
+  if (status === 429) {
+    return {
+      code: "rate_limited",
+      status,
+      message:
+        `${name} is rate limiting requests (429) and retries did not help${said} — wait a moment and try again`,
+    };
+  }
+  if (status >= 500) {
+    return {
+      code: "provider_error",
+      status,
+      message: `${name} failed with ${status}${said} — try again shortly`,
+    };
+  }
+  return {
+    code: "bad_request",
+    status,
+    message: `${name} refused the request (${status})${said}`,
+  };
+}

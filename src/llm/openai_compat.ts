@@ -1,0 +1,195 @@
+/**
+ * Any OpenAI-compatible chat server (OpenAI, OpenRouter, Ollama, LM Studio,
+ * vLLM, llama.cpp) through the official `openai` client: streamed text, tool
+ * calls assembled from their streamed fragments, usage, retries with backoff.
+ * The SDK is imported on first use, so starting hob does not pay for it.
+ */
+
+import type { ChatMessage, ToolCall } from "../core/types.ts";
+import type { ProviderConfig } from "../config/schema.ts";
+import { describeFailure, type FailureKind } from "./failure.ts";
+import { getJson } from "./fetch_json.ts";
+import type { ModelInfo, ProviderAdapter } from "./provider.ts";
+
+type OpenAIModule = typeof import("openai");
+type OpenAIClient = InstanceType<OpenAIModule["default"]>;
+
+/**
+ * Creates the adapter for one OpenAI-compatible provider.
+ *
+ * @example
+ * ```ts
+ * const ollama = createOpenAiCompatProvider(config.providers.ollama);
+ * for await (const event of ollama.stream("llama3.2", request)) console.log(event);
+ * ```
+ */
+export function createOpenAiCompatProvider(
+  provider: ProviderConfig,
+): ProviderAdapter {
+  let client: Promise<{ sdk: OpenAIModule; client: OpenAIClient }> | undefined;
+  const connect = () =>
+    client ??= import("openai").then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        baseURL: provider.base_url,
+        // Local servers need no key, but the client insists on one.
+        apiKey: provider.api_key || "none",
+        defaultHeaders: provider.headers,
+        maxRetries: provider.max_retries,
+        timeout: provider.timeout_ms,
+      }),
+    }));
+
+  return {
+    name: provider.name,
+    async *stream(model, request) {
+      const { sdk, client } = await connect();
+      const calls = new Map<number, ToolCall>();
+      try {
+        const stream = await client.chat.completions.create(
+          {
+            model,
+            messages: [
+              { role: "system", content: request.system },
+              ...toOpenAiMessages(request.messages),
+            ],
+            ...(request.tools.length > 0
+              ? {
+                tools: request.tools.map((tool) => ({
+                  type: "function" as const,
+                  function: {
+                    name: tool.name,
+                    description: tool.description,
+                    parameters: tool.parameters,
+                  },
+                })),
+              }
+              : {}),
+            stream: true,
+            stream_options: { include_usage: true },
+          },
+          { signal: request.signal },
+        );
+        let stopReason = "stop";
+        for await (const chunk of stream) {
+          if (chunk.usage) {
+            yield {
+              type: "usage",
+              usage: {
+                input_tokens: chunk.usage.prompt_tokens ?? 0,
+                output_tokens: chunk.usage.completion_tokens ?? 0,
+                ...(chunk.usage.prompt_tokens_details?.cached_tokens
+                  ? {
+                    cache_read_tokens: chunk.usage.prompt_tokens_details.cached_tokens,
+                  }
+                  : {}),
+              },
+            };
+          }
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          if (choice.delta?.content) {
+            yield { type: "text", text: choice.delta.content };
+          }
+          for (const fragment of choice.delta?.tool_calls ?? []) {
+            const call = calls.get(fragment.index) ??
+              { id: "", name: "", arguments: "" };
+            if (fragment.id) call.id = fragment.id;
+            if (fragment.function?.name) call.name += fragment.function.name;
+            if (fragment.function?.arguments) {
+              call.arguments += fragment.function.arguments;
+            }
+            calls.set(fragment.index, call);
+          }
+          if (choice.finish_reason) stopReason = choice.finish_reason;
+        }
+        // An aborted stream ends quietly; what came is all there is.
+        if (request.signal?.aborted) return;
+        for (const [index, call] of [...calls].sort((a, b) => a[0] - b[0])) {
+          yield {
+            type: "tool_call",
+            call: {
+              id: call.id || `call_${index}`,
+              name: call.name,
+              arguments: call.arguments || "{}",
+            },
+          };
+        }
+        yield { type: "done", stop_reason: stopReason };
+      } catch (error) {
+        if (error instanceof sdk.APIUserAbortError || request.signal?.aborted) {
+          return;
+        }
+        yield {
+          type: "error",
+          error: describeFailure(provider, classify(sdk, error)),
+        };
+      }
+    },
+
+    async listModels(signal) {
+      const base = provider.base_url!.replace(/\/+$/, "");
+      const headers: Record<string, string> = { ...provider.headers };
+      if (provider.api_key) {
+        headers.authorization = `Bearer ${provider.api_key}`;
+      }
+      if (provider.name === "ollama") {
+        // Ollama's native listing is at the server root, beside /v1.
+        const root = base.replace(/\/v1$/, "");
+        const body = await getJson(`${root}/api/tags`, headers, signal) as {
+          models?: { name?: string; model?: string }[];
+        };
+        return (body.models ?? []).map((m) => modelInfo(provider.name, String(m.name ?? m.model)));
+      }
+      const body = await getJson(`${base}/models`, headers, signal) as {
+        data?: { id?: string }[];
+      };
+      return (body.data ?? []).map((m) => modelInfo(provider.name, String(m.id)));
+    },
+  };
+}
+
+/** Converts hob's messages to the Chat Completions format. */
+export function toOpenAiMessages(messages: ChatMessage[]) {
+  return messages.map((message) => {
+    if (message.role === "tool") {
+      return {
+        role: "tool" as const,
+        tool_call_id: message.tool_call_id,
+        content: message.content,
+      };
+    }
+    if (message.role === "assistant" && message.tool_calls?.length) {
+      return {
+        role: "assistant" as const,
+        content: message.content || null,
+        tool_calls: message.tool_calls.map((call) => ({
+          id: call.id,
+          type: "function" as const,
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
+    }
+    return { role: message.role, content: message.content };
+  });
+}
+
+function classify(sdk: OpenAIModule, error: unknown): FailureKind {
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return { kind: "timeout" };
+  }
+  if (error instanceof sdk.APIConnectionError) return { kind: "connection" };
+  if (error instanceof sdk.APIError && error.status) {
+    const body = error.error as { message?: unknown } | undefined;
+    return {
+      kind: "http",
+      status: error.status,
+      detail: typeof body?.message === "string" ? body.message : undefined,
+    };
+  }
+  return { kind: "other", detail: (error as Error)?.message ?? String(error) };
+}
+
+function modelInfo(provider: string, name: string): ModelInfo {
+  return { id: `${provider}/${name}`, provider, name };
+}

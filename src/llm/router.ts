@@ -1,0 +1,154 @@
+/**
+ * The LlmPort the agent sees: routes a model id `<provider>/<model>` to the
+ * configured provider's adapter, and discovers the models of all providers at
+ * once. The only file in src/llm that knows every adapter.
+ */
+
+import type { LlmPort } from "../core/ports.ts";
+import type { LlmEvent, LlmRequest } from "../core/types.ts";
+import type { HobConfig, ProviderConfig } from "../config/schema.ts";
+import { createAnthropicProvider } from "./anthropic.ts";
+import { createClaudeCliProvider } from "./claude_cli.ts";
+import { createOpenAiCompatProvider } from "./openai_compat.ts";
+import type { ModelInfo, ProviderAdapter } from "./provider.ts";
+
+/** How one provider answered model discovery. */
+export interface ProviderStatus {
+  name: string;
+  type: ProviderConfig["type"];
+  base_url?: string;
+  ok: boolean;
+  models: number;
+  error?: string;
+}
+
+/** Every model found, and how each provider answered. */
+export interface DiscoveryReport {
+  models: ModelInfo[];
+  providers: ProviderStatus[];
+}
+
+/** The router: an LlmPort plus discovery and model-id checks. */
+export interface LlmRouter extends LlmPort {
+  /** Asks every provider for its models, concurrently, each with a short timeout. */
+  discover(signal?: AbortSignal): Promise<DiscoveryReport>;
+  /** Why `model` cannot be used, or null when it names a configured provider. */
+  checkModel(model: string): string | null;
+}
+
+/**
+ * Creates the router over the configured providers. Adapters are built on
+ * first use, so providers that are never used cost nothing.
+ *
+ * @example
+ * ```ts
+ * const llm = createLlmRouter(config);
+ * llm.checkModel("ollama/llama3.2"); // null
+ * ```
+ */
+export function createLlmRouter(config: HobConfig): LlmRouter {
+  const adapters = new Map<string, ProviderAdapter>();
+  const adapterFor = (provider: ProviderConfig): ProviderAdapter => {
+    let adapter = adapters.get(provider.name);
+    if (!adapter) {
+      adapter = createAdapter(provider);
+      adapters.set(provider.name, adapter);
+    }
+    return adapter;
+  };
+  const split = (model: string) => {
+    const slash = model.indexOf("/");
+    return slash > 0
+      ? { provider: model.slice(0, slash), name: model.slice(slash + 1) }
+      : { provider: "", name: model };
+  };
+
+  const checkModel = (model: string): string | null => {
+    const { provider, name } = split(model);
+    if (!provider || !name) {
+      return `model '${model}' is not of the form '<provider>/<model>', e.g. 'ollama/llama3.2'`;
+    }
+    if (!config.providers[provider]) {
+      return `model '${model}' names an unknown provider '${provider}' — known: ${
+        Object.keys(config.providers).join(", ")
+      }`;
+    }
+    return null;
+  };
+
+  return {
+    checkModel,
+
+    async *stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
+      const problem = checkModel(request.model);
+      if (problem) {
+        yield {
+          type: "error",
+          error: { code: "unknown_model", message: problem },
+        };
+        return;
+      }
+      const { provider, name } = split(request.model);
+      yield* adapterFor(config.providers[provider]).stream(name, request);
+    },
+
+    async discover(signal = new AbortController().signal) {
+      const providers = Object.values(config.providers);
+      const answers = await Promise.all(providers.map(async (provider) => {
+        const status: ProviderStatus = {
+          name: provider.name,
+          type: provider.type,
+          base_url: provider.base_url,
+          ok: false,
+          models: 0,
+        };
+        if (
+          provider.type !== "claude-cli" && needsKey(provider) &&
+          !provider.api_key
+        ) {
+          status.error = `no API key${
+            provider.api_key_env ? ` — set ${provider.api_key_env}` : ""
+          }`;
+          return { status, models: [] as ModelInfo[] };
+        }
+        try {
+          const found = await adapterFor(provider).listModels(signal);
+          const listed = provider.models
+            .map((name) => ({
+              id: `${provider.name}/${name}`,
+              provider: provider.name,
+              name,
+            }))
+            .filter((m) => !found.some((f) => f.id === m.id));
+          const models = [...found, ...listed];
+          status.ok = true;
+          status.models = models.length;
+          return { status, models };
+        } catch (error) {
+          status.error = (error as Error).message;
+          return { status, models: [] as ModelInfo[] };
+        }
+      }));
+      return {
+        models: answers.flatMap((a) => a.models),
+        providers: answers.map((a) => a.status),
+      };
+    },
+  };
+}
+
+/** Remote services need a key; local servers and custom endpoints may not. */
+function needsKey(provider: ProviderConfig): boolean {
+  return provider.builtin && provider.api_key_env !== undefined;
+}
+
+function createAdapter(provider: ProviderConfig): ProviderAdapter {
+  switch (provider.type) {
+    case "openai":
+      return createOpenAiCompatProvider(provider);
+    case "anthropic":
+      return createAnthropicProvider(provider);
+    case "claude-cli":
+      return createClaudeCliProvider(provider);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The composition root: opens a home and wires the adapters (SQLite store,
+ * provider router, tool registry, Markdown prompt sources) into the agent. The
+ * only module that knows them all; the CLI and the HTTP server start here.
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import type { HobConfig } from "../config/schema.ts";
+import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
+import type { Clock } from "../core/ports.ts";
+import type { AgentEvent } from "../core/types.ts";
+import { ensureHome } from "../home/home.ts";
+import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
+import { createPromptSources } from "../memory/context.ts";
+import { SqliteConversationStore } from "../store/conversations.ts";
+import { openDatabase } from "../store/database.ts";
+import { getTime } from "../tools/builtin/get_time.ts";
+import { createToolRegistry } from "../tools/registry.ts";
+
+/** How often a streaming reply's partial text is written to the database. */
+const FLUSH_INTERVAL_MS = 250;
+/** How long a model discovery result is reused before providers are asked again. */
+const DISCOVERY_CACHE_MS = 30_000;
+/** How long closing waits for interrupted turns to save before it goes on. */
+const INTERRUPT_WAIT_MS = 5_000;
+
+/** An open home: configuration, database and the agent's dependencies. */
+export interface Runtime {
+  home: string;
+  config: HobConfig;
+  configPath: string;
+  db: DatabaseSync;
+  store: SqliteConversationStore;
+  llm: LlmRouter;
+  agent: AgentDeps;
+  /** Replies a crashed process left streaming, found and marked interrupted at open. */
+  recovered: number;
+  /** Starts a turn that {@linkcode Runtime.close} can interrupt. */
+  turn(input: TurnInput): AsyncGenerator<AgentEvent>;
+  /** Model discovery, cached briefly; `refresh` asks the providers again. */
+  discover(refresh?: boolean): Promise<DiscoveryReport>;
+  /** Interrupts running turns and waits (briefly) until they have saved their partial replies. */
+  interrupt(): Promise<void>;
+  /** Interrupts running turns and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Options for {@linkcode openRuntime}. */
+export interface OpenRuntimeOptions {
+  home: string;
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+}
+
+/**
+ * Opens a home, creating it from the templates on first use.
+ *
+ * @example
+ * ```ts
+ * const runtime = await openRuntime({ home: "/home/me/.hob" });
+ * for await (const event of runtime.turn({ message: "hi" })) console.log(event);
+ * await runtime.close();
+ * ```
+ */
+export async function openRuntime(
+  options: OpenRuntimeOptions,
+): Promise<Runtime> {
+  const { home } = options;
+  const clock = options.clock ?? { now: () => new Date() };
+  await ensureHome(home);
+  const loaded: LoadedConfig = await loadConfig({ home, env: options.env });
+  const { config } = loaded;
+  const db = openDatabase(join(home, "hob.db"));
+  const store = new SqliteConversationStore(db);
+  const recovered = store.recoverInterrupted();
+  const llm = createLlmRouter(config);
+  const agent: AgentDeps = {
+    llm,
+    store,
+    tools: createToolRegistry([getTime], { now: () => clock.now() }),
+    prompt: createPromptSources(home, clock),
+    clock,
+    settings: {
+      defaultModel: config.model,
+      maxToolIterations: config.agent.max_tool_iterations,
+      contextTokens: config.agent.context_tokens,
+      maxOutputTokens: config.agent.max_output_tokens,
+      maxHistoryMessages: config.agent.max_history_messages,
+      flushIntervalMs: FLUSH_INTERVAL_MS,
+    },
+  };
+
+  const running = new Map<AbortController, Promise<void>>();
+  let discovery: { at: number; report: Promise<DiscoveryReport> } | undefined;
+  let closed = false;
+
+  async function* turn(input: TurnInput): AsyncGenerator<AgentEvent> {
+    const controller = new AbortController();
+    const signal = input.signal
+      ? AbortSignal.any([input.signal, controller.signal])
+      : controller.signal;
+    let finish!: () => void;
+    running.set(controller, new Promise<void>((resolve) => finish = resolve));
+    try {
+      yield* runTurn(agent, { ...input, signal });
+    } finally {
+      running.delete(controller);
+      finish();
+    }
+  }
+
+  async function interrupt(): Promise<void> {
+    for (const controller of running.keys()) controller.abort();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(running.values()),
+      new Promise((resolve) => timer = setTimeout(resolve, INTERRUPT_WAIT_MS)),
+    ]);
+    clearTimeout(timer);
+  }
+
+  return {
+    home,
+    config,
+    configPath: loaded.path,
+    db,
+    store,
+    llm,
+    agent,
+    recovered,
+    turn,
+    discover(refresh = false) {
+      const now = Date.now();
+      if (refresh || !discovery || now - discovery.at > DISCOVERY_CACHE_MS) {
+        discovery = { at: now, report: llm.discover() };
+      }
+      return discovery.report;
+    },
+    interrupt,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await interrupt();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * Conversations and messages in SQLite: the ConversationStore port for the
+ * agent plus the listing, renaming and deleting the API needs. Every write is
+ * its own statement under WAL, so it is durable when the call returns.
+ */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { ConversationStore } from "../core/ports.ts";
+import type {
+  Conversation,
+  MessagePatch,
+  MessageStatus,
+  NewMessage,
+  Role,
+  StoredMessage,
+  ToolCall,
+} from "../core/types.ts";
+
+/** A conversation with the figures a listing shows. */
+export interface ConversationSummary extends Conversation {
+  message_count: number;
+}
+
+/** Options for {@linkcode SqliteConversationStore.listConversations}. */
+export interface ListConversationsOptions {
+  /** @default {50} */
+  limit?: number;
+  /** @default {0} */
+  offset?: number;
+  /** Only conversations whose title contains this text (case-insensitive). */
+  query?: string;
+}
+
+interface MessageRow {
+  id: number;
+  conversation_id: string;
+  role: Role;
+  content: string;
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  is_error: number;
+  model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  status: MessageStatus;
+  created_at: string;
+}
+
+/**
+ * Marks the replies this process streams, so another process can tell them
+ * from replies of a crashed one. The nonce tells this process from an earlier
+ * one that had the same pid.
+ */
+const PROCESS_OWNER = `${Deno.pid}:${crypto.randomUUID()}`;
+
+const MESSAGE_COLUMNS =
+  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, created_at";
+
+/**
+ * The SQLite conversation store. One instance per open database.
+ *
+ * @example
+ * ```ts
+ * const store = new SqliteConversationStore(openDatabase(path));
+ * const conversation = store.createConversation({ title: "Plans" });
+ * ```
+ */
+export class SqliteConversationStore implements ConversationStore {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  #sql(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  getConversation(id: string): Conversation | undefined {
+    const row = this.#sql(
+      "SELECT id, title, model, created_at, updated_at FROM conversations WHERE id = ?",
+    ).get(id) as Conversation | undefined;
+    return row ? { ...row } : undefined;
+  }
+
+  createConversation(
+    init: { id?: string; title?: string; model?: string | null } = {},
+  ): Conversation {
+    const now = timestamp();
+    const conversation: Conversation = {
+      id: init.id ?? crypto.randomUUID(),
+      title: init.title ?? "",
+      model: init.model ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.#sql(
+      "INSERT INTO conversations (id, title, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+    ).run(
+      conversation.id,
+      conversation.title,
+      conversation.model,
+      now,
+      now,
+    );
+    return conversation;
+  }
+
+  setConversationTitle(id: string, title: string): void {
+    this.#sql("UPDATE conversations SET title = ? WHERE id = ?").run(title, id);
+  }
+
+  /** Sets the model a conversation uses from now on (`null`: the configured default). */
+  setConversationModel(id: string, model: string | null): void {
+    this.#sql("UPDATE conversations SET model = ? WHERE id = ?").run(model, id);
+  }
+
+  /** Deletes a conversation and its messages; false when it did not exist. */
+  deleteConversation(id: string): boolean {
+    const result = this.#sql("DELETE FROM conversations WHERE id = ?").run(id);
+    return Number(result.changes) > 0;
+  }
+
+  /** Conversations, most recently active first, with their message counts. */
+  listConversations(
+    options: ListConversationsOptions = {},
+  ): ConversationSummary[] {
+    const { limit = 50, offset = 0, query } = options;
+    const pattern = query ? `%${escapeLike(query)}%` : null;
+    return this.#sql(
+      `SELECT c.id, c.title, c.model, c.created_at, c.updated_at,
+              (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
+         FROM conversations c
+        WHERE ? IS NULL OR c.title LIKE ? ESCAPE '\\'
+        ORDER BY c.updated_at DESC, c.rowid DESC
+        LIMIT ? OFFSET ?`,
+    ).all(pattern, pattern, limit, offset).map((row) => ({
+      ...row,
+    })) as unknown as ConversationSummary[];
+  }
+
+  addMessage(message: NewMessage): StoredMessage {
+    const now = timestamp();
+    const status = message.status ?? "complete";
+    const result = this.#sql(
+      `INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, tool_name,
+                             is_error, model, input_tokens, output_tokens, status, owner, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      message.conversation_id,
+      message.role,
+      message.content,
+      message.tool_calls?.length ? JSON.stringify(message.tool_calls) : null,
+      message.tool_call_id ?? null,
+      message.tool_name ?? null,
+      message.is_error ? 1 : 0,
+      message.model ?? null,
+      message.input_tokens ?? null,
+      message.output_tokens ?? null,
+      status,
+      status === "streaming" ? PROCESS_OWNER : null,
+      now,
+    );
+    this.#sql("UPDATE conversations SET updated_at = ? WHERE id = ?").run(
+      now,
+      message.conversation_id,
+    );
+    return {
+      id: Number(result.lastInsertRowid),
+      conversation_id: message.conversation_id,
+      role: message.role,
+      content: message.content,
+      tool_calls: message.tool_calls?.length ? message.tool_calls : null,
+      tool_call_id: message.tool_call_id ?? null,
+      tool_name: message.tool_name ?? null,
+      is_error: message.is_error ?? false,
+      model: message.model ?? null,
+      input_tokens: message.input_tokens ?? null,
+      output_tokens: message.output_tokens ?? null,
+      status,
+      created_at: now,
+    };
+  }
+
+  updateMessage(id: number, patch: MessagePatch): void {
+    const sets: string[] = [];
+    const values: (string | number | null)[] = [];
+    if (patch.content !== undefined) {
+      sets.push("content = ?");
+      values.push(patch.content);
+    }
+    if (patch.tool_calls !== undefined) {
+      sets.push("tool_calls = ?");
+      values.push(
+        patch.tool_calls?.length ? JSON.stringify(patch.tool_calls) : null,
+      );
+    }
+    if (patch.status !== undefined) {
+      sets.push("status = ?", "owner = ?");
+      values.push(
+        patch.status,
+        patch.status === "streaming" ? PROCESS_OWNER : null,
+      );
+    }
+    if (patch.input_tokens !== undefined) {
+      sets.push("input_tokens = ?");
+      values.push(patch.input_tokens);
+    }
+    if (patch.output_tokens !== undefined) {
+      sets.push("output_tokens = ?");
+      values.push(patch.output_tokens);
+    }
+    if (sets.length === 0) return;
+    this.#sql(`UPDATE messages SET ${sets.join(", ")} WHERE id = ?`).run(
+      ...values,
+      id,
+    );
+  }
+
+  recentMessages(conversationId: string, limit: number): StoredMessage[] {
+    const rows = this.#sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?`,
+    ).all(conversationId, limit) as unknown as MessageRow[];
+    return rows.reverse().map(toStoredMessage);
+  }
+
+  /** Messages of a conversation in order, after message id `after`. */
+  listMessages(
+    conversationId: string,
+    options: { after?: number; limit?: number } = {},
+  ): StoredMessage[] {
+    const { after = 0, limit = 1000 } = options;
+    const rows = this.#sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?`,
+    ).all(conversationId, after, limit) as unknown as MessageRow[];
+    return rows.map(toStoredMessage);
+  }
+
+  countMessages(conversationId: string): number {
+    const row = this.#sql(
+      "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ?",
+    ).get(conversationId) as { n: number };
+    return row.n;
+  }
+
+  /**
+   * Marks replies left `streaming` by a process that is gone as `interrupted`,
+   * keeping the text they had saved. Replies that a live process (another
+   * `hob ask`, a running server) is still streaming are left alone.
+   * Returns how many replies were recovered.
+   */
+  recoverInterrupted(): number {
+    const owners = this.#sql(
+      "SELECT DISTINCT owner FROM messages WHERE status = 'streaming'",
+    ).all() as { owner: string | null }[];
+    let recovered = 0;
+    for (const { owner } of owners) {
+      if (owner && isLiveOwner(owner)) continue;
+      const result = this.#sql(
+        "UPDATE messages SET status = 'interrupted', owner = NULL WHERE status = 'streaming' AND owner IS ?",
+      ).run(owner);
+      recovered += Number(result.changes);
+    }
+    return recovered;
+  }
+}
+
+let lastTimestamp = 0;
+
+/**
+ * The time as ISO 8601 UTC, strictly increasing within this process, so that
+ * ordering by `updated_at` follows the order things happened even within one
+ * millisecond.
+ */
+function timestamp(): string {
+  lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
+  return new Date(lastTimestamp).toISOString();
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    conversation_id: row.conversation_id,
+    role: row.role,
+    content: row.content,
+    tool_calls: row.tool_calls ? JSON.parse(row.tool_calls) as ToolCall[] : null,
+    tool_call_id: row.tool_call_id,
+    tool_name: row.tool_name,
+    is_error: row.is_error === 1,
+    model: row.model,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    status: row.status,
+    created_at: row.created_at,
+  };
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Whether the process that wrote `owner` (`pid:nonce`) still runs. */
+function isLiveOwner(owner: string): boolean {
+  if (owner === PROCESS_OWNER) return true;
+  const pid = Number(owner.split(":")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === Deno.pid) return false;
+  return isProcessAlive(pid);
+}
+
+function isProcessAlive(pid: number): boolean {
+  if (Deno.build.os === "linux") {
+    try {
+      Deno.statSync(`/proc/${pid}`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    // SIGURG is ignored by default, so probing with it disturbs no one.
+    Deno.kill(pid, "SIGURG");
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Opening hob.db: pragmas, migrations and the crash-recovery sweep. The one
+ * place that knows the database file; the stores in this folder take the open
+ * handle. Knows nothing of HTTP, the agent or providers.
+ */
+
+import { DatabaseSync } from "node:sqlite";
+import { type Migration, MIGRATIONS } from "./migrations.ts";
+
+/** How long a writer waits for another process's write lock before failing. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** Raised when hob.db cannot be opened or migrated; the message says what to do. */
+export class StoreError extends Error {
+  override name = "StoreError";
+  readonly path: string;
+  constructor(message: string, path: string, options?: ErrorOptions) {
+    super(message, options);
+    this.path = path;
+  }
+}
+
+/** Options for {@linkcode openDatabase}. */
+export interface OpenDatabaseOptions {
+  /**
+   * Copy an existing database aside (`<path>.backup-v<N>`) before migrating it.
+   * @default {true}
+   */
+  backupBeforeMigrate?: boolean;
+  /** The migrations to apply; tests pass their own. */
+  migrations?: readonly Migration[];
+}
+
+/**
+ * Opens (creating if needed) a hob database with WAL, foreign keys and a busy
+ * timeout, and applies pending migrations, each in one transaction.
+ *
+ * @example
+ * ```ts
+ * const db = openDatabase(`${home}/hob.db`);
+ * ```
+ */
+export function openDatabase(
+  path: string,
+  options: OpenDatabaseOptions = {},
+): DatabaseSync {
+  const { backupBeforeMigrate = true, migrations = MIGRATIONS } = options;
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+  } catch (error) {
+    throw new StoreError(
+      `Cannot open the database ${path}: ${messageOf(error)} — is the home directory writable?`,
+      path,
+      { cause: error },
+    );
+  }
+  try {
+    migrate(db, path, migrations, backupBeforeMigrate);
+  } catch (error) {
+    db.close();
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(
+      `Cannot migrate the database ${path}: ${messageOf(error)}`,
+      path,
+      { cause: error },
+    );
+  }
+  return db;
+}
+
+/** The schema version this build of hob writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+function migrate(
+  db: DatabaseSync,
+  path: string,
+  migrations: readonly Migration[],
+  backup: boolean,
+): void {
+  const current = userVersion(db);
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new StoreError(
+      `The database ${path} has schema version ${current}, newer than this hob knows (${latest}) — upgrade hob`,
+      path,
+    );
+  }
+  const pending = migrations.filter((m) => m.version > current);
+  if (pending.length === 0) return;
+  if (backup && current > 0) {
+    const target = `${path}.backup-v${current}`;
+    try {
+      Deno.removeSync(target);
+    } catch { /* no earlier backup */ }
+    db.exec(`VACUUM INTO '${target.replaceAll("'", "''")}'`);
+  }
+  for (const migration of pending) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(migration.sql);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw new StoreError(
+        `Migration ${migration.version} (${migration.name}) failed: ${messageOf(error)}`,
+        path,
+        { cause: error },
+      );
+    }
+  }
+}
+
+function userVersion(db: DatabaseSync): number {
+  const row = db.prepare("PRAGMA user_version").get() as
+    | { user_version: number }
+    | undefined;
+  return row?.user_version ?? 0;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,171 @@
+import { assert, assertEquals, assertRejects } from "../helpers/assert.ts";
+import { ConfigError, loadConfig } from "../../src/config/load.ts";
+import { redactConfig, REDACTED } from "../../src/config/redact.ts";
+
+async function withHome(yaml: string | null, fn: (home: string) => Promise<void>) {
+  const home = await Deno.makeTempDir({ prefix: "hob-config-" });
+  try {
+    if (yaml !== null) await Deno.writeTextFile(`${home}/hob.yaml`, yaml);
+    await fn(home);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+async function configError(
+  yaml: string | null,
+  env: Record<string, string> = {},
+): Promise<ConfigError> {
+  let caught: Error | undefined;
+  await withHome(yaml, async (home) => {
+    caught = await assertRejects(() => loadConfig({ home, env }));
+  });
+  assert(caught instanceof ConfigError, String(caught));
+  return caught;
+}
+
+Deno.test("loadConfig layers defaults, hob.yaml and the environment", async (t) => {
+  await t.step("defaults without a file", async () => {
+    await withHome(null, async (home) => {
+      const { config, fileExists } = await loadConfig({ home, env: {} });
+      assertEquals(fileExists, false);
+      assertEquals(config.model, "ollama/llama3.2");
+      assertEquals(config.server, { host: "127.0.0.1", port: 8484, max_body_bytes: 1_048_576 });
+      assertEquals(config.agent.max_tool_iterations, 10);
+      assertEquals(Object.keys(config.providers).sort(), [
+        "anthropic",
+        "claude-cli",
+        "lmstudio",
+        "ollama",
+        "openai",
+        "openrouter",
+      ]);
+      assertEquals(config.providers.ollama.base_url, "http://localhost:11434/v1");
+    });
+  });
+  await t.step("the file over the defaults, the environment over the file", async () => {
+    const yaml = `model: myprov/some-model
+server: { port: 9000 }
+providers:
+  myprov: { type: openai, base_url: "http://127.0.0.1:9000/v1", api_key: "x" }
+  ollama: { base_url: "http://gpu-box:11434/v1" }
+  openrouter: { api_key: "from-file" }
+agent: { max_tool_iterations: 4 }
+`;
+    await withHome(yaml, async (home) => {
+      const fileOnly = (await loadConfig({ home, env: {} })).config;
+      assertEquals(fileOnly.model, "myprov/some-model");
+      assertEquals(fileOnly.server.port, 9000);
+      assertEquals(fileOnly.agent.max_tool_iterations, 4);
+      assertEquals(fileOnly.agent.context_tokens, 32_000);
+      const myprov = fileOnly.providers.myprov;
+      assertEquals([myprov.type, myprov.base_url, myprov.api_key, myprov.builtin], [
+        "openai",
+        "http://127.0.0.1:9000/v1",
+        "x",
+        false,
+      ]);
+      assertEquals(fileOnly.providers.ollama.base_url, "http://gpu-box:11434/v1");
+      assertEquals(fileOnly.providers.ollama.type, "openai");
+      assertEquals(fileOnly.providers.openrouter.api_key, "from-file");
+
+      const { config } = await loadConfig({
+        home,
+        env: {
+          HOB_MODEL: "ollama/qwen3",
+          HOB_PORT: "9100",
+          HOB_HOST: "::1",
+          OPENROUTER_API_KEY: "from-env",
+        },
+      });
+      assertEquals(config.model, "ollama/qwen3");
+      assertEquals(config.server.port, 9100);
+      assertEquals(config.server.host, "::1");
+      assertEquals(config.providers.openrouter.api_key, "from-env");
+    });
+  });
+  await t.step("a provider's api_key_env names where its key comes from", async () => {
+    await withHome(
+      "providers:\n  corp: { type: anthropic, base_url: 'https://llm.corp', api_key_env: CORP_KEY }\n",
+      async (home) => {
+        const { config } = await loadConfig({ home, env: { CORP_KEY: "secret" } });
+        assertEquals(config.providers.corp.api_key, "secret");
+      },
+    );
+  });
+});
+
+Deno.test("loadConfig names the key, the source and what was expected", async (t) => {
+  await t.step("a wrong type points at the file and line", async () => {
+    const error = await configError("model: ollama/x\nserver:\n  port: eighty\n");
+    assertEquals(error.key, "server.port");
+    assert(error.source.endsWith("hob.yaml:3"), error.source);
+    assert(/server\.port: .*expected number, received string/.test(error.message), error.message);
+    assert(!error.message.includes("\n"));
+  });
+  await t.step("an unknown key", async () => {
+    const error = await configError("model: ollama/x\nsever: { port: 1 }\n");
+    assertEquals(error.key, "sever");
+    assert(
+      error.message.endsWith(
+        "hob.yaml:2: sever: unknown key — check its spelling against the README",
+      ),
+      error.message,
+    );
+  });
+  await t.step("a model id without a provider", async () => {
+    const error = await configError("model: llama3\n");
+    assert(
+      error.message.endsWith(
+        "hob.yaml:1: model: expected '<provider>/<model>', e.g. 'ollama/llama3.2'",
+      ),
+      error.message,
+    );
+  });
+  await t.step("a custom provider without a type", async () => {
+    const error = await configError("providers:\n  mine: { base_url: 'http://x:1/v1' }\n");
+    assertEquals(error.key, "providers.mine.type");
+    assert(/one of openai, anthropic, claude-cli/.test(error.message), error.message);
+  });
+  await t.step("an unknown provider type", async () => {
+    const error = await configError(
+      "providers:\n  mine: { type: gemini, base_url: 'http://x:1/v1' }\n",
+    );
+    assertEquals(error.key, "providers.mine.type");
+  });
+  await t.step("YAML that does not parse gives line and column", async () => {
+    const error = await configError("model: [unclosed\n");
+    assert(/hob\.yaml:\d+:\d+: invalid YAML/.test(error.message), error.message);
+  });
+  await t.step("a top level that is not a mapping", async () => {
+    const error = await configError("- a\n- b\n");
+    assert(error.message.endsWith("expected a mapping of keys at the top level"), error.message);
+  });
+  await t.step("a bad HOB_PORT names the environment variable", async () => {
+    const error = await configError(null, { HOB_PORT: "http" });
+    assertEquals(
+      error.message,
+      "environment variable HOB_PORT: server.port: expected a port number 0-65535, got 'http'",
+    );
+  });
+  await t.step("a bad HOB_MODEL names the environment variable, not the file", async () => {
+    const error = await configError("model: ollama/fine\n", { HOB_MODEL: "nomodel" });
+    assertEquals(error.source, "environment variable HOB_MODEL");
+  });
+});
+
+Deno.test("redactConfig hides keys and credential headers", async () => {
+  await withHome(
+    "providers:\n  corp: { type: openai, base_url: 'http://x:1/v1', api_key: sk-123, headers: { Authorization: 'Bearer t', X-Team: blue } }\n",
+    async (home) => {
+      const { config } = await loadConfig({ home, env: { ANTHROPIC_API_KEY: "sk-ant" } });
+      const shown = redactConfig(config);
+      assertEquals(shown.providers.corp.api_key, REDACTED);
+      assertEquals(shown.providers.corp.headers, { Authorization: REDACTED, "X-Team": "blue" });
+      assertEquals(shown.providers.anthropic.api_key, REDACTED);
+      assertEquals(shown.providers.openrouter.api_key, undefined);
+      assertEquals(config.providers.corp.api_key, "sk-123", "the original is untouched");
+      assert(!JSON.stringify(shown).includes("sk-"));
+    },
+  );
+});

@@ -1,0 +1,370 @@
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStringIncludes,
+} from "../helpers/assert.ts";
+import {
+  type AgentDeps,
+  ConversationNotFoundError,
+  runTurn,
+  type TurnInput,
+} from "../../src/core/agent.ts";
+import { SECTION_SEPARATOR } from "../../src/core/prompt.ts";
+import type { LlmPort, PromptSources } from "../../src/core/ports.ts";
+import type { AgentEvent } from "../../src/core/types.ts";
+import { getTime } from "../../src/tools/builtin/get_time.ts";
+import { createToolRegistry } from "../../src/tools/registry.ts";
+import { scriptedLlm, type ScriptStep, textReply, toolReply } from "../fakes/scripted_llm.ts";
+import { tempStore } from "../helpers/store.ts";
+import type { SqliteConversationStore } from "../../src/store/conversations.ts";
+
+const NOON = new Date("2026-11-22T12:00:00Z");
+
+const prompt: PromptSources = {
+  identity: () => Promise.resolve({ soul: "# Soul\nI am hob.", user: "# User\nName: Ada" }),
+  memoryContext: (query) => Promise.resolve(`remembered for: ${query}`),
+};
+
+function deps(
+  store: SqliteConversationStore,
+  llm: LlmPort,
+  settings: Partial<AgentDeps["settings"]> = {},
+): AgentDeps {
+  return {
+    llm,
+    store,
+    tools: createToolRegistry([getTime], { now: () => NOON }),
+    prompt,
+    clock: { now: () => NOON },
+    settings: {
+      defaultModel: "fake/default",
+      maxToolIterations: 10,
+      contextTokens: 32_000,
+      maxOutputTokens: 1_000,
+      maxHistoryMessages: 200,
+      flushIntervalMs: 250,
+      ...settings,
+    },
+  };
+}
+
+async function run(d: AgentDeps, input: TurnInput): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of runTurn(d, input)) events.push(event);
+  return events;
+}
+
+function doneOf(events: AgentEvent[]) {
+  const done = events.at(-1);
+  if (done?.type !== "done") throw new Error(`last event is ${JSON.stringify(done)}`);
+  return done;
+}
+
+Deno.test("runTurn stores the user message, streams the reply and stores it complete", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([textReply("Hello ", "Ada.")]);
+  const events = await run(deps(t.store, llm), { message: "Hi there" });
+
+  assertEquals(events.map((e) => e.type), ["start", "text", "text", "done"]);
+  const start = events[0];
+  assert(start.type === "start");
+  assertEquals(start.model, "fake/default");
+  const done = doneOf(events);
+  assertEquals(done.status, "complete");
+  assertEquals(done.usage, { input_tokens: 10, output_tokens: 2 });
+
+  const rows = t.store.listMessages(start.conversation_id);
+  assertEquals(rows.map((r) => [r.role, r.content, r.status]), [
+    ["user", "Hi there", "complete"],
+    ["assistant", "Hello Ada.", "complete"],
+  ]);
+  assertEquals(rows[1].id, done.message_id);
+  assertEquals([rows[1].input_tokens, rows[1].output_tokens, rows[1].model], [
+    10,
+    2,
+    "fake/default",
+  ]);
+  assertEquals(t.store.getConversation(start.conversation_id)?.title, "Hi there");
+});
+
+Deno.test("runTurn builds the system prompt from identity, memory, tools and instructions", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([textReply("ok")]);
+  await run(deps(t.store, llm), { message: "what do you know?" });
+  const sections = llm.requests[0].system.split(SECTION_SEPARATOR);
+  assertEquals(sections[0], "# Soul\nI am hob.");
+  assertEquals(sections[1], "# User\nName: Ada");
+  assertEquals(sections[2], "# Relevant memory\n\nremembered for: what do you know?");
+  assertMatch(sections[3], /^# Tools\n\n## time\n- get_time: Get the current date and time/);
+  assertMatch(sections[4], /^# Instructions/);
+  assertStringIncludes(sections[4], "Today is 2026-11-22.");
+  assertEquals(llm.requests[0].tools.map((t) => t.name), ["get_time"]);
+});
+
+Deno.test("runTurn runs tool calls and loops until the model answers", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([
+    toolReply({ id: "call_1", name: "get_time", arguments: { timezone: "UTC" } }),
+    textReply("It is noon."),
+  ]);
+  const events = await run(deps(t.store, llm), { message: "What time is it?" });
+
+  assertEquals(events.map((e) => e.type), ["start", "tool_call", "tool_result", "text", "done"]);
+  const result = events[2];
+  assert(result.type === "tool_result");
+  assertEquals([result.tool_call_id, result.name, result.is_error], ["call_1", "get_time", false]);
+  assertStringIncludes(result.content, "UTC: 2026-11-22T12:00:00.000Z");
+
+  // The second request carries the call and its result, paired by id.
+  const second = llm.requests[1].messages;
+  assertEquals(second.at(-2), {
+    role: "assistant",
+    content: "",
+    tool_calls: [{ id: "call_1", name: "get_time", arguments: '{"timezone":"UTC"}' }],
+  });
+  assertEquals(second.at(-1), {
+    role: "tool",
+    tool_call_id: "call_1",
+    name: "get_time",
+    content: result.content,
+    is_error: false,
+  });
+
+  const done = doneOf(events);
+  const rows = t.store.listMessages(done.conversation_id);
+  assertEquals(rows.map((r) => r.role), ["user", "assistant", "tool", "assistant"]);
+  assertEquals(rows[1].tool_calls, [{
+    id: "call_1",
+    name: "get_time",
+    arguments: '{"timezone":"UTC"}',
+  }]);
+  assertEquals([rows[2].tool_call_id, rows[2].tool_name], ["call_1", "get_time"]);
+  assertEquals(done.message_ids, [rows[1].id, rows[2].id, rows[3].id]);
+  assertEquals(done.usage, { input_tokens: 20, output_tokens: 3 });
+});
+
+Deno.test("runTurn gives bad tool calls back to the model as errors it can correct", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([
+    toolReply({ name: "get_time", arguments: "{not json" }, { name: "no_such_tool" }, {
+      name: "get_time",
+      arguments: { timezone: 42 },
+    }),
+    textReply("Sorry."),
+  ]);
+  const events = await run(deps(t.store, llm), { message: "time?" });
+  const results = events.filter((e) => e.type === "tool_result");
+  assertEquals(results.length, 3);
+  for (const r of results) assert(r.type === "tool_result" && r.is_error);
+  const [json, unknown, invalid] = results.map((r) => (r.type === "tool_result" ? r.content : ""));
+  assertMatch(json, /not valid JSON/);
+  assertMatch(unknown, /Unknown tool 'no_such_tool'\. Available tools: get_time/);
+  assertMatch(invalid, /Invalid arguments for get_time: timezone: /);
+  assertEquals(doneOf(events).status, "complete");
+});
+
+Deno.test("runTurn stops after max_tool_iterations and leaves a consistent history", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([], toolReply({ name: "get_time" }));
+  const d = deps(t.store, llm, { maxToolIterations: 3 });
+  const events = await run(d, { message: "loop forever" });
+  assertEquals(llm.requests.length, 3);
+  const done = doneOf(events);
+  assertEquals(done.status, "max_iterations");
+  const notice = events.find((e) => e.type === "notice");
+  assert(notice?.type === "notice");
+  assertEquals(notice.code, "max_iterations");
+  const rows = t.store.listMessages(done.conversation_id);
+  const last = rows.at(-1)!;
+  assertEquals([last.role, last.is_error], ["tool", true]);
+  assertMatch(last.content, /limit of 3 model calls/);
+  // Every stored call has its result, so the next turn's history is valid.
+  const calls = rows.flatMap((r) => r.tool_calls ?? []).map((c) => c.id);
+  assertEquals(rows.filter((r) => r.role === "tool").map((r) => r.tool_call_id), calls);
+});
+
+Deno.test("runTurn reports a provider error and keeps the partial reply", async (t) => {
+  await t.step("an error before any text stores no reply", async () => {
+    using s = tempStore();
+    const llm = scriptedLlm([[{
+      type: "error",
+      error: { code: "provider_unreachable", message: "down" },
+    }]]);
+    const events = await run(deps(s.store, llm), { message: "hi" });
+    assertEquals(events.map((e) => e.type), ["start", "error", "done"]);
+    const done = doneOf(events);
+    assertEquals([done.status, done.message_id], ["error", null]);
+    assertEquals(s.store.listMessages(done.conversation_id).map((r) => r.role), ["user"]);
+  });
+  await t.step("an error mid-stream keeps the text, marked error", async () => {
+    using s = tempStore();
+    const llm = scriptedLlm([[
+      { type: "text", text: "Half an ans" },
+      { type: "error", error: { code: "provider_error", message: "boom" } },
+    ]]);
+    const events = await run(deps(s.store, llm), { message: "hi" });
+    const error = events.find((e) => e.type === "error");
+    assert(error?.type === "error");
+    assertEquals([error.code, error.message], ["provider_error", "boom"]);
+    const row = s.store.listMessages(doneOf(events).conversation_id)[1];
+    assertEquals([row.content, row.status], ["Half an ans", "error"]);
+  });
+});
+
+Deno.test("runTurn saves the partial reply as interrupted when aborted", async () => {
+  using t = tempStore();
+  const steps: ScriptStep[] = [{ type: "text", text: "First words" }, { type: "wait", ms: 50 }, {
+    type: "text",
+    text: " never sent",
+  }, { type: "done", stop_reason: "stop" }];
+  const llm = scriptedLlm([steps]);
+  const controller = new AbortController();
+  const events: AgentEvent[] = [];
+  for await (
+    const event of runTurn(deps(t.store, llm), { message: "hi", signal: controller.signal })
+  ) {
+    events.push(event);
+    if (event.type === "text") controller.abort();
+  }
+  const done = doneOf(events);
+  assertEquals(done.status, "interrupted");
+  const row = t.store.listMessages(done.conversation_id)[1];
+  assertEquals([row.content, row.status], ["First words", "interrupted"]);
+});
+
+Deno.test("runTurn marks the reply interrupted when the consumer stops listening", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([[{ type: "text", text: "Some" }, { type: "text", text: " more" }, {
+    type: "done",
+    stop_reason: "stop",
+  }]]);
+  let conversationId = "";
+  for await (const event of runTurn(deps(t.store, llm), { message: "hi" })) {
+    if (event.type === "start") conversationId = event.conversation_id;
+    if (event.type === "text") break;
+  }
+  const row = t.store.listMessages(conversationId)[1];
+  assertEquals([row.content, row.status], ["Some", "interrupted"]);
+});
+
+Deno.test("runTurn writes partial text to the database while it streams", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([textReply("one ", "two ", "three")]);
+  const seen: string[] = [];
+  let conversationId = "";
+  for await (
+    const event of runTurn(deps(t.store, llm, { flushIntervalMs: 0 }), { message: "count" })
+  ) {
+    if (event.type === "start") conversationId = event.conversation_id;
+    if (event.type === "text") {
+      const row = t.store.listMessages(conversationId)[1];
+      seen.push(`${row.status}:${row.content}`);
+    }
+  }
+  assertEquals(seen, ["streaming:one ", "streaming:one two ", "streaming:one two three"]);
+});
+
+Deno.test("runTurn fits long histories into the token budget", async (t) => {
+  await t.step("drops the oldest turns and tells the model and the caller", async () => {
+    using s = tempStore();
+    const conversation = s.store.createConversation({ title: "long" });
+    for (let i = 0; i < 40; i++) {
+      s.store.addMessage({
+        conversation_id: conversation.id,
+        role: "user",
+        content: `question ${i} ${"x".repeat(400)}`,
+      });
+      s.store.addMessage({
+        conversation_id: conversation.id,
+        role: "assistant",
+        content: `answer ${i} ${"y".repeat(400)}`,
+      });
+    }
+    const llm = scriptedLlm([textReply("ok")]);
+    const events = await run(deps(s.store, llm, { contextTokens: 3_000, maxOutputTokens: 500 }), {
+      message: "latest",
+      conversation_id: conversation.id,
+    });
+    const sent = llm.requests[0].messages;
+    assert(sent.length < 81, `sent ${sent.length} messages`);
+    assertEquals(sent[0].role, "user");
+    assertEquals(sent.at(-1), { role: "user", content: "latest" });
+    const notice = events.find((e) => e.type === "notice");
+    assert(notice?.type === "notice");
+    assertEquals(notice.code, "history_pruned");
+    assertMatch(
+      llm.requests[0].system,
+      /the \d+ oldest messages of this conversation were left out/,
+    );
+  });
+  await t.step(
+    "reads at most max_history_messages rows and counts the rest as left out",
+    async () => {
+      using s = tempStore();
+      const conversation = s.store.createConversation({});
+      for (let i = 0; i < 30; i++) {
+        s.store.addMessage({
+          conversation_id: conversation.id,
+          role: i % 2 ? "assistant" : "user",
+          content: `m${i}`,
+        });
+      }
+      const llm = scriptedLlm([textReply("ok")]);
+      const events = await run(deps(s.store, llm, { maxHistoryMessages: 10 }), {
+        message: "now",
+        conversation_id: conversation.id,
+      });
+      // The newest 10 rows start with an assistant reply, which is dropped to start at a user.
+      assertEquals(llm.requests[0].messages.length, 9);
+      assertEquals(llm.requests[0].messages[0], { role: "user", content: "m22" });
+      const notice = events.find((e) => e.type === "notice");
+      assert(notice?.type === "notice");
+      assertMatch(notice.message, /^22 older messages/);
+    },
+  );
+  await t.step("a short conversation is sent whole, without a notice", async () => {
+    using s = tempStore();
+    const llm = scriptedLlm([textReply("a"), textReply("b")]);
+    const first = await run(deps(s.store, llm), { message: "one" });
+    const second = await run(deps(s.store, llm), {
+      message: "two",
+      conversation_id: doneOf(first).conversation_id,
+    });
+    assertEquals(llm.requests[1].messages, [
+      { role: "user", content: "one" },
+      { role: "assistant", content: "a" },
+      { role: "user", content: "two" },
+    ]);
+    assert(!second.some((e) => e.type === "notice"));
+    assert(!llm.requests[1].system.includes("left out"));
+  });
+});
+
+Deno.test("runTurn picks the model: turn override, then conversation, then default", async () => {
+  using t = tempStore();
+  const llm = scriptedLlm([]);
+  const conversation = t.store.createConversation({ model: "fake/conversation" });
+  await run(deps(t.store, llm), { message: "a", conversation_id: conversation.id });
+  await run(deps(t.store, llm), {
+    message: "b",
+    conversation_id: conversation.id,
+    model: "fake/override",
+  });
+  await run(deps(t.store, llm), { message: "c" });
+  assertEquals(llm.requests.map((r) => r.model), [
+    "fake/conversation",
+    "fake/override",
+    "fake/default",
+  ]);
+});
+
+Deno.test("runTurn refuses an unknown conversation before storing anything", async () => {
+  using t = tempStore();
+  const error = await assertRejects(() =>
+    run(deps(t.store, scriptedLlm([])), { message: "hi", conversation_id: "nope" })
+  );
+  assert(error instanceof ConversationNotFoundError);
+  assertEquals(t.store.listConversations().length, 0);
+});

@@ -1,0 +1,202 @@
+/** `hob serve` as a subprocess, over real HTTP, against fake providers — as a user runs it. */
+
+import { DatabaseSync } from "node:sqlite";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
+import { startFakeOpenAI } from "../fakes/openai_server.ts";
+import { fakeProviderYaml, parseSse, tempHome } from "../helpers/home.ts";
+import { startHob } from "../helpers/hob_process.ts";
+import { closedPort } from "../helpers/providers.ts";
+
+interface Message {
+  role: string;
+  content: string;
+  status: string;
+  tool_calls: { name: string }[] | null;
+  tool_call_id: string | null;
+}
+
+Deno.test("hob serve streams a chat with a tool call and keeps it across a restart", async () => {
+  await using fake = startFakeOpenAI({
+    replies: [
+      {
+        tool_calls: [{
+          id: "call_clock",
+          name: "get_time",
+          arguments: { timezone: "Europe/Oslo" },
+        }],
+      },
+      { text: "It is time for lunch in Oslo." },
+    ],
+  });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+
+  let conversationId = "";
+  {
+    await using hob = await startHob(home.home);
+    const response = await hob.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ message: "What time is it in Oslo?" }),
+    });
+    const events = parseSse(await response.text());
+    assertEquals(events.map((e) => e.event).filter((e) => e !== "text"), [
+      "start",
+      "tool_call",
+      "tool_result",
+      "done",
+    ]);
+    const text = events.filter((e) => e.event === "text").map((e) =>
+      (e.data as { text: string }).text
+    ).join("");
+    assertEquals(text, "It is time for lunch in Oslo.");
+    assertStringIncludes((events[2].data as { content: string }).content, "(Europe/Oslo)");
+    conversationId = (events[0].data as { conversation_id: string }).conversation_id;
+    assertEquals(await hob.stop("SIGTERM"), 0);
+  }
+
+  await using again = await startHob(home.home);
+  const { conversations } = await (await again.fetch("/api/conversations")).json();
+  assertEquals(conversations.map((c: { id: string }) => c.id), [conversationId]);
+  assertEquals(conversations[0].title, "What time is it in Oslo?");
+  const { messages } = await (await again.fetch(`/api/conversations/${conversationId}/messages`))
+    .json() as {
+      messages: Message[];
+    };
+  assertEquals(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+  assertEquals(messages[1].tool_calls?.[0].name, "get_time");
+  assertEquals(messages[2].tool_call_id, "call_clock");
+  assertStringIncludes(messages[2].content, "Europe/Oslo");
+  assertEquals(messages[3].content, "It is time for lunch in Oslo.");
+  assert(messages.every((m) => m.status === "complete"));
+});
+
+Deno.test("hob serve survives a provider that is down and refuses requests without the token", async () => {
+  await using home = await tempHome(fakeProviderYaml(`http://127.0.0.1:${closedPort()}/v1`));
+  await using hob = await startHob(home.home);
+
+  const response = await hob.fetch("/api/chat", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ message: "anyone there?" }),
+  });
+  const events = parseSse(await response.text());
+  assertEquals(events.map((e) => e.event), ["start", "error", "done"]);
+  assertMatch((events[1].data as { message: string }).message, /provider 'fake' is not reachable/);
+
+  const health = await fetch(`${hob.url}/api/health`);
+  assertEquals(health.status, 200);
+  assertEquals((await health.json()).ok, true);
+
+  const anonymous = await fetch(`${hob.url}/api/conversations`);
+  assertEquals(anonymous.status, 401);
+  assertEquals((await anonymous.json()).error.code, "unauthorized");
+});
+
+Deno.test("hob serve keeps a reply cut off by SIGKILL, and marks it interrupted on restart", async () => {
+  const words = Array.from({ length: 400 }, (_, i) => `word${i} `);
+  await using fake = startFakeOpenAI({ replies: [{ text: words, delay_ms: 5 }] });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+
+  let received = "";
+  {
+    await using hob = await startHob(home.home);
+    const response = await hob.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ message: "Tell me a long story" }),
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    while ((received.match(/event: text/g) ?? []).length < 20) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += value;
+    }
+    // Let a flush interval pass so the database has part of what the client saw.
+    await new Promise((r) => setTimeout(r, 400));
+    await hob.stop("SIGKILL");
+    await reader.cancel().catch(() => {});
+  }
+
+  const db = new DatabaseSync(`${home.home}/hob.db`);
+  const integrity = db.prepare("PRAGMA integrity_check").get() as { integrity_check: string };
+  const rows = db.prepare("SELECT role, content, status FROM messages ORDER BY id")
+    .all() as unknown as Message[];
+  db.close();
+  assertEquals(integrity.integrity_check, "ok");
+  assertEquals(rows.map((r) => [r.role, r.status]), [["user", "complete"], [
+    "assistant",
+    "streaming",
+  ]]);
+  const saved = rows[1].content;
+  assert(saved.startsWith("word0 word1 "), `saved: ${saved.slice(0, 60)}`);
+  assert(saved.length < words.join("").length, "the reply was cut off");
+
+  await using again = await startHob(home.home);
+  for (let i = 0; i < 20 && !again.stderr().includes("Marked"); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assertStringIncludes(
+    again.stderr(),
+    "Marked 1 reply(s) cut off by an earlier crash as interrupted.",
+  );
+  const { conversations } = await (await again.fetch("/api/conversations")).json();
+  const { messages } =
+    await (await again.fetch(`/api/conversations/${conversations[0].id}/messages`)).json() as {
+      messages: Message[];
+    };
+  assertEquals(messages[1].status, "interrupted");
+  assertEquals(messages[1].content, saved);
+});
+
+Deno.test("hob serve saves the partial reply when the client disconnects or hob is stopped", async (t) => {
+  const words = Array.from({ length: 400 }, (_, i) => `w${i} `);
+  await using fake = startFakeOpenAI({ fallback: { text: words, delay_ms: 5 } });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+  await using hob = await startHob(home.home);
+
+  const startStream = async (message: string) => {
+    const controller = new AbortController();
+    const response = await hob.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ message }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while ((text.match(/event: text/g) ?? []).length < 10) {
+      text += (await reader.read()).value ?? "";
+    }
+    const conversationId = /"conversation_id":"([^"]+)"/.exec(text)![1];
+    return { controller, reader, conversationId };
+  };
+  const messagesOf = async (id: string) =>
+    ((await (await hob.fetch(`/api/conversations/${id}/messages`)).json()) as {
+      messages: Message[];
+    }).messages;
+
+  await t.step("a client that goes away", async () => {
+    const { controller, conversationId } = await startStream("disconnect me");
+    controller.abort();
+    let reply: Message | undefined;
+    for (let i = 0; i < 50 && reply?.status !== "interrupted"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      reply = (await messagesOf(conversationId))[1];
+    }
+    assertEquals(reply?.status, "interrupted");
+    assert(reply!.content.startsWith("w0 w1 "));
+  });
+
+  await t.step("SIGTERM while streaming", async () => {
+    const { reader, conversationId } = await startStream("stop the server");
+    assertEquals(await hob.stop("SIGTERM"), 0);
+    await reader.cancel().catch(() => {});
+    const db = new DatabaseSync(`${home.home}/hob.db`);
+    const row = db.prepare(
+      "SELECT content, status FROM messages WHERE conversation_id = ? AND role = 'assistant'",
+    ).get(conversationId) as unknown as Message;
+    db.close();
+    assertEquals(row.status, "interrupted");
+    assert(row.content.startsWith("w0 w1 "));
+  });
+});

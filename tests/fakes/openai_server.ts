@@ -1,0 +1,272 @@
+/**
+ * A scripted OpenAI-compatible server on 127.0.0.1 for tests: real HTTP, the
+ * real Chat Completions wire format (SSE chunks, tool-call fragments, usage,
+ * `[DONE]`), errors with the status codes providers use, and slow streams.
+ * Also answers `/v1/models` and Ollama's `/api/tags`. Replies are taken from a
+ * queue in order; when it is empty the fallback answers.
+ */
+
+/** One scripted answer. */
+export type FakeReply =
+  | {
+    /** Text to stream; an array gives the chunks, a string is split into words. */
+    text: string | string[];
+    /** Milliseconds to wait before each chunk. */
+    delay_ms?: number;
+    usage?: { prompt_tokens: number; completion_tokens: number };
+  }
+  | {
+    /** Tool calls to stream, their arguments split into fragments. */
+    tool_calls: { name: string; arguments: unknown; id?: string }[];
+    /** Text streamed before the calls. */
+    text?: string;
+    usage?: { prompt_tokens: number; completion_tokens: number };
+  }
+  | {
+    /** Answer with this HTTP status and an OpenAI-style error body. */
+    status: number;
+    message?: string;
+    /** Sent as `retry-after-ms`, which the openai client honours. */
+    retry_after_ms?: number;
+  }
+  | {
+    /** Stream this text, then an error object inside the stream, then close. */
+    stream_error: string;
+    text?: string;
+  };
+
+/** A request the fake received. */
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** A running fake. `await using` closes it. */
+export interface FakeOpenAI extends AsyncDisposable {
+  /** Base URL including `/v1`. */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Adds replies to the end of the queue. */
+  enqueue(...replies: FakeReply[]): void;
+  close(): Promise<void>;
+}
+
+/** Options for {@linkcode startFakeOpenAI}. */
+export interface FakeOpenAIOptions {
+  replies?: FakeReply[];
+  /** Answers when the queue is empty. @default {{ text: "ok" }} */
+  fallback?: FakeReply;
+  /** Model ids listed by /v1/models and /api/tags. */
+  models?: string[];
+  /** Port to bind; 0 picks a free one. */
+  port?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Starts the fake.
+ *
+ * @example
+ * ```ts
+ * await using fake = startFakeOpenAI({ replies: [{ text: "Hello there" }] });
+ * ```
+ */
+export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
+  const queue = [...(options.replies ?? [])];
+  const fallback = options.fallback ?? { text: "ok" };
+  const models = options.models ?? ["fake-model"];
+  const requests: RecordedRequest[] = [];
+  const controller = new AbortController();
+
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: options.port ?? 0,
+    signal: controller.signal,
+    onListen: () => {},
+  }, async (request) => {
+    const url = new URL(request.url);
+    const body = request.method === "POST" ? await request.json().catch(() => ({})) : {};
+    requests.push({
+      path: url.pathname,
+      headers: Object.fromEntries(request.headers),
+      body,
+    });
+    if (url.pathname === "/v1/models") {
+      return Response.json({
+        object: "list",
+        data: models.map((id) => ({ id, object: "model", owned_by: "fake" })),
+      });
+    }
+    if (url.pathname === "/api/tags") {
+      return Response.json({
+        models: models.map((name) => ({ name, model: name, size: 1 })),
+      });
+    }
+    if (url.pathname !== "/v1/chat/completions") {
+      return Response.json({ error: { message: "not found" } }, { status: 404 });
+    }
+    const reply = queue.shift() ?? fallback;
+    if ("status" in reply) {
+      const headers: Record<string, string> = {};
+      if (reply.retry_after_ms !== undefined) {
+        headers["retry-after-ms"] = String(reply.retry_after_ms);
+      }
+      return Response.json(
+        {
+          error: {
+            message: reply.message ?? `fake error ${reply.status}`,
+            type: "fake_error",
+            code: null,
+          },
+        },
+        { status: reply.status, headers },
+      );
+    }
+    const model = String(body.model ?? "fake-model");
+    if (body.stream !== true) return Response.json(completion(model, reply));
+    return new Response(streamChunks(model, reply), {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  });
+
+  const close = async () => {
+    controller.abort();
+    await server.finished;
+  };
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    port: server.addr.port,
+    requests,
+    enqueue: (...replies) => queue.push(...replies),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function chunk(model: string, delta: Record<string, unknown>, finish: string | null = null) {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+}
+
+function textChunks(text: string | string[]): string[] {
+  if (Array.isArray(text)) return text;
+  return text.match(/\S+\s*|\s+/g) ?? [text];
+}
+
+function streamChunks(
+  model: string,
+  reply: Exclude<FakeReply, { status: number }>,
+): ReadableStream<Uint8Array> {
+  // Aborted when the client goes away, so slow streams stop early.
+  const gone = new AbortController();
+  const signal = gone.signal;
+  return new ReadableStream({
+    cancel() {
+      gone.abort();
+    },
+    async start(stream) {
+      const send = (data: unknown) =>
+        stream.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
+      try {
+        send(chunk(model, { role: "assistant", content: "" }));
+        const text = "text" in reply ? reply.text : undefined;
+        const delay = "delay_ms" in reply ? reply.delay_ms ?? 0 : 0;
+        for (const piece of text ? textChunks(text) : []) {
+          if (delay) await sleep(delay, signal);
+          if (signal.aborted) return;
+          send(chunk(model, { content: piece }));
+        }
+        if ("stream_error" in reply) {
+          send({ error: { message: reply.stream_error, type: "server_error" } });
+          stream.close();
+          return;
+        }
+        let finish = "stop";
+        if ("tool_calls" in reply) {
+          finish = "tool_calls";
+          reply.tool_calls.forEach((call, index) => {
+            const args = typeof call.arguments === "string"
+              ? call.arguments
+              : JSON.stringify(call.arguments);
+            send(chunk(model, {
+              tool_calls: [{
+                index,
+                id: call.id ?? `call_${index}_${crypto.randomUUID().slice(0, 8)}`,
+                type: "function",
+                function: { name: call.name, arguments: "" },
+              }],
+            }));
+            // Arguments arrive in fragments, as real servers send them.
+            for (let at = 0; at < args.length; at += 7) {
+              send(chunk(model, {
+                tool_calls: [{ index, function: { arguments: args.slice(at, at + 7) } }],
+              }));
+            }
+          });
+        }
+        send(chunk(model, {}, finish));
+        const usage = "usage" in reply && reply.usage
+          ? reply.usage
+          : { prompt_tokens: 10, completion_tokens: 5 };
+        send({
+          id: "chatcmpl-fake",
+          object: "chat.completion.chunk",
+          created: Math.floor(Date.now() / 1000),
+          model,
+          choices: [],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+        });
+        stream.enqueue(encoder.encode("data: [DONE]\n\n"));
+        stream.close();
+      } catch {
+        // The client went away mid-stream.
+      }
+    },
+  });
+}
+
+function completion(model: string, reply: Exclude<FakeReply, { status: number }>) {
+  const text = "text" in reply && reply.text !== undefined ? textChunks(reply.text).join("") : "";
+  const calls = "tool_calls" in reply
+    ? reply.tool_calls.map((call, index) => ({
+      id: call.id ?? `call_${index}`,
+      type: "function",
+      function: {
+        name: call.name,
+        arguments: typeof call.arguments === "string"
+          ? call.arguments
+          : JSON.stringify(call.arguments),
+      },
+    }))
+    : undefined;
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: text || null, tool_calls: calls },
+      finish_reason: calls ? "tool_calls" : "stop",
+    }],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

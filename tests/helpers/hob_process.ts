@@ -1,0 +1,139 @@
+/**
+ * Running hob as a user does: `deno run` with exactly the permission flags of
+ * deno.json's `hob` task (so tests catch a missing flag), as a subprocess.
+ */
+
+import manifest from "../../deno.json" with { type: "json" };
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const MAIN = `${ROOT}main.ts`;
+
+/** The flags `deno task hob` runs main.ts with. */
+export const HOB_FLAGS: string[] = (() => {
+  const words = manifest.tasks.hob.split(/\s+/);
+  const start = words.indexOf("run") + 1;
+  const end = words.indexOf("main.ts");
+  if (start < 1 || end < start) {
+    throw new Error("deno.json's hob task is not 'deno run <flags> main.ts'");
+  }
+  return words.slice(start, end);
+})();
+
+/** The environment hob runs with: what Deno needs, nothing of the tester's hob settings. */
+function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR", "LANG", "TZ"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** What a finished hob command printed. */
+export interface HobResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `hob <args>` to completion. */
+export async function runHob(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<HobResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...HOB_FLAGS, MAIN, ...args],
+    env: cleanEnv(options.env),
+    clearEnv: true,
+    cwd: options.cwd,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const output = await child.output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
+}
+
+/** A running `hob serve`. `await using` stops it. */
+export interface HobServer extends AsyncDisposable {
+  url: string;
+  token: string;
+  process: Deno.ChildProcess;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+  /** Sends a signal and waits for the process to end; returns its exit code. */
+  stop(signal?: Deno.Signal): Promise<number>;
+  /** Fetches `path` with the token. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Starts `hob serve --home HOME --port 0` and waits until it listens. */
+export async function startHob(home: string, extraArgs: string[] = []): Promise<HobServer> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...HOB_FLAGS, MAIN, "serve", "--home", home, "--port", "0", ...extraArgs],
+    env: cleanEnv(),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+
+  let stderr = "";
+  const stderrDone = (async () => {
+    for await (const chunk of process.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  let stdout = "";
+  const reader = process.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const deadline = Date.now() + 15_000;
+  let match: RegExpMatchArray | null = null;
+  while (!match) {
+    const { value, done } = await reader.read();
+    if (done || Date.now() > deadline) {
+      process.kill("SIGKILL");
+      await process.status;
+      throw new Error(`hob serve did not start:\n${stdout}\n${stderr}`);
+    }
+    stdout += value;
+    match = stdout.match(/Open (http:\/\/[^/\s]+)\/\?token=(\S+)\n/);
+  }
+  // Keep draining stdout so the child never blocks on a full pipe.
+  const stdoutDone = (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })();
+
+  let exited: Promise<number> | undefined;
+  const stop = (signal: Deno.Signal = "SIGTERM") => {
+    if (!exited) {
+      try {
+        process.kill(signal);
+      } catch { /* already gone */ }
+      exited = Promise.all([process.status, stdoutDone, stderrDone]).then(([s]) => s.code);
+    }
+    return exited;
+  };
+  const [, url, token] = match;
+  return {
+    url,
+    token,
+    process,
+    stderr: () => stderr,
+    stop,
+    fetch(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+      return fetch(`${url}${path}`, { ...init, headers });
+    },
+    async [Symbol.asyncDispose]() {
+      await stop("SIGKILL");
+    },
+  };
+}
