@@ -109,10 +109,10 @@ function describeParseError(error: Error): string {
   const message = error.message;
   let match = /^Unknown option '([^']+)'/.exec(message);
   if (match) return `unknown option '${match[1]}'`;
-  match = /^Option '([^' ]+)(?: <value>)?' argument (missing|is ambiguous)/
+  match = /^Option '(?:-\w, )?(--?[\w-]+)(?: <value>)?' argument (missing|is ambiguous)/
     .exec(message);
   if (match) return `option '${match[1]}' needs a value`;
-  match = /^Option '([^']+)' does not take an argument/.exec(message);
+  match = /^Option '(?:-\w, )?(--?[\w-]+)' does not take an argument/.exec(message);
   if (match) return `option '${match[1]}' does not take a value`;
   return message.split("\n")[0];
 }

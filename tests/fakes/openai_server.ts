@@ -40,6 +40,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
+  /** Milliseconds the fake spent on the request, from arrival to its last byte. */
+  duration_ms?: number;
 }
 
 /** A running fake. `await using` closes it. */
@@ -87,13 +89,16 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     signal: controller.signal,
     onListen: () => {},
   }, async (request) => {
+    const arrived = performance.now();
     const url = new URL(request.url);
     const body = request.method === "POST" ? await request.json().catch(() => ({})) : {};
-    requests.push({
+    const record: RecordedRequest = {
       path: url.pathname,
       headers: Object.fromEntries(request.headers),
       body,
-    });
+    };
+    requests.push(record);
+    const finished = () => record.duration_ms = performance.now() - arrived;
     if (url.pathname === "/v1/models") {
       return Response.json({
         object: "list",
@@ -127,7 +132,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     }
     const model = String(body.model ?? "fake-model");
     if (body.stream !== true) return Response.json(completion(model, reply));
-    return new Response(streamChunks(model, reply), {
+    return new Response(streamChunks(model, reply, finished), {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   });
@@ -164,6 +169,7 @@ function textChunks(text: string | string[]): string[] {
 function streamChunks(
   model: string,
   reply: Exclude<FakeReply, { status: number }>,
+  finished: () => void,
 ): ReadableStream<Uint8Array> {
   // Aborted when the client goes away, so slow streams stop early.
   const gone = new AbortController();
@@ -226,6 +232,7 @@ function streamChunks(
         });
         stream.enqueue(encoder.encode("data: [DONE]\n\n"));
         stream.close();
+        finished();
       } catch {
         // The client went away mid-stream.
       }

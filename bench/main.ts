@@ -1,0 +1,12 @@
+/** `deno task bench`: every benchmark, one figure per line. */
+
+import { formatColdStart, measureColdStart } from "./cold_start.ts";
+import { formatOverhead, measureTurnOverhead } from "./turn_overhead.ts";
+
+console.log(
+  `hob benchmarks · deno ${Deno.version.deno} · ${navigator.hardwareConcurrency} cores · ${
+    new Date().toISOString()
+  }`,
+);
+for (const size of [10, 10_000]) console.log(formatOverhead(await measureTurnOverhead(size)));
+console.log(formatColdStart(await measureColdStart()));

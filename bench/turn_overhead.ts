@@ -1,0 +1,94 @@
+/**
+ * Per-turn overhead: the time hob spends on a turn outside the provider —
+ * storing messages, reading history, building the prompt, the HTTP client,
+ * saving the reply — against a fake provider that answers at once, for
+ * conversations of 10 and 10,000 messages. Provider time is what the fake
+ * itself measured from the request's arrival to its last byte.
+ */
+
+import { collectReply } from "../src/core/reply.ts";
+import { openRuntime } from "../src/runtime/runtime.ts";
+import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
+import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
+import { ms, percentile } from "./stats.ts";
+
+/** Turns run before measuring, to warm caches and the JIT. */
+const WARMUP_TURNS = 30;
+/** Turns measured per conversation size. */
+const MEASURED_TURNS = 300;
+
+export interface OverheadResult {
+  messages: number;
+  turns: number;
+  total_p50: number;
+  total_p95: number;
+  overhead_p50: number;
+  overhead_p95: number;
+}
+
+/** Measures turn overhead for a conversation of `size` messages. */
+export async function measureTurnOverhead(size: number): Promise<OverheadResult> {
+  await using fake = startFakeOpenAI({ fallback: { text: "Fine, thanks." } });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+  const runtime = await openRuntime({ home: home.home, env: {} });
+  try {
+    const conversation = runtime.store.createConversation({ title: "bench" });
+    runtime.db.exec("BEGIN");
+    for (let i = 0; i < size; i++) {
+      runtime.store.addMessage({
+        conversation_id: conversation.id,
+        role: i % 2 === 0 ? "user" : "assistant",
+        content: `Message ${i}: ${"lorem ipsum dolor sit amet ".repeat(6)}`,
+      });
+    }
+    runtime.db.exec("COMMIT");
+    const baseline = runtime.store.recentMessages(conversation.id, 1)[0]?.id ?? 0;
+    const trim = runtime.db.prepare("DELETE FROM messages WHERE conversation_id = ? AND id > ?");
+
+    const totals: number[] = [];
+    const overheads: number[] = [];
+    for (let i = 0; i < WARMUP_TURNS + MEASURED_TURNS; i++) {
+      const before = fake.requests.length;
+      const started = performance.now();
+      const reply = await collectReply(
+        runtime.turn({ message: `How are you? (${i})`, conversation_id: conversation.id }),
+      );
+      const total = performance.now() - started;
+      if (reply.status !== "complete") {
+        throw new Error(`turn failed: ${JSON.stringify(reply.error)}`);
+      }
+      const provider = fake.requests.slice(before).reduce(
+        (sum, r) => sum + (r.duration_ms ?? 0),
+        0,
+      );
+      // Keep the conversation at `size` messages.
+      trim.run(conversation.id, baseline);
+      if (i < WARMUP_TURNS) continue;
+      totals.push(total);
+      overheads.push(total - provider);
+    }
+    return {
+      messages: size,
+      turns: MEASURED_TURNS,
+      total_p50: percentile(totals, 50),
+      total_p95: percentile(totals, 95),
+      overhead_p50: percentile(overheads, 50),
+      overhead_p95: percentile(overheads, 95),
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Prints one result line. */
+export function formatOverhead(result: OverheadResult): string {
+  return `turn overhead, ${String(result.messages).padStart(6)} messages: p50 ${
+    ms(result.overhead_p50)
+  }, p95 ${ms(result.overhead_p95)} (whole turn p50 ${ms(result.total_p50)}, p95 ${
+    ms(result.total_p95)
+  }; ${result.turns} turns)`;
+}
+
+if (import.meta.main) {
+  for (const size of [10, 10_000]) console.log(formatOverhead(await measureTurnOverhead(size)));
+}

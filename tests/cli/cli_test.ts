@@ -1,0 +1,332 @@
+/** The `hob` CLI run as a subprocess, the way a user types it. */
+
+import manifest from "../../deno.json" with { type: "json" };
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
+import { startFakeOpenAI } from "../fakes/openai_server.ts";
+import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
+import { HOB_FLAGS, runHob } from "../helpers/hob_process.ts";
+import { closedPort } from "../helpers/providers.ts";
+
+const COMMANDS = ["serve", "ask", "chat", "init", "models", "config", "doctor"];
+
+Deno.test("hob --version and --help", async () => {
+  const version = await runHob(["--version"]);
+  assertEquals(version.code, 0);
+  assertEquals(version.stdout, `hob ${manifest.version} (deno ${Deno.version.deno})\n`);
+
+  const help = await runHob(["--help"]);
+  assertEquals(help.code, 0);
+  for (const command of COMMANDS) assertMatch(help.stdout, new RegExp(`\\n  ${command} `));
+});
+
+Deno.test("every command has --help", async () => {
+  for (const command of COMMANDS) {
+    const result = await runHob([command, "--help"]);
+    assertEquals(result.code, 0, `${command}: ${result.stderr}`);
+    assertMatch(result.stdout, new RegExp(`^Usage: hob ${command}`));
+    assertStringIncludes(result.stdout, "--home DIR");
+  }
+});
+
+Deno.test("bad usage exits 2 with one line naming the problem", async (t) => {
+  await using home = await tempHome("");
+  const cases: [string[], string][] = [
+    [["frobnicate"], "hob: unknown command 'frobnicate' — see 'hob --help'\n"],
+    [["serve", "--prot", "1"], "hob serve: unknown option '--prot'\n"],
+    [
+      ["serve", "--port", "eighty", "--home", home.home],
+      "--port must be an integer from 0 to 65535: got 'eighty'\n",
+    ],
+    [["ask", "--model"], "hob ask: option '--model' needs a value\n"],
+    [["models", "extra"], "hob models: unexpected argument 'extra' — see 'hob models --help'\n"],
+    [
+      ["config", "edit", "--home", home.home],
+      "hob config: unknown action 'edit' — use 'hob config show'\n",
+    ],
+    [["ask", "--home", home.home], `hob ask: missing the message — hob ask "your question"\n`],
+  ];
+  for (const [args, expected] of cases) {
+    await t.step(args.join(" "), async () => {
+      const result = await runHob(args);
+      assertEquals(result.code, 2);
+      assertEquals(result.stderr, expected);
+      assertEquals(result.stdout, "");
+    });
+  }
+});
+
+Deno.test("hob init creates the home from the templates, with a private token", async () => {
+  const parent = await Deno.makeTempDir({ prefix: "hob-init-" });
+  const home = `${parent}/home`;
+  try {
+    const first = await runHob(["init", "--home", home]);
+    assertEquals(first.code, 0, first.stderr);
+    assertStringIncludes(first.stdout, `Created the hob home ${home}`);
+    for (
+      const file of [
+        "hob.yaml",
+        "identity/SOUL.md",
+        "identity/USER.md",
+        "identity/HEARTBEAT.md",
+        "memory/MEMORY.md",
+        "token",
+      ]
+    ) {
+      assert((await Deno.stat(`${home}/${file}`)).isFile, file);
+    }
+    for (const dir of ["tools", "workspace", "skills", "uploads"]) {
+      assert((await Deno.stat(`${home}/${dir}`)).isDirectory, dir);
+    }
+    assertEquals((await Deno.stat(`${home}/token`)).mode! & 0o777, 0o600);
+    assertEquals((await Deno.stat(home)).mode! & 0o777, 0o700);
+    assertMatch(await Deno.readTextFile(`${home}/token`), /^[\w-]{40,}\n$/);
+    assertStringIncludes(await Deno.readTextFile(`${home}/identity/SOUL.md`), "You are hob");
+
+    await Deno.writeTextFile(`${home}/identity/USER.md`, "# Me\nAda");
+    const token = await Deno.readTextFile(`${home}/token`);
+    const second = await runHob(["init", "--home", home]);
+    assertEquals(second.code, 0);
+    assertStringIncludes(second.stdout, "already exists; nothing to create");
+    assertEquals(await Deno.readTextFile(`${home}/identity/USER.md`), "# Me\nAda", "edits survive");
+    assertEquals(await Deno.readTextFile(`${home}/token`), token);
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
+Deno.test("HOB_HOME picks the home when --home is absent", async () => {
+  const parent = await Deno.makeTempDir({ prefix: "hob-env-home-" });
+  try {
+    const result = await runHob(["init", "--json"], { env: { HOB_HOME: `${parent}/h` } });
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(JSON.parse(result.stdout).home, `${parent}/h`);
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
+Deno.test("hob config show prints the effective config with secrets redacted", async () => {
+  await using home = await tempHome(
+    "model: openrouter/some-model\nproviders:\n  corp: { type: openai, base_url: 'http://x:1/v1', api_key: sk-secret-1 }\n",
+  );
+  const result = await runHob(["config", "show", "--home", home.home], {
+    env: { OPENROUTER_API_KEY: "sk-or-secret", HOB_PORT: "9191" },
+  });
+  assertEquals(result.code, 0, result.stderr);
+  assertStringIncludes(result.stdout, "model: openrouter/some-model");
+  assertStringIncludes(result.stdout, "port: 9191");
+  assertStringIncludes(result.stdout, "api_key: <redacted>");
+  assert(!result.stdout.includes("secret"), result.stdout);
+
+  const json = await runHob(["config", "show", "--json", "--home", home.home]);
+  assertEquals(JSON.parse(json.stdout).providers.corp.api_key, "<redacted>");
+});
+
+Deno.test("a bad hob.yaml exits 2 with one line naming the key and the file", async () => {
+  await using home = await tempHome("model: ollama/x\nserver:\n  port: [80]\n");
+  for (const command of [["ask", "hi"], ["serve"], ["config", "show"], ["models"]]) {
+    const result = await runHob([...command, "--home", home.home]);
+    assertEquals(result.code, 2, command.join(" "));
+    assertEquals(result.stderr.split("\n").length, 2, result.stderr);
+    assertMatch(
+      result.stderr,
+      /^hob: bad config: .*hob\.yaml:3: server\.port: Invalid input: expected number, received array\n$/,
+    );
+  }
+});
+
+Deno.test("hob ask streams a reply, shows tool activity and continues conversations", async (t) => {
+  await using fake = startFakeOpenAI();
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+
+  await t.step("a plain answer on stdout", async () => {
+    fake.enqueue({ text: "Hello from the fake." });
+    const result = await runHob(["ask", "Say hello", "--home", home.home]);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(result.stdout, "Hello from the fake.\n");
+  });
+  await t.step("tool calls on stderr, the answer on stdout", async () => {
+    fake.enqueue({ tool_calls: [{ name: "get_time", arguments: {} }] }, { text: "It is late." });
+    const result = await runHob(["ask", "What time is it?", "--home", home.home]);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(result.stdout, "It is late.\n");
+    assertMatch(result.stderr, /⚙ get_time \{\}\n {2}↳ .*UTC: .* \(\d+ ms\)\n/);
+  });
+  await t.step("--json, --model and --conversation", async () => {
+    fake.enqueue({ text: "First." }, { text: "Second." });
+    const first = JSON.parse((await runHob(["ask", "one", "--json", "--home", home.home])).stdout);
+    assertEquals([first.content, first.status], ["First.", "complete"]);
+    const second = await runHob([
+      "ask",
+      "two",
+      "--json",
+      "--model",
+      "fake/other-model",
+      "--conversation",
+      first.conversation_id,
+      "--home",
+      home.home,
+    ]);
+    const reply = JSON.parse(second.stdout);
+    assertEquals([reply.content, reply.conversation_id, reply.model], [
+      "Second.",
+      first.conversation_id,
+      "fake/other-model",
+    ]);
+    const sent = fake.requests.at(-1)!.body;
+    assertEquals(sent.model, "other-model");
+    assertEquals((sent.messages as { content: string }[]).map((m) => m.content).slice(1), [
+      "one",
+      "First.",
+      "two",
+    ]);
+  });
+  await t.step("the message from stdin", async () => {
+    fake.enqueue({ text: "Piped." });
+    const result = await runHob(["ask", "--home", home.home], { stdin: "from a pipe\n" });
+    assertEquals(result.stdout, "Piped.\n");
+    const sent = fake.requests.at(-1)!.body.messages as { content: string }[];
+    assertEquals(sent.at(-1)!.content, "from a pipe");
+  });
+  await t.step("an unknown conversation exits 1", async () => {
+    const result = await runHob(["ask", "hi", "--conversation", "nope", "--home", home.home]);
+    assertEquals(result.code, 1);
+    assertEquals(
+      result.stderr,
+      "hob: Conversation 'nope' does not exist — 'hob ask' without --conversation starts a new one\n",
+    );
+  });
+});
+
+Deno.test("hob ask exits 1 with a readable message when the provider is down", async () => {
+  await using home = await tempHome(fakeProviderYaml(`http://127.0.0.1:${closedPort()}/v1`));
+  const result = await runHob(["ask", "hello?", "--home", home.home]);
+  assertEquals(result.code, 1);
+  assertMatch(
+    result.stderr,
+    /^error: provider 'fake' is not reachable at http:\/\/127\.0\.0\.1:\d+\/v1 — is the server running and the base_url right\?\n$/,
+  );
+});
+
+Deno.test("hob chat runs a conversation from stdin with /new and /model", async () => {
+  await using fake = startFakeOpenAI({
+    replies: [{ text: "Reply one." }, { text: "Reply two." }, { text: "Reply three." }],
+  });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+  const script = [
+    "first message",
+    "/model fake/switched",
+    "/model",
+    "second message",
+    "/model nowhere",
+    "/new",
+    "third message",
+    "/exit",
+    "never sent",
+  ].join("\n");
+  const result = await runHob(["chat", "--home", home.home], { stdin: `${script}\n` });
+  assertEquals(result.code, 0, result.stderr);
+  assertEquals(
+    result.stdout,
+    "Reply one.\nModel is now fake/switched.\nfake/switched\nReply two.\nStarted a new conversation.\nReply three.\n",
+  );
+  assertStringIncludes(
+    result.stderr,
+    "error: model 'nowhere' is not of the form '<provider>/<model>'",
+  );
+  const chats = fake.requests.filter((r) => r.path === "/v1/chat/completions");
+  assertEquals(chats.map((r) => r.body.model), ["fake-model", "switched", "switched"]);
+  const lengths = chats.map((r) => (r.body.messages as unknown[]).length);
+  assertEquals(lengths, [2, 4, 2], "the second continues the first; /new starts afresh");
+});
+
+Deno.test("hob models lists the providers' models", async () => {
+  await using fake = startFakeOpenAI({ models: ["fake-model", "bigger"] });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+  const json = await runHob(["models", "--json", "--home", home.home]);
+  assertEquals(json.code, 0, json.stderr);
+  const report = JSON.parse(json.stdout);
+  assertEquals(report.default, "fake/fake-model");
+  assertEquals(
+    report.models.filter((m: { provider: string }) => m.provider === "fake").map((
+      m: { id: string },
+    ) => m.id),
+    ["fake/fake-model", "fake/bigger"],
+  );
+  const text = await runHob(["models", "--home", home.home]);
+  assertMatch(text.stdout, /✓ fake +2 model\(s\)/);
+  assertMatch(text.stdout, /\* fake\/fake-model\n/);
+  assertMatch(text.stdout, /✗ openrouter +no API key — set OPENROUTER_API_KEY/);
+});
+
+Deno.test("hob doctor checks config, provider, tool calling and permissions", async (t) => {
+  await t.step("everything works", async () => {
+    await using fake = startFakeOpenAI({
+      replies: [{ tool_calls: [{ name: "get_time", arguments: {} }] }],
+    });
+    await using home = await tempHome(fakeProviderYaml(fake.url));
+    const result = await runHob(["doctor", "--json", "--home", home.home]);
+    assertEquals(result.code, 0, result.stdout + result.stderr);
+    const report = JSON.parse(result.stdout);
+    assertEquals(report.checks.map((c: { name: string }) => c.name), [
+      "home",
+      "config",
+      "database",
+      "permissions",
+      "provider",
+      "model",
+      "tools",
+    ]);
+    assert(report.checks.every((c: { ok: boolean }) => c.ok));
+  });
+  await t.step("a model that does not call tools", async () => {
+    await using fake = startFakeOpenAI({ replies: [{ text: "I cannot use tools." }] });
+    await using home = await tempHome(fakeProviderYaml(fake.url));
+    const result = await runHob(["doctor", "--home", home.home]);
+    assertEquals(result.code, 1);
+    assertMatch(
+      result.stdout,
+      /✗ tools +the model answered without calling the tool — pick a model/,
+    );
+  });
+  await t.step("a provider that is down", async () => {
+    await using home = await tempHome(fakeProviderYaml(`http://127.0.0.1:${closedPort()}/v1`));
+    const result = await runHob(["doctor", "--home", home.home]);
+    assertEquals(result.code, 1);
+    assertMatch(
+      result.stdout,
+      /✗ provider +fake: not reachable at http:\/\/127\.0\.0\.1:\d+\/v1\/models/,
+    );
+  });
+  await t.step("a bad config", async () => {
+    await using home = await tempHome("agent: { max_tool_iterations: 0 }\n");
+    const result = await runHob(["doctor", "--home", home.home]);
+    assertEquals(result.code, 1);
+    assertMatch(result.stdout, /✗ config +.*hob\.yaml:1: agent\.max_tool_iterations: /);
+  });
+});
+
+Deno.test("commands create the home on first use", async () => {
+  const parent = await Deno.makeTempDir({ prefix: "hob-first-" });
+  try {
+    const result = await runHob(["ask", "hi", "--model", "ollama/x", "--home", `${parent}/new`], {
+      env: { HOB_MODEL: "ollama/x" },
+    });
+    // No Ollama runs here, so the turn fails — but the home now exists.
+    assertEquals(result.code, 1);
+    assert((await Deno.stat(`${parent}/new/token`)).isFile);
+    assert((await Deno.stat(`${parent}/new/hob.db`)).isFile);
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
+Deno.test("deno.json's tasks run hob with the same permission flags", () => {
+  const flags = HOB_FLAGS.join(" ");
+  assertStringIncludes(manifest.tasks.dev, flags);
+  assertStringIncludes(manifest.tasks.compile, flags);
+  assert(
+    !flags.includes("--allow-all") && !flags.includes(" -A"),
+    "hob runs with explicit permissions",
+  );
+});
