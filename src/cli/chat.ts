@@ -110,12 +110,15 @@ Options:
         }
         turn = new AbortController();
         if (interactive) out("hob › ");
-        const result = await renderTurn(runtime.turn({
-          message: line,
-          model: model ?? undefined,
-          conversation_id: conversationId ?? undefined,
-          signal: turn.signal,
-        }));
+        const result = await renderTurn(
+          runtime.turn({
+            message: line,
+            model: model ?? undefined,
+            conversation_id: conversationId ?? undefined,
+            signal: turn.signal,
+          }),
+          { afterPrompt: interactive },
+        );
         turn = null;
         conversationId = result.conversation_id || conversationId;
       }

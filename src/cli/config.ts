@@ -32,7 +32,16 @@ Options:
     const home = homeOf(parsed);
     await ensureHome(home);
     const { config, path, fileExists } = await loadConfig({ home });
-    const shown = redactConfig(config);
+    const redacted = redactConfig(config);
+    // Drop what the key already says, so the output reads like hob.yaml.
+    const shown = {
+      ...redacted,
+      providers: Object.fromEntries(
+        Object.entries(redacted.providers).map((
+          [name, { name: _, builtin: __, ...rest }],
+        ) => [name, rest]),
+      ),
+    };
     if (parsed.values.json) {
       outJson(shown);
       return EXIT.ok;

@@ -26,13 +26,15 @@ export interface RenderedTurn {
  */
 export async function renderTurn(
   events: AsyncIterable<AgentEvent>,
+  options: { afterPrompt?: boolean } = {},
 ): Promise<RenderedTurn> {
   const result: RenderedTurn = {
     conversation_id: "",
     status: "complete",
     failed: false,
   };
-  let atLineStart = true;
+  // After a prompt such as "hob › ", tool lines start on a line of their own.
+  let atLineStart = !options.afterPrompt;
   const newline = () => {
     if (!atLineStart) out("\n");
     atLineStart = true;

@@ -3,7 +3,7 @@
 import { createApp } from "../http/app.ts";
 import { readToken } from "../home/home.ts";
 import { VERSION } from "../version.ts";
-import { type Command, EXIT, intOption } from "./command.ts";
+import { type Command, CommandError, EXIT, intOption } from "./command.ts";
 import { homeOf, openHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
 
@@ -40,29 +40,41 @@ Options:
       );
     }
 
-    const server = Deno.serve({
-      hostname: host,
-      port: port ?? runtime.config.server.port,
-      onListen({ hostname, port }) {
-        const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-        const base = `http://${shown}:${port}`;
-        out(`hob ${VERSION} listening on ${base}\n`);
-        out(`Open ${base}/?token=${token}\n`);
-        err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
-        if (!LOOPBACK.has(hostname)) {
-          err(
-            `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it\n`,
+    const listenPort = port ?? runtime.config.server.port;
+    let server: Deno.HttpServer;
+    try {
+      server = Deno.serve({
+        hostname: host,
+        port: listenPort,
+        onListen({ hostname, port }) {
+          const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+          const base = `http://${shown}:${port}`;
+          out(`hob ${VERSION} listening on ${base}\n`);
+          out(`Open ${base}/?token=${token}\n`);
+          err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
+          if (!LOOPBACK.has(hostname)) {
+            err(
+              `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it\n`,
+            );
+          }
+        },
+        onError(error) {
+          console.error("hob: internal error:", error);
+          return Response.json(
+            { error: { code: "internal", message: "Internal error in hob" } },
+            { status: 500 },
           );
-        }
-      },
-      onError(error) {
-        console.error("hob: internal error:", error);
-        return Response.json(
-          { error: { code: "internal", message: "Internal error in hob" } },
-          { status: 500 },
+        },
+      }, app.fetch);
+    } catch (error) {
+      await runtime.close();
+      if (error instanceof Deno.errors.AddrInUse) {
+        throw new CommandError(
+          `port ${listenPort} on ${host} is in use — is hob already running? Pick another with --port`,
         );
-      },
-    }, app.fetch);
+      }
+      throw error;
+    }
 
     let stopping = false;
     const stop = () => {

@@ -213,12 +213,9 @@ function locate(
       return new ConfigError(`environment variable ${envName}`, key, problem);
     }
   }
+  // The deepest part of the path the file has: a missing key is blamed on its parent.
   for (let n = nodePath.length; n > 0; n--) {
-    const node = origin.doc.getIn(nodePath.slice(0, n), true) as
-      | { range?: [number, number, number] }
-      | undefined;
-    const pair = findKeyNode(origin.doc, nodePath.slice(0, n));
-    const offset = pair ?? node?.range?.[0];
+    const offset = keyOffset(origin.doc, nodePath.slice(0, n));
     if (offset !== undefined) {
       const { line } = origin.lines.linePos(offset);
       return new ConfigError(`${origin.path}:${line}`, key, problem);
@@ -227,8 +224,8 @@ function locate(
   return new ConfigError(origin.path, key, problem);
 }
 
-/** The offset of the key (not the value) at `path`, so errors point at the key's line. */
-function findKeyNode(doc: YAML.Document, path: string[]): number | undefined {
+/** Where the key (not the value) at `path` starts, so errors point at the key's line. */
+function keyOffset(doc: YAML.Document, path: string[]): number | undefined {
   const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
   if (!YAML.isMap(parent)) return undefined;
   for (const item of parent.items) {

@@ -123,8 +123,8 @@ export async function* runTurn(
   const messageIds: number[] = [];
   let lastAssistantId: number | null = null;
   let status: TurnStatus = "complete";
-  // The reply being streamed, so `finally` can save it if the consumer leaves.
-  let open: { id: number; text: string } | null = null;
+  // The reply being streamed; `finally` saves it if the turn ends early.
+  const draft: { id: number | null; text: string } = { id: null, text: "" };
 
   try {
     const context = await prepareContext(deps, conversationId, input.message);
@@ -132,25 +132,25 @@ export async function* runTurn(
     const messages = context.messages;
 
     for (let iteration = 1;; iteration++) {
-      let text = "";
+      draft.text = "";
       const calls: ToolCall[] = [];
       const stepUsage: Usage = { input_tokens: 0, output_tokens: 0 };
       let failure: { code: string; message: string } | null = null;
       let lastFlush = Number.NEGATIVE_INFINITY; // the first text is saved at once
 
-      const ensureRow = (): number => {
-        if (open) return open.id;
-        const row = store.addMessage({
-          conversation_id: conversationId,
-          role: "assistant",
-          content: "",
-          model,
-          status: "streaming",
-        });
-        messageIds.push(row.id);
-        lastAssistantId = row.id;
-        open = { id: row.id, text: "" };
-        return row.id;
+      const openDraft = (): number => {
+        if (draft.id === null) {
+          draft.id = store.addMessage({
+            conversation_id: conversationId,
+            role: "assistant",
+            content: "",
+            model,
+            status: "streaming",
+          }).id;
+          messageIds.push(draft.id);
+          lastAssistantId = draft.id;
+        }
+        return draft.id;
       };
 
       for await (
@@ -166,18 +166,17 @@ export async function* runTurn(
         if (input.signal?.aborted) break;
         if (event.type === "text") {
           if (!event.text) continue;
-          const id = ensureRow();
-          text += event.text;
-          open!.text = text;
+          const id = openDraft();
+          draft.text += event.text;
           // Save before passing the text on, so what a client saw survives a crash.
           const now = deps.clock.now().getTime();
           if (now - lastFlush >= settings.flushIntervalMs) {
-            store.updateMessage(id, { content: text });
+            store.updateMessage(id, { content: draft.text });
             lastFlush = now;
           }
           yield { type: "text", text: event.text };
         } else if (event.type === "tool_call") {
-          const id = ensureRow();
+          const id = openDraft();
           calls.push(event.call);
           yield {
             type: "tool_call",
@@ -198,16 +197,16 @@ export async function* runTurn(
       addUsage(usage, stepUsage);
 
       const interrupted = input.signal?.aborted ?? false;
-      const row = open as { id: number; text: string } | null;
-      if (row) {
-        store.updateMessage(row.id, {
+      const text = draft.text;
+      if (draft.id !== null) {
+        store.updateMessage(draft.id, {
           content: text,
           tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
           status: interrupted ? "interrupted" : failure ? "error" : "complete",
           input_tokens: stepUsage.input_tokens,
           output_tokens: stepUsage.output_tokens,
         });
-        open = null;
+        draft.id = null;
       }
       if (interrupted) {
         status = "interrupted";
@@ -279,9 +278,8 @@ export async function* runTurn(
     }
   } finally {
     // The consumer stopped iterating mid-reply, or something threw: keep the text.
-    const row = open as { id: number; text: string } | null;
-    if (row) {
-      store.updateMessage(row.id, { content: row.text, status: "interrupted" });
+    if (draft.id !== null) {
+      store.updateMessage(draft.id, { content: draft.text, status: "interrupted" });
       status = "interrupted";
     }
   }

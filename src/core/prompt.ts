@@ -64,13 +64,8 @@ export function describeTools(tools: ToolSpec[]): string {
   for (const [category, list] of [...byCategory].sort()) {
     lines.push("", `## ${category}`);
     for (const tool of list) {
-      lines.push(`- ${tool.name}: ${firstLine(tool.description)}`);
+      lines.push(`- ${tool.name}: ${tool.description.trim().split("\n")[0]}`);
     }
   }
   return lines.join("\n");
-}
-
-function firstLine(text: string): string {
-  const line = text.trim().split("\n")[0];
-  return line;
 }

@@ -22,7 +22,7 @@ export interface TurnReply {
   message_id: number | null;
   model: string;
   status: TurnStatus;
-  /** The text of the turn's final answer (text before tool calls is in `messages`). */
+  /** The text of the turn's final answer; text the model wrote before calling tools is in the conversation's messages. */
   content: string;
   tool_calls: ReplyToolCall[];
   notices: { code: string; message: string }[];

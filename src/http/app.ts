@@ -123,10 +123,8 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
         // Keep consuming after the client leaves: the turn saves what it has.
         for await (const event of events) {
           if (stream.aborted) continue;
-          await stream.writeSSE({
-            event: event.type,
-            data: JSON.stringify(event),
-          });
+          await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+            .catch(() => controller.abort());
         }
       });
     }

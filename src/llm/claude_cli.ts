@@ -146,8 +146,9 @@ export function toPrompt(messages: ChatMessage[]): string {
     if (message.role === "tool") {
       return `[Result of ${message.name}]: ${message.content}`;
     }
-    const speaker = message.role === "user" ? "User" : "Assistant";
-    return `${speaker}: ${message.content}`;
+    if (message.role === "user") return `User: ${message.content}`;
+    const calls = (message.tool_calls ?? []).map((c) => `[Called ${c.name} ${c.arguments}]`);
+    return `Assistant: ${[message.content, ...calls].filter(Boolean).join("\n")}`;
   });
   return `# Conversation so far\n\n${lines.join("\n\n")}\n\n# Latest message\n\n${latest}`;
 }

@@ -330,3 +330,15 @@ Deno.test("deno.json's tasks run hob with the same permission flags", () => {
     "hob runs with explicit permissions",
   );
 });
+
+Deno.test("hob serve on a port in use exits 1 and says so", async () => {
+  await using home = await tempHome("");
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  const result = await runHob(["serve", "--port", String(port), "--home", home.home]);
+  assertEquals(result.code, 1);
+  assertEquals(
+    result.stderr,
+    `hob: port ${port} on 127.0.0.1 is in use — is hob already running? Pick another with --port\n`,
+  );
+});

@@ -187,6 +187,27 @@ Deno.test("hob serve saves the partial reply when the client disconnects or hob 
     assert(reply!.content.startsWith("w0 w1 "));
   });
 
+  await t.step("a client waiting for a JSON reply that goes away", async () => {
+    const controller = new AbortController();
+    const pending = hob.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "json then leave" }),
+      signal: controller.signal,
+    }).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await pending;
+    const { conversations } = await (await hob.fetch("/api/conversations?q=json%20then")).json();
+    let reply: Message | undefined;
+    for (let i = 0; i < 50 && reply?.status !== "interrupted"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      reply = (await messagesOf(conversations[0].id))[1];
+    }
+    assertEquals(reply?.status, "interrupted");
+    assert(reply!.content.startsWith("w0 w1 "));
+  });
+
   await t.step("SIGTERM while streaming", async () => {
     const { reader, conversationId } = await startStream("stop the server");
     assertEquals(await hob.stop("SIGTERM"), 0);

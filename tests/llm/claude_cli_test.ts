@@ -73,6 +73,6 @@ Deno.test("toPrompt sends earlier turns as a transcript before the latest messag
       { role: "assistant", content: "It is noon." },
       { role: "user", content: "thanks" },
     ]),
-    "# Conversation so far\n\nUser: time?\n\nAssistant: \n\n[Result of get_time]: noon\n\nAssistant: It is noon.\n\n# Latest message\n\nthanks",
+    "# Conversation so far\n\nUser: time?\n\nAssistant: [Called get_time {}]\n\n[Result of get_time]: noon\n\nAssistant: It is noon.\n\n# Latest message\n\nthanks",
   );
 });
