@@ -100,6 +100,8 @@ export async function main(args: string[]): Promise<number> {
 }
 
 function report(error: unknown, debug: boolean): number {
+  // The reader went away (`hob models | head`): nothing left to say to it.
+  if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
   if (error instanceof UsageError) {
     err(`${error.message}\n`);
     return EXIT.usage;

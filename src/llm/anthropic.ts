@@ -7,7 +7,7 @@
 
 import type { ChatMessage, LlmEvent, Usage } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
-import { describeFailure, type FailureKind } from "./failure.ts";
+import { classifySdkError, describeFailure } from "./failure.ts";
 import { getJson } from "./fetch_json.ts";
 import type { ProviderAdapter } from "./provider.ts";
 
@@ -167,7 +167,7 @@ export function createAnthropicProvider(
         }
         yield {
           type: "error",
-          error: describeFailure(provider, classify(sdk, error)),
+          error: describeFailure(provider, classifySdkError(sdk, error)),
         };
       }
     },
@@ -242,18 +242,4 @@ function parseArguments(text: string): unknown {
   } catch {
     return {};
   }
-}
-
-function classify(sdk: AnthropicModule, error: unknown): FailureKind {
-  if (error instanceof sdk.APIConnectionTimeoutError) {
-    return { kind: "timeout" };
-  }
-  if (error instanceof sdk.APIConnectionError) return { kind: "connection" };
-  if (error instanceof sdk.APIError) {
-    const detail = (error as { apiMessage?: string | null }).apiMessage ??
-      undefined;
-    if (error.status) return { kind: "http", status: error.status, detail };
-    return { kind: "other", detail: detail ?? error.message };
-  }
-  return { kind: "other", detail: (error as Error)?.message ?? String(error) };
 }

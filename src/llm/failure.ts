@@ -15,6 +15,42 @@ export type FailureKind =
   | { kind: "missing_command"; command: string }
   | { kind: "other"; detail: string };
 
+// deno-lint-ignore no-explicit-any
+type ErrorClass = abstract new (...args: any[]) => Error;
+
+/** The error classes the official OpenAI and Anthropic SDKs both export (they are generated alike). */
+export interface SdkErrorClasses {
+  APIError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+}
+
+/**
+ * Classifies an error thrown by either official SDK.
+ *
+ * @example
+ * ```ts
+ * describeFailure(provider, classifySdkError(await import("openai"), error));
+ * ```
+ */
+export function classifySdkError(sdk: SdkErrorClasses, error: unknown): FailureKind {
+  if (error instanceof sdk.APIConnectionTimeoutError) return { kind: "timeout" };
+  if (error instanceof sdk.APIConnectionError) return { kind: "connection" };
+  if (error instanceof sdk.APIError) {
+    const { status, apiMessage, error: body } = error as Error & {
+      status?: number;
+      apiMessage?: string | null;
+      error?: { message?: unknown };
+    };
+    // Anthropic's client parses the API's message; OpenAI's keeps the error body.
+    const detail = apiMessage ??
+      (typeof body?.message === "string" ? body.message : undefined);
+    if (status) return { kind: "http", status, detail };
+    return { kind: "other", detail: detail ?? error.message };
+  }
+  return { kind: "other", detail: (error as Error)?.message ?? String(error) };
+}
+
 /** How to start the local servers the built-in providers expect. */
 const START_HINTS: Record<string, string> = {
   ollama: "is `ollama serve` running?",

@@ -7,7 +7,7 @@
 
 import type { ChatMessage, ToolCall } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
-import { describeFailure, type FailureKind } from "./failure.ts";
+import { classifySdkError, describeFailure } from "./failure.ts";
 import { getJson } from "./fetch_json.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
 
@@ -122,7 +122,7 @@ export function createOpenAiCompatProvider(
         }
         yield {
           type: "error",
-          error: describeFailure(provider, classify(sdk, error)),
+          error: describeFailure(provider, classifySdkError(sdk, error)),
         };
       }
     },
@@ -172,22 +172,6 @@ export function toOpenAiMessages(messages: ChatMessage[]) {
     }
     return { role: message.role, content: message.content };
   });
-}
-
-function classify(sdk: OpenAIModule, error: unknown): FailureKind {
-  if (error instanceof sdk.APIConnectionTimeoutError) {
-    return { kind: "timeout" };
-  }
-  if (error instanceof sdk.APIConnectionError) return { kind: "connection" };
-  if (error instanceof sdk.APIError && error.status) {
-    const body = error.error as { message?: unknown } | undefined;
-    return {
-      kind: "http",
-      status: error.status,
-      detail: typeof body?.message === "string" ? body.message : undefined,
-    };
-  }
-  return { kind: "other", detail: (error as Error)?.message ?? String(error) };
 }
 
 function modelInfo(provider: string, name: string): ModelInfo {
