@@ -7,8 +7,6 @@
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { ensureHome, tokenPath } from "../home/home.ts";
-import { getTime } from "../tools/builtin/get_time.ts";
-import { createToolRegistry } from "../tools/registry.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { type Command, EXIT } from "./command.ts";
 import { homeOf } from "./open.ts";
@@ -186,7 +184,7 @@ async function checkProvider(
 }
 
 async function checkToolCalling(runtime: Runtime): Promise<Check> {
-  const tools = createToolRegistry([getTime]).specs();
+  const tools = runtime.agent.tools.specs().filter((tool) => tool.name === "get_time");
   const signal = AbortSignal.timeout(TOOL_PROBE_TIMEOUT_MS);
   let detail = "the model answered without calling the tool";
   for await (

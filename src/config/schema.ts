@@ -30,6 +30,88 @@ const providerSchema = z.strictObject({
   max_retries: z.number().int().min(0).max(10).optional(),
 });
 
+const policy = z.enum(["allow", "ask", "deny"]);
+const pathList = z.union([z.literal(false), z.array(z.string().min(1))]);
+const nameList = z.union([z.literal(false), z.array(z.string().min(1))]);
+
+/** Commands `run_command` may run without asking, under the `ask` and `allowlist` shell policies. */
+export const DEFAULT_SHELL_ALLOWLIST = [
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "pwd",
+  "echo",
+  "date",
+  "sort",
+  "uniq",
+  "diff",
+  "du",
+  "df",
+  "whoami",
+  "uname",
+  "which",
+  "file",
+  "stat",
+  "tree",
+  "find",
+  "git",
+  "true",
+  "false",
+];
+
+const toolsSchema = z.strictObject({
+  /** Directories file tools may use besides HOME/workspace. */
+  roots: z.array(z.string().min(1)).default([]),
+  /** Longest tool output kept, in characters. */
+  output_cap: z.number().int().min(500).max(1_000_000).default(10_000),
+  /** How long a call waits for the user's decision before it is denied. */
+  approval_timeout_s: z.number().int().min(1).max(86_400).default(300),
+  /** Per-tool policy: allow, ask or deny. */
+  policies: z.record(z.string(), policy).default({}),
+  shell: z.strictObject({
+    policy: z.enum(["deny", "allowlist", "ask"]).default("ask"),
+    allowlist: z.array(z.string().min(1)).default(DEFAULT_SHELL_ALLOWLIST),
+  }).prefault({}),
+  web: z.strictObject({
+    /** Let fetch_url reach loopback, private and link-local addresses. */
+    allow_private: z.boolean().default(false),
+    /** Hosts fetch_url may reach even when they resolve to private addresses. */
+    allow_hosts: z.array(z.string().min(1)).default([]),
+    search: z.strictObject({
+      provider: z.enum(["duckduckgo", "searxng", "brave"]).default("duckduckgo"),
+      url: z.url().optional(),
+      api_key: z.string().optional(),
+    }).prefault({}),
+  }).prefault({}),
+  /** The most a user tool (HOME/tools/*.ts) may ask for; more is refused. */
+  user_tools: z.strictObject({
+    read: pathList.default(["$WORKSPACE"]),
+    write: pathList.default(["$WORKSPACE"]),
+    net: nameList.default(false),
+    env: nameList.default(false),
+    run: nameList.default(false),
+  }).prefault({}),
+  /** The Python interpreter run_python starts. */
+  python: z.string().min(1).default("python3"),
+}).prefault({});
+
+const emailSchema = z.strictObject({
+  smtp: z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65_535).default(587),
+    /** TLS from the start (port 465); otherwise STARTTLS when offered. */
+    secure: z.boolean().default(false),
+    user: z.string().optional(),
+    password: z.string().optional(),
+  }),
+  from: z.string().min(3),
+  /** Where email_file sends when the model names no recipient. */
+  to: z.string().min(3).optional(),
+});
+
 /** The schema of hob.yaml. Every key has a default, so an empty file is valid. */
 export const configSchema = z.strictObject({
   model: z.string()
@@ -50,6 +132,8 @@ export const configSchema = z.strictObject({
     }),
     providerSchema,
   ).default({}),
+  tools: toolsSchema,
+  email: emailSchema.optional(),
   agent: z.strictObject({
     max_tool_iterations: z.number().int().min(1).max(100).default(10),
     context_tokens: z.number().int().min(1_024).max(10_000_000).default(
@@ -79,18 +163,10 @@ export interface ProviderConfig {
   builtin: boolean;
 }
 
-/** The effective configuration. */
-export interface HobConfig {
-  model: string;
-  server: { host: string; port: number; max_body_bytes: number };
+/** The effective configuration: hob.yaml's keys with defaults, the providers completed. */
+export type HobConfig = Omit<z.output<typeof configSchema>, "providers"> & {
   providers: Record<string, ProviderConfig>;
-  agent: {
-    max_tool_iterations: number;
-    context_tokens: number;
-    max_output_tokens: number;
-    max_history_messages: number;
-  };
-}
+};
 
 type BuiltinProvider = Omit<
   ProviderConfig,

@@ -11,12 +11,13 @@ import { toChatHistory } from "./history.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import type {
   Clock,
+  CommandPort,
   ConversationStore,
   LlmPort,
   PromptSources,
   ToolRegistryPort,
 } from "./ports.ts";
-import type { AgentEvent, ChatMessage, ToolCall, TurnStatus, Usage } from "./types.ts";
+import type { AgentEvent, ChatMessage, ToolCall, ToolResult, TurnStatus, Usage } from "./types.ts";
 
 /** How the loop behaves; every field comes from config. */
 export interface AgentSettings {
@@ -48,6 +49,8 @@ export interface AgentDeps {
   prompt: PromptSources;
   clock: Clock;
   settings: AgentSettings;
+  /** Chat commands (`/skill input`); without it every message goes to the model. */
+  commands?: CommandPort;
 }
 
 /** One user message to answer. */
@@ -59,6 +62,8 @@ export interface TurnInput {
   model?: string;
   /** Aborting stops the model and the tools and saves what was produced. */
   signal?: AbortSignal;
+  /** How deep in spawned sub-agents this turn runs; 0 for the user's own. */
+  depth?: number;
 }
 
 /** Raised before anything is stored when a turn names a conversation that does not exist. */
@@ -125,6 +130,12 @@ export async function* runTurn(
   let status: TurnStatus = "complete";
   // The reply being streamed; `finally` saves it if the turn ends early.
   const draft: { id: number | null; text: string } = { id: null, text: "" };
+
+  const command = deps.commands?.match(input.message);
+  if (command) {
+    yield* runCommand(deps, command, { conversationId, model, input, messageIds });
+    return;
+  }
 
   try {
     const context = await prepareContext(deps, conversationId, input.message);
@@ -223,16 +234,26 @@ export async function* runTurn(
       const limitReached = iteration >= settings.maxToolIterations;
       for (const call of calls) {
         const started = performance.now();
-        const result = limitReached
-          ? {
+        let result: ToolResult;
+        if (limitReached) {
+          result = {
             content:
               `Not run: the limit of ${settings.maxToolIterations} model calls per turn was reached.`,
             is_error: true,
-          }
-          : await deps.tools.execute(call, {
+          };
+        } else {
+          // Events the call raises (approval requests) stream out while it runs.
+          const channel = eventChannel();
+          const running = deps.tools.execute(call, {
             conversation_id: conversationId,
             signal: input.signal,
-          });
+            emit: channel.push,
+            depth: input.depth ?? 0,
+            model,
+          }).finally(channel.close);
+          yield* channel.drain();
+          result = await running;
+        }
         const duration = Math.round(performance.now() - started);
         const toolRow = store.addMessage({
           conversation_id: conversationId,
@@ -294,6 +315,48 @@ export async function* runTurn(
   };
 }
 
+/** A `/command` turn: the command's output is the reply; no model call. */
+async function* runCommand(
+  deps: AgentDeps,
+  command: { name: string; input: string },
+  turn: { conversationId: string; model: string; input: TurnInput; messageIds: number[] },
+): AsyncGenerator<AgentEvent> {
+  const channel = eventChannel();
+  let reply = "";
+  let failure: string | null = null;
+  const running = deps.commands!.run(command.name, command.input, {
+    conversation_id: turn.conversationId,
+    signal: turn.input.signal,
+    emit: channel.push,
+    depth: turn.input.depth ?? 0,
+    model: turn.model,
+  }).then((text) => reply = text, (error) => failure = (error as Error).message).finally(
+    channel.close,
+  );
+  yield* channel.drain();
+  await running;
+  const interrupted = turn.input.signal?.aborted ?? false;
+  const content = failure ? `/${command.name} failed: ${failure}` : reply;
+  const row = deps.store.addMessage({
+    conversation_id: turn.conversationId,
+    role: "assistant",
+    content,
+    model: `skill/${command.name}`,
+    status: interrupted ? "interrupted" : failure ? "error" : "complete",
+  });
+  turn.messageIds.push(row.id);
+  if (failure) yield { type: "error", code: "command_failed", message: content };
+  else if (content) yield { type: "text", text: content };
+  yield {
+    type: "done",
+    conversation_id: turn.conversationId,
+    status: interrupted ? "interrupted" : failure ? "error" : "complete",
+    message_id: row.id,
+    message_ids: turn.messageIds,
+    usage: { input_tokens: 0, output_tokens: 0 },
+  };
+}
+
 interface TurnContext {
   system: string;
   tools: ReturnType<ToolRegistryPort["specs"]>;
@@ -344,6 +407,38 @@ async function prepareContext(
     };
   }
   return { system, tools, messages: fitted.messages, notice };
+}
+
+/** A queue of events pushed by a callback and drained by the generator. */
+function eventChannel() {
+  const queue: AgentEvent[] = [];
+  let closed = false;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+  return {
+    push(event: AgentEvent) {
+      queue.push(event);
+      poke();
+    },
+    close() {
+      closed = true;
+      poke();
+    },
+    async *drain(): AsyncGenerator<AgentEvent> {
+      while (true) {
+        if (queue.length > 0) {
+          yield queue.shift()!;
+        } else if (closed) {
+          return;
+        } else {
+          await new Promise<void>((resolve) => wake = resolve);
+        }
+      }
+    },
+  };
 }
 
 function addUsage(total: Usage, add: Usage): void {

@@ -5,6 +5,7 @@
  */
 
 import type {
+  AgentEvent,
   Conversation,
   LlmEvent,
   LlmRequest,
@@ -47,6 +48,22 @@ export interface ConversationStore {
 export interface ToolCallContext {
   conversation_id: string;
   signal?: AbortSignal;
+  /** Puts an event (an approval request) into the turn's stream while the call runs. */
+  emit?(event: AgentEvent): void;
+  /** Who calls: the agent's turn (the default) or a skill. */
+  source?: "agent" | "skill";
+  /** How deep in spawned sub-agents this turn runs; 0 for the user's own. */
+  depth?: number;
+  /** The model of the turn, for tools that ask it something (analyze_image, skills). */
+  model?: string;
+}
+
+/** Commands a user types in chat instead of a message: `/name input` runs a skill. */
+export interface CommandPort {
+  /** The command a message invokes, or null for an ordinary message. */
+  match(message: string): { name: string; input: string } | null;
+  /** Runs it and returns the reply; throws an Error whose message the user reads. */
+  run(name: string, input: string, context: ToolCallContext): Promise<string>;
 }
 
 /** The tools the model may call. */

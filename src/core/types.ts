@@ -24,9 +24,15 @@ export interface Usage {
   cache_write_tokens?: number;
 }
 
+/** An image for the model, base64-encoded. */
+export interface ImageContent {
+  media_type: string;
+  data: string;
+}
+
 /** A message as the model sees it, independent of any provider's format. */
 export type ChatMessage =
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: ImageContent[] }
   | { role: "assistant"; content: string; tool_calls?: ToolCall[] }
   | {
     role: "tool";
@@ -114,6 +120,21 @@ export type AgentEvent =
     content: string;
     is_error: boolean;
     duration_ms: number;
+  }
+  | {
+    /** A tool call waits for the user's decision (POST /api/approvals/:id). */
+    type: "approval_required";
+    approval_id: string;
+    tool_call_id: string;
+    name: string;
+    arguments: string;
+    reason: string;
+    expires_at: string;
+  }
+  | {
+    type: "approval_resolved";
+    approval_id: string;
+    status: "approved" | "denied" | "expired" | "pending";
   }
   | { type: "notice"; code: string; message: string }
   | { type: "error"; code: string; message: string }

@@ -19,6 +19,7 @@ const ANTHROPIC_VERSION = "2023-06-01";
 
 type Block =
   | { type: "text"; text: string }
+  | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
   | { type: "tool_use"; id: string; name: string; input: unknown }
   | {
     type: "tool_result";
@@ -213,6 +214,14 @@ export function toAnthropicMessages(
         ...(message.is_error ? { is_error: true } : {}),
       });
     } else {
+      if (message.role === "user") {
+        for (const image of message.images ?? []) {
+          content.push({
+            type: "image",
+            source: { type: "base64", media_type: image.media_type, data: image.data },
+          });
+        }
+      }
       if (message.content) {
         content.push({ type: "text", text: message.content });
       }

@@ -43,6 +43,17 @@ export function createClaudeCliProvider(
   return {
     name: provider.name,
     async *stream(model, request): AsyncGenerator<LlmEvent> {
+      if (request.messages.some((m) => m.role === "user" && m.images?.length)) {
+        yield {
+          type: "error",
+          error: {
+            code: "unsupported",
+            message:
+              `provider '${provider.name}' cannot take images — use a model with vision through another provider`,
+          },
+        };
+        return;
+      }
       const env = Deno.env.toObject();
       delete env.CLAUDECODE;
       let child: Deno.ChildProcess;

@@ -170,6 +170,18 @@ export function toOpenAiMessages(messages: ChatMessage[]) {
         })),
       };
     }
+    if (message.role === "user" && message.images?.length) {
+      return {
+        role: "user" as const,
+        content: [
+          { type: "text" as const, text: message.content },
+          ...message.images.map((image) => ({
+            type: "image_url" as const,
+            image_url: { url: `data:${image.media_type};base64,${image.data}` },
+          })),
+        ],
+      };
+    }
     return { role: message.role, content: message.content };
   });
 }

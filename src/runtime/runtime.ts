@@ -16,8 +16,8 @@ import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/ro
 import { createPromptSources } from "../memory/context.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
-import { getTime } from "../tools/builtin/get_time.ts";
-import { createToolRegistry } from "../tools/registry.ts";
+import { createHostServices, createSkillCommands } from "./host.ts";
+import { openToolbox, type Toolbox } from "./toolbox.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
 const FLUSH_INTERVAL_MS = 250;
@@ -35,6 +35,7 @@ export interface Runtime {
   store: SqliteConversationStore;
   llm: LlmRouter;
   agent: AgentDeps;
+  toolbox: Toolbox;
   /** Replies a crashed process left streaming, found and marked interrupted at open. */
   recovered: number;
   /** Starts a turn that {@linkcode Runtime.close} can interrupt. */
@@ -76,10 +77,11 @@ export async function openRuntime(
   const store = new SqliteConversationStore(db);
   const recovered = store.recoverInterrupted();
   const llm = createLlmRouter(config);
+  const toolbox = await openToolbox({ home, config, db, now: () => clock.now() });
   const agent: AgentDeps = {
     llm,
     store,
-    tools: createToolRegistry([getTime], { now: () => clock.now() }),
+    tools: toolbox.registry,
     prompt: createPromptSources(home, clock),
     clock,
     settings: {
@@ -91,6 +93,10 @@ export async function openRuntime(
       flushIntervalMs: FLUSH_INTERVAL_MS,
     },
   };
+
+  const host = createHostServices(agent, toolbox);
+  toolbox.registry.setHost(host);
+  agent.commands = createSkillCommands(toolbox, host);
 
   const running = new Map<AbortController, Promise<void>>();
   let discovery: { at: number; report: Promise<DiscoveryReport> } | undefined;
@@ -129,6 +135,7 @@ export async function openRuntime(
     store,
     llm,
     agent,
+    toolbox,
     recovered,
     turn,
     discover(refresh = false) {
@@ -143,6 +150,7 @@ export async function openRuntime(
       if (closed) return;
       closed = true;
       await interrupt();
+      toolbox.close();
       db.close();
     },
   };

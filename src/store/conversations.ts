@@ -6,6 +6,8 @@
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ConversationStore } from "../core/ports.ts";
+import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
+import { timestamp } from "./timestamp.ts";
 import type {
   Conversation,
   MessagePatch,
@@ -46,13 +48,6 @@ interface MessageRow {
   status: MessageStatus;
   created_at: string;
 }
-
-/**
- * Marks the replies this process streams, so another process can tell them
- * from replies of a crashed one. The nonce tells this process from an earlier
- * one that had the same pid.
- */
-const PROCESS_OWNER = `${Deno.pid}:${crypto.randomUUID()}`;
 
 const MESSAGE_COLUMNS =
   "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, created_at";
@@ -272,18 +267,6 @@ export class SqliteConversationStore implements ConversationStore {
   }
 }
 
-let lastTimestamp = 0;
-
-/**
- * The time as ISO 8601 UTC, strictly increasing within this process, so that
- * ordering by `updated_at` follows the order things happened even within one
- * millisecond.
- */
-function timestamp(): string {
-  lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
-  return new Date(lastTimestamp).toISOString();
-}
-
 function toStoredMessage(row: MessageRow): StoredMessage {
   return {
     id: row.id,
@@ -304,30 +287,4 @@ function toStoredMessage(row: MessageRow): StoredMessage {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Whether the process that wrote `owner` (`pid:nonce`) still runs. */
-function isLiveOwner(owner: string): boolean {
-  if (owner === PROCESS_OWNER) return true;
-  const pid = Number(owner.split(":")[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === Deno.pid) return false;
-  return isProcessAlive(pid);
-}
-
-function isProcessAlive(pid: number): boolean {
-  if (Deno.build.os === "linux") {
-    try {
-      Deno.statSync(`/proc/${pid}`);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  try {
-    // SIGURG is ignored by default, so probing with it disturbs no one.
-    Deno.kill(pid, "SIGURG");
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -53,4 +53,54 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "tool events, approvals, remembered decisions",
+    sql: `
+      CREATE TABLE tool_events (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        -- NULL for calls the owner made directly (API, CLI).
+        conversation_id TEXT REFERENCES conversations (id) ON DELETE CASCADE,
+        tool_call_id    TEXT,
+        tool            TEXT NOT NULL,
+        arguments       TEXT NOT NULL,
+        result          TEXT NOT NULL DEFAULT '',
+        is_error        INTEGER NOT NULL DEFAULT 0,
+        duration_ms     INTEGER NOT NULL DEFAULT 0,
+        -- The Worker's permissions as JSON; NULL when no Worker ran (refused, denied).
+        permissions     TEXT,
+        -- How the call was cleared: policy, remembered, approved, denied, expired, owner.
+        approval        TEXT NOT NULL,
+        approval_id     TEXT,
+        source          TEXT NOT NULL,
+        created_at      TEXT NOT NULL
+      );
+      CREATE INDEX tool_events_by_conversation ON tool_events (conversation_id, id);
+
+      CREATE TABLE approvals (
+        id              TEXT PRIMARY KEY,
+        conversation_id TEXT,
+        tool_call_id    TEXT,
+        tool            TEXT NOT NULL,
+        arguments       TEXT NOT NULL,
+        reason          TEXT NOT NULL DEFAULT '',
+        shape           TEXT NOT NULL DEFAULT '',
+        status          TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired')),
+        remember        INTEGER NOT NULL DEFAULT 0,
+        owner           TEXT,
+        created_at      TEXT NOT NULL,
+        expires_at      TEXT NOT NULL,
+        decided_at      TEXT
+      );
+      CREATE INDEX approvals_pending ON approvals (status) WHERE status = 'pending';
+
+      CREATE TABLE tool_grants (
+        tool        TEXT NOT NULL,
+        shape       TEXT NOT NULL,
+        decision    TEXT NOT NULL CHECK (decision IN ('allow', 'deny')),
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (tool, shape)
+      );
+    `,
+  },
 ];

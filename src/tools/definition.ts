@@ -1,39 +1,131 @@
 /**
- * What a tool is: plain data plus a `run` function. The registry turns these
- * into the schemas models see and runs them; a tool never sees the agent.
+ * What a tool is: plain data — name, description, parameters, the Deno
+ * permissions it needs, what its calls change — plus a `run` function that
+ * executes inside a Worker holding exactly those permissions. A tool never
+ * sees the agent, the database or the process's own permissions.
  */
 
 import type { z } from "zod";
-
-/** What a tool's `run` gets besides its arguments. */
-export interface ToolContext {
-  conversation_id: string;
-  signal: AbortSignal;
-  /** The time, from the agent's clock, so tests can fix it. */
-  now(): Date;
-}
+import type { JsonSchema } from "../core/types.ts";
 
 /**
- * A tool. `parameters` validates the model's arguments before `run` sees them;
- * `run` returns the text the model reads, or throws an Error whose message the
- * model reads as a tool error.
+ * Paths a tool may read or write. `$WORKSPACE` is HOME/workspace, `$ROOTS` the
+ * workspace plus the roots listed in `tools.roots`, `$HOME` the hob home;
+ * anything else is an absolute path.
  */
+export type PathGrant = false | string[];
+
+/** The Deno permissions a tool's Worker is created with; all default to none. */
+export interface ToolPermissions {
+  read?: PathGrant;
+  write?: PathGrant;
+  /** Hostnames (or host:port) it may connect to; `["*"]` for any. */
+  net?: false | string[];
+  /** Environment variables it may read. */
+  env?: false | string[];
+  /** Programs it may start. Subprocesses escape Deno's sandbox: calls pass a policy first. */
+  run?: false | string[];
+}
+
+/** What a call changes: nothing, files on this machine, or the world outside it. */
+export type SideEffect = "none" | "local" | "external";
+
+/** What the user's policy says about calling a tool. */
+export type ToolPolicy = "allow" | "ask" | "deny";
+
+/**
+ * Services of the hob process a built-in tool may use from its Worker, by
+ * message: the model, child agents, the tool registry, skills. User tools get none.
+ */
+export type HostCapability = "model" | "agent" | "tools" | "skills";
+
+/** Calls a Worker makes to the hob process for a capability the tool declared. */
+export interface HostApi {
+  call(method: string, params: unknown): Promise<unknown>;
+}
+
+/** What a tool's `run` gets besides its arguments. Everything here crosses into the Worker as data. */
+export interface ToolContext {
+  conversation_id: string;
+  /** Aborted when the call is stopped; the Worker is terminated soon after. */
+  signal: AbortSignal;
+  now(): Date;
+  /** HOME/workspace, where relative paths resolve. */
+  workspace: string;
+  /** The directories file tools may use: the workspace first, then `tools.roots`. */
+  roots: string[];
+  /** The hob home. */
+  home: string;
+  /** Settings for this tool from hob.yaml (`tools.settings.<name>`) and hob's own. */
+  settings: Record<string, unknown>;
+  /** Resolves a path through the containment check ({@link resolveInRoots}). */
+  resolvePath(path: string, options?: { allowMissing?: boolean }): Promise<string>;
+  host: HostApi;
+}
+
+/** The review a built-in tool may give its own arguments before any Worker starts. */
+export interface ToolReview {
+  /** What the policy makes of this call; `undefined` keeps the tool's policy. */
+  decision?: ToolPolicy;
+  /** Why, in words shown to the user when approval is asked and to the model when denied. */
+  reason?: string;
+  /** The argument shape an approval may be remembered for (e.g. the programs a command runs). */
+  shape?: string;
+}
+
+/** A tool. */
 export interface ToolDefinition<Args = Record<string, unknown>> {
   name: string;
   description: string;
   category: string;
-  parameters: z.ZodType<Args>;
+  /** A zod schema, or a JSON Schema object (for tools that import nothing). */
+  parameters: z.ZodType<Args> | JsonSchema;
   /**
-   * How long one call may take.
+   * What the Worker may touch; a function when it depends on the tool's settings
+   * (email_file reaches only the configured SMTP server).
+   * @default {{}} no permissions at all
+   */
+  permissions?: ToolPermissions | ((settings: Record<string, unknown>) => ToolPermissions);
+  side_effect: SideEffect;
+  /** The policy when hob.yaml names none; defaults to `ask` for external side effects, else `allow`. */
+  default_policy?: ToolPolicy;
+  /** Services of the hob process the tool calls (built-in tools only). */
+  host?: HostCapability[];
+  /**
+   * How long one call may take before its Worker is terminated.
    * @default {30_000}
    */
-  timeout_ms?: number;
+  timeout_ms?: number | ((args: Args) => number);
+  /**
+   * Longest output kept (head and tail, with a marker between).
+   * @default {10_000}
+   */
+  max_output_chars?: number;
+  /**
+   * Runs in the hob process before any Worker (built-in tools only): looks at
+   * the arguments and tightens the policy, e.g. the shell policy for a command.
+   */
+  review?(args: Args, settings: Record<string, unknown>): Promise<ToolReview> | ToolReview;
   run(args: Args, context: ToolContext): Promise<string> | string;
 }
 
-/** Declares a tool with its argument type inferred from `parameters`. */
+/**
+ * Declares a tool, inferring its argument type from a zod `parameters`.
+ *
+ * @example
+ * ```ts
+ * export default defineTool({
+ *   name: "shout",
+ *   description: "Upper-cases text",
+ *   category: "text",
+ *   parameters: z.object({ text: z.string() }),
+ *   side_effect: "none",
+ *   run: ({ text }) => text.toUpperCase(),
+ * });
+ * ```
+ */
 export function defineTool<Args>(
-  tool: ToolDefinition<Args>,
+  tool: ToolDefinition<Args> & { parameters: z.ZodType<Args> },
 ): ToolDefinition<Args> {
   return tool;
 }

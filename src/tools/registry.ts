@@ -1,148 +1,432 @@
 /**
- * The tool registry: offers the tools' schemas to the model and runs its calls.
- * Arguments are parsed and validated first; unknown tools, bad arguments,
- * timeouts and exceptions all come back as `is_error` results the model can
- * correct, never as exceptions. Output is capped, head and tail kept.
+ * The tool registry: the built-in and user tools, their schemas for the model,
+ * and the path every call takes — arguments validated, the user's policy
+ * applied (asking for approval when it says so), the call run in a Worker with
+ * exactly the tool's permissions, the output capped and the call logged.
+ * Nothing here throws at the agent: every failure is an `is_error` result.
  */
 
 import { z } from "zod";
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
-import type { ToolCall, ToolResult, ToolSpec } from "../core/types.ts";
-import type { ToolDefinition } from "./definition.ts";
+import type { JsonSchema, ToolCall, ToolResult, ToolSpec } from "../core/types.ts";
+import type { SqliteApprovals } from "../store/approvals.ts";
+import type { ClearedBy, SqliteToolEvents } from "../store/tool_events.ts";
+import type {
+  HostCapability,
+  SideEffect,
+  ToolDefinition,
+  ToolPermissions,
+  ToolPolicy,
+  ToolReview,
+} from "./definition.ts";
+import { capOutput, DEFAULT_OUTPUT_CAP_CHARS } from "./output.ts";
+import { type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
+import type { ToolRef } from "./sandbox/protocol.ts";
+import type { ToolSpawner, WorkerPermissions } from "./sandbox/spawner.ts";
 
-/** Default cap on a tool's output, so one call cannot flood the context window. */
-export const DEFAULT_OUTPUT_CAP_CHARS = 10_000;
 /** Default time one tool call may take. */
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** Valid tool names: what every provider accepts. */
+export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** Options for {@linkcode createToolRegistry}. */
+/** Who made a call: the agent in a turn, or the owner directly. */
+export type CallSource = "agent" | "api" | "cli" | "skill";
+
+/** Where a tool comes from. */
+export type ToolOrigin = { kind: "builtin" } | { kind: "user"; file: string };
+
+/** A tool as the registry holds it. */
+export interface RegisteredTool {
+  name: string;
+  description: string;
+  category: string;
+  parameters: JsonSchema;
+  validator: z.ZodType;
+  declared: ToolPermissions;
+  permissions: WorkerPermissions;
+  side_effect: SideEffect;
+  default_policy?: ToolPolicy;
+  host: HostCapability[];
+  timeout: (args: unknown) => number;
+  max_output_chars?: number;
+  review?: (args: unknown, settings: Record<string, unknown>) => Promise<ToolReview> | ToolReview;
+  ref: ToolRef;
+  origin: ToolOrigin;
+}
+
+/** What GET /api/tools shows of a tool. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  category: string;
+  parameters: JsonSchema;
+  permissions: WorkerPermissions;
+  side_effect: SideEffect;
+  policy: ToolPolicy;
+  origin: ToolOrigin;
+}
+
+/** Context a host service gets with a call from a tool's Worker. */
+export interface HostCallContext {
+  tool: string;
+  conversation_id: string;
+  depth: number;
+  signal?: AbortSignal;
+  emit?: ToolCallContext["emit"];
+  model?: string;
+}
+
+/** Services of the hob process that tools reach from their Workers, by method name. */
+export type HostServices = Record<
+  string,
+  (params: unknown, context: HostCallContext) => Promise<unknown>
+>;
+
+/** What the registry is built on. */
 export interface ToolRegistryOptions {
-  /** @default {10_000} */
+  scope: PermissionScope;
+  spawner: ToolSpawner;
+  approvals: SqliteApprovals;
+  events: SqliteToolEvents;
+  /** Per-tool policies from hob.yaml. */
+  policies?: Record<string, ToolPolicy>;
+  /** Settings each tool gets in its context, by tool name, plus `*` for all. */
+  settings?: Record<string, Record<string, unknown>>;
+  /** Longest output kept by default. */
   outputCapChars?: number;
-  /** The clock tools read; defaults to the system clock. */
+  approvalTimeoutMs?: number;
   now?: () => Date;
 }
 
+/** The result of a call plus the id of its audit-log row. */
+export interface InvokeResult extends ToolResult {
+  event_id: number;
+  duration_ms: number;
+}
+
+const STRICTNESS: Record<ToolPolicy, number> = { allow: 0, ask: 1, deny: 2 };
+
 /**
- * Creates a registry over `tools`.
+ * The registry. One per runtime.
  *
  * @example
  * ```ts
- * const registry = createToolRegistry([getTime]);
- * await registry.execute({ id: "1", name: "get_time", arguments: "{}" }, { conversation_id: "c" });
+ * const registry = new ToolRegistry({ scope, spawner, approvals, events });
+ * registry.register(readFile);
+ * await registry.execute({ id: "1", name: "read_file", arguments: '{"path":"a.txt"}' }, { conversation_id });
  * ```
  */
-export function createToolRegistry(
+export class ToolRegistry implements ToolRegistryPort {
+  readonly #tools = new Map<string, RegisteredTool>();
+  readonly #options: ToolRegistryOptions;
+  #host: HostServices = {};
+  #specs: ToolSpec[] | null = null;
+
+  constructor(options: ToolRegistryOptions) {
+    this.#options = options;
+  }
+
+  /** Connects the host services tools may call (set once the agent exists). */
+  setHost(host: HostServices): void {
+    this.#host = host;
+  }
+
+  /** Registers a built-in tool. */
   // deno-lint-ignore no-explicit-any
-  tools: ToolDefinition<any>[],
-  options: ToolRegistryOptions = {},
-): ToolRegistryPort {
-  const { outputCapChars = DEFAULT_OUTPUT_CAP_CHARS, now = () => new Date() } = options;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const specs: ToolSpec[] = tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    category: tool.category,
-    parameters: toParameters(tool.parameters),
-  }));
+  registerBuiltin(tool: ToolDefinition<any>): void {
+    const isZod = isZodSchema(tool.parameters);
+    const declared = typeof tool.permissions === "function"
+      ? tool.permissions(this.#settingsOf(tool.name))
+      : tool.permissions ?? {};
+    this.#add({
+      name: tool.name,
+      description: tool.description,
+      category: tool.category,
+      parameters: isZod
+        ? toJsonSchema(tool.parameters as z.ZodType)
+        : tool.parameters as JsonSchema,
+      validator: isZod ? tool.parameters as z.ZodType : z.fromJSONSchema(tool.parameters as never),
+      declared,
+      permissions: resolvePermissions(declared, this.#options.scope),
+      side_effect: tool.side_effect,
+      default_policy: tool.default_policy,
+      host: tool.host ?? [],
+      timeout: typeof tool.timeout_ms === "function"
+        ? tool.timeout_ms as (args: unknown) => number
+        : () => (tool.timeout_ms as number | undefined) ?? DEFAULT_TOOL_TIMEOUT_MS,
+      max_output_chars: tool.max_output_chars,
+      review: tool.review as RegisteredTool["review"],
+      ref: { kind: "builtin", name: tool.name },
+      origin: { kind: "builtin" },
+    });
+  }
 
-  return {
-    specs: () => specs,
+  /** Registers a checked user tool (see user_tools.ts). */
+  registerUser(tool: RegisteredTool): void {
+    this.#add(tool);
+  }
 
-    async execute(
-      call: ToolCall,
-      context: ToolCallContext,
-    ): Promise<ToolResult> {
-      const tool = byName.get(call.name);
-      if (!tool) {
-        return failure(
-          `Unknown tool '${call.name}'. Available tools: ${[...byName.keys()].join(", ")}.`,
-        );
-      }
-      let raw: unknown;
+  /** Removes a tool; false when there was none by that name. */
+  unregister(name: string): boolean {
+    this.#specs = null;
+    return this.#tools.delete(name);
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  specs(): ToolSpec[] {
+    this.#specs ??= [...this.#tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      category: tool.category,
+      parameters: tool.parameters,
+    }));
+    return this.#specs;
+  }
+
+  /** Every tool with its permissions and the policy in force. */
+  list(): ToolInfo[] {
+    return [...this.#tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      category: tool.category,
+      parameters: tool.parameters,
+      permissions: tool.permissions,
+      side_effect: tool.side_effect,
+      policy: this.#policyOf(tool),
+      origin: tool.origin,
+    }));
+  }
+
+  /** A call from the agent: policy and approvals apply. */
+  async execute(call: ToolCall, context: ToolCallContext): Promise<ToolResult> {
+    const { content, is_error } = await this.#call(call, context, context.source ?? "agent");
+    return { content, is_error };
+  }
+
+  /** A call the owner makes directly (API, CLI): no approval asked, `deny` still holds. */
+  invoke(
+    name: string,
+    args: unknown,
+    source: CallSource,
+    signal?: AbortSignal,
+  ): Promise<InvokeResult> {
+    return this.#call(
+      {
+        id: `direct_${crypto.randomUUID().slice(0, 8)}`,
+        name,
+        arguments: JSON.stringify(args ?? {}),
+      },
+      { conversation_id: null as unknown as string, signal },
+      source,
+    );
+  }
+
+  #add(tool: RegisteredTool): void {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new Error(`Tool name '${tool.name}' must match ${TOOL_NAME}`);
+    }
+    this.#tools.set(tool.name, tool);
+    this.#specs = null;
+  }
+
+  #policyOf(tool: RegisteredTool): ToolPolicy {
+    return this.#options.policies?.[tool.name] ?? tool.default_policy ??
+      (tool.side_effect === "external" ? "ask" : "allow");
+  }
+
+  #settingsOf(name: string): Record<string, unknown> {
+    const all = this.#options.settings ?? {};
+    return { ...all["*"], ...all[name] };
+  }
+
+  async #call(call: ToolCall, context: ToolCallContext, source: CallSource): Promise<InvokeResult> {
+    const started = performance.now();
+    const log = (
+      result: ToolResult,
+      approval: ClearedBy,
+      extra: { permissions?: WorkerPermissions; approval_id?: string; args?: string } = {},
+    ): InvokeResult => {
+      const duration_ms = performance.now() - started;
+      const event_id = this.#options.events.record({
+        conversation_id: context.conversation_id ?? null,
+        tool_call_id: call.id,
+        tool: call.name,
+        arguments: extra.args ?? call.arguments,
+        result: result.content,
+        is_error: result.is_error,
+        duration_ms,
+        permissions: extra.permissions ? { ...extra.permissions } : null,
+        approval,
+        approval_id: extra.approval_id ?? null,
+        source,
+      });
+      return { ...result, event_id, duration_ms: Math.round(duration_ms) };
+    };
+    const fail = (content: string, approval: ClearedBy = "refused", extra = {}) =>
+      log({ content, is_error: true }, approval, extra);
+
+    const tool = this.#tools.get(call.name);
+    if (!tool) {
+      return fail(
+        `Unknown tool '${call.name}'. Available tools: ${[...this.#tools.keys()].join(", ")}.`,
+      );
+    }
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() ? JSON.parse(call.arguments) : {};
+    } catch (error) {
+      return fail(
+        `The arguments for ${call.name} are not valid JSON (${
+          (error as Error).message
+        }). Send a JSON object.`,
+      );
+    }
+    const parsed = tool.validator.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) =>
+        `${issue.path.length ? issue.path.join(".") : "arguments"}: ${issue.message}`
+      );
+      return fail(`Invalid arguments for ${call.name}: ${problems.join("; ")}`);
+    }
+    const args = parsed.data;
+    const settings = this.#settingsOf(tool.name);
+
+    // The policy: the configured one, made stricter (never looser) by the tool's own review.
+    let policy = this.#policyOf(tool);
+    let reason = "";
+    let shape = "";
+    if (tool.review) {
+      let review: ToolReview;
       try {
-        raw = call.arguments.trim() ? JSON.parse(call.arguments) : {};
+        review = await tool.review(args, settings);
       } catch (error) {
-        return failure(
-          `The arguments for ${call.name} are not valid JSON (${
-            (error as Error).message
-          }). Send a JSON object.`,
-        );
+        return fail(`${call.name} could not check its arguments: ${(error as Error).message}`);
       }
-      const parsed = tool.parameters.safeParse(raw);
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) =>
-          `${issue.path.length ? issue.path.join(".") : "arguments"}: ${issue.message}`
-        );
-        return failure(
-          `Invalid arguments for ${call.name}: ${problems.join("; ")}`,
-        );
+      if (review.decision && STRICTNESS[review.decision] > STRICTNESS[policy]) {
+        policy = review.decision;
       }
+      reason = review.reason ?? "";
+      shape = review.shape ?? "";
+    }
+    if (policy === "deny") {
+      return fail(`Denied by the user's policy${reason ? `: ${reason}` : ""}.`, "denied");
+    }
 
-      const timeoutMs = tool.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS;
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      try {
-        const output = await Promise.race([
-          Promise.resolve(tool.run(parsed.data, {
-            conversation_id: context.conversation_id,
-            signal,
-            now,
-          })),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () =>
-                reject(
-                  new Error(
-                    `${call.name} timed out after ${timeoutMs / 1000} s`,
-                  ),
-                ),
-              timeoutMs,
+    let cleared: ClearedBy = source === "agent" || source === "skill" ? "policy" : "owner";
+    let approvalId: string | undefined;
+    if (policy === "ask" && cleared === "policy") {
+      const remembered = this.#options.approvals.remembered(tool.name, shape);
+      if (remembered === "deny") {
+        return fail(
+          `The user has said no to ${call.name}${shape ? ` (${shape})` : ""} before.`,
+          "denied",
+        );
+      }
+      if (remembered === "allow") {
+        cleared = "remembered";
+      } else {
+        const timeoutMs = this.#options.approvalTimeoutMs ?? 300_000;
+        const approval = this.#options.approvals.request({
+          conversation_id: context.conversation_id ?? null,
+          tool_call_id: call.id,
+          tool: tool.name,
+          arguments: JSON.stringify(args),
+          reason,
+          shape,
+          timeoutMs,
+        });
+        approvalId = approval.id;
+        context.emit?.({
+          type: "approval_required",
+          approval_id: approval.id,
+          tool_call_id: call.id,
+          name: tool.name,
+          arguments: approval.arguments,
+          reason,
+          expires_at: approval.expires_at,
+        });
+        const status = await this.#options.approvals.wait(approval.id, context.signal);
+        context.emit?.({ type: "approval_resolved", approval_id: approval.id, status });
+        if (status !== "approved") {
+          return fail(
+            status === "denied"
+              ? `The user denied this call of ${call.name}. Do not retry it; say what you would have done instead.`
+              : `No decision on ${call.name} within ${timeoutMs / 1000} s, so it was not run.`,
+            status === "denied" ? "denied" : "expired",
+            { approval_id: approval.id },
+          );
+        }
+        cleared = "approved";
+      }
+    }
+
+    const cap = tool.max_output_chars ?? this.#options.outputCapChars ?? DEFAULT_OUTPUT_CAP_CHARS;
+    const scope = this.#options.scope;
+    const depth = context.depth ?? 0;
+    const outcome = await this.#options.spawner.exchange(
+      tool.permissions,
+      {
+        type: "call",
+        tool: tool.ref,
+        args,
+        context: {
+          conversation_id: context.conversation_id ?? "",
+          now: (this.#options.now?.() ?? new Date()).toISOString(),
+          workspace: scope.workspace,
+          roots: scope.roots,
+          home: scope.home,
+          settings,
+          max_output_chars: cap,
+        },
+      },
+      {
+        timeoutMs: tool.timeout(args),
+        signal: context.signal,
+        onHost: (method, params) => {
+          const capability = method.split(".")[0] as HostCapability;
+          if (!tool.host.includes(capability)) {
+            return Promise.reject(
+              new Error(`${tool.name} may not use the host service '${method}'`),
             );
-          }),
-        ]);
-        return {
-          content: capOutput(String(output ?? ""), outputCapChars),
-          is_error: false,
-        };
-      } catch (error) {
-        return failure(
-          capOutput((error as Error)?.message ?? String(error), outputCapChars),
-        );
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  };
+          }
+          const service = this.#host[method];
+          if (!service) return Promise.reject(new Error(`No host service '${method}'`));
+          return service(params, {
+            tool: tool.name,
+            conversation_id: context.conversation_id,
+            depth,
+            signal: context.signal,
+            emit: context.emit,
+            model: context.model,
+          });
+        },
+      },
+    );
+    const extra = {
+      permissions: tool.permissions,
+      approval_id: approvalId,
+      args: JSON.stringify(args),
+    };
+    if (!outcome.ok) {
+      return fail(`${call.name} ${outcome.error}`, cleared, extra);
+    }
+    const message = outcome.message;
+    if (message.type !== "result") return fail(`${call.name} gave no result`, cleared, extra);
+    return message.ok
+      ? log({ content: capOutput(message.content, cap), is_error: false }, cleared, extra)
+      : fail(capOutput(message.error, cap), cleared, extra);
+  }
 }
 
-/**
- * Keeps the head and tail of an over-long output with a marker between them.
- *
- * @example
- * ```ts
- * capOutput("x".repeat(20_000), 10_000).length; // about 10_000
- * ```
- */
-export function capOutput(text: string, cap: number): string {
-  if (text.length <= cap) return text;
-  const omitted = text.length - cap;
-  const marker = `\n\n[… ${omitted} characters omitted …]\n\n`;
-  const keep = Math.max(0, cap - marker.length);
-  const head = Math.ceil(keep * 0.6);
-  return text.slice(0, head) + marker + text.slice(text.length - (keep - head));
+function isZodSchema(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "_zod" in value;
 }
 
-function failure(content: string): ToolResult {
-  return { content, is_error: true };
-}
-
-function toParameters(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input" }) as Record<
-    string,
-    unknown
-  >;
+function toJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { io: "input" }) as JsonSchema;
   delete json.$schema;
   return json;
 }

@@ -7,7 +7,7 @@ import nodeAssert from "node:assert/strict";
 
 /** Fails unless `value` is truthy; narrows its type. */
 export function assert(value: unknown, message?: string): asserts value {
-  nodeAssert.ok(value, message);
+  nodeAssert.ok(value, message as string);
 }
 
 /** Fails unless `actual` deeply and strictly equals `expected`. */
@@ -16,17 +16,17 @@ export function assertEquals<T>(
   expected: T,
   message?: string,
 ): asserts actual is T {
-  nodeAssert.deepStrictEqual(actual, expected, message);
+  nodeAssert.deepStrictEqual(actual, expected, message as string);
 }
 
 /** Fails if `actual` deeply and strictly equals `expected`. */
 export function assertNotEquals(actual: unknown, expected: unknown, message?: string): void {
-  nodeAssert.notDeepStrictEqual(actual, expected, message);
+  nodeAssert.notDeepStrictEqual(actual, expected, message as string);
 }
 
 /** Fails unless `text` matches `pattern`. */
 export function assertMatch(text: string, pattern: RegExp, message?: string): void {
-  nodeAssert.match(text, pattern, message);
+  nodeAssert.match(text, pattern, message as string);
 }
 
 /** Fails unless `text` contains `part`. */

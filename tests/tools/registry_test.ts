@@ -1,111 +1,212 @@
-import { z } from "zod";
+/** ToolRegistry: validation, policies, approvals and the audit log, with real Workers and SQLite. */
+
+import type { AgentEvent } from "../../src/core/types.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { defineTool } from "../../src/tools/definition.ts";
-import { getTime } from "../../src/tools/builtin/get_time.ts";
-import { capOutput, createToolRegistry } from "../../src/tools/registry.ts";
+import { tempRegistry } from "../helpers/tools.ts";
 
-const NOON = new Date("2026-11-22T12:00:00Z");
-const context = { conversation_id: "c" };
-
-Deno.test("createToolRegistry offers JSON schemas made from the tools' zod parameters", () => {
-  const [spec] = createToolRegistry([getTime]).specs();
-  assertEquals(spec.name, "get_time");
-  assertEquals(spec.category, "time");
-  assertEquals(spec.parameters.type, "object");
-  assertEquals(Object.keys(spec.parameters.properties as object), ["timezone"]);
-  assert(!("$schema" in spec.parameters));
+const context = (events: AgentEvent[] = [], signal?: AbortSignal) => ({
+  conversation_id: null as unknown as string,
+  emit: (event: AgentEvent) => events.push(event),
+  signal,
 });
 
-Deno.test("createToolRegistry turns every failure into an is_error result", async (t) => {
-  const slow = defineTool({
-    name: "slow",
-    description: "never finishes in time",
-    category: "test",
-    parameters: z.object({}),
-    timeout_ms: 50,
-    run: () => new Promise((resolve) => setTimeout(() => resolve("late"), 500)),
-  });
-  const throws = defineTool({
-    name: "throws",
-    description: "fails",
-    category: "test",
-    parameters: z.object({ n: z.number().int() }),
-    run: () => {
-      throw new Error("disk on fire");
-    },
-  });
-  const loud = defineTool({
-    name: "loud",
-    description: "says a lot",
-    category: "test",
-    parameters: z.object({}),
-    run: () => "a".repeat(6_000) + "b".repeat(6_000),
-  });
-  const registry = createToolRegistry([slow, throws, loud], { outputCapChars: 1_000 });
+Deno.test("ToolRegistry offers every built-in tool with a JSON schema", async () => {
+  await using r = await tempRegistry();
+  const specs = r.registry.specs();
+  const names = specs.map((s) => s.name);
+  for (
+    const name of [
+      "read_file",
+      "write_file",
+      "edit_file",
+      "list_directory",
+      "search_files",
+      "search_in_files",
+      "run_command",
+      "fetch_url",
+      "web_search",
+      "run_code",
+      "run_python",
+      "read_csv",
+      "read_json",
+      "query_json",
+      "analyze_image",
+      "email_file",
+      "spawn_agent",
+      "build_tool",
+      "build_skill",
+      "run_skill",
+      "list_skills",
+      "get_time",
+    ]
+  ) {
+    assert(names.includes(name), name);
+  }
+  const read = specs.find((s) => s.name === "read_file")!;
+  assertEquals(read.parameters.type, "object");
+  assertEquals(read.parameters.required, ["path"]);
+  assert(!("$schema" in read.parameters));
+});
 
-  await t.step("a timeout", async () => {
-    const result = await registry.execute({ id: "1", name: "slow", arguments: "{}" }, context);
-    assertEquals(result, { content: "slow timed out after 0.05 s", is_error: true });
+Deno.test("ToolRegistry returns bad arguments to the model as errors it can fix", async (t) => {
+  await using r = await tempRegistry();
+  const cases: [string, string, RegExp][] = [
+    ["read_file", "{not json", /^The arguments for read_file are not valid JSON/],
+    ["read_file", "{}", /^Invalid arguments for read_file: path: /],
+    ["read_file", '{"path": 42}', /^Invalid arguments for read_file: path: .*expected string/],
+    ["read_file", "[1]", /^Invalid arguments for read_file: arguments: /],
+    ["no_such_tool", "{}", /^Unknown tool 'no_such_tool'\. Available tools: read_file, /],
+  ];
+  for (const [name, args, pattern] of cases) {
+    await t.step(`${name} ${args}`, async () => {
+      const result = await r.registry.execute({ id: "1", name, arguments: args }, context());
+      assertEquals(result.is_error, true);
+      assertMatch(result.content, pattern);
+    });
+  }
+  await t.step("each refusal is in the audit log", () => {
+    const logged = r.events.list(null);
+    assertEquals(logged.length, cases.length);
+    assert(logged.every((e) => e.approval === "refused" && e.is_error && e.permissions === null));
   });
-  await t.step("an exception", async () => {
-    const result = await registry.execute(
-      { id: "2", name: "throws", arguments: '{"n":1}' },
-      context,
-    );
-    assertEquals(result, { content: "disk on fire", is_error: true });
+});
+
+Deno.test("ToolRegistry applies the user's policy", async (t) => {
+  await using r = await tempRegistry({
+    policies: { write_file: "deny", read_file: "ask" },
+    approvalTimeoutMs: 400,
   });
-  await t.step("arguments of the wrong shape", async () => {
-    const result = await registry.execute(
-      { id: "3", name: "throws", arguments: '{"n":1.5}' },
-      context,
+  await Deno.writeTextFile(`${r.workspace}/a.txt`, "A");
+
+  await t.step("deny: the tool never runs", async () => {
+    const result = await r.registry.execute(
+      { id: "w", name: "write_file", arguments: '{"path":"b.txt","content":"x"}' },
+      context(),
     );
+    assertEquals(result, { content: "Denied by the user's policy.", is_error: true });
+    await Deno.stat(`${r.workspace}/b.txt`).then(() => assert(false, "written"), () => {});
+  });
+
+  await t.step("ask + approve: it runs after the decision", async () => {
+    const events: AgentEvent[] = [];
+    const pending = r.registry.execute({
+      id: "r1",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    }, context(events));
+    while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const request = events[0];
+    assert(request.type === "approval_required");
+    assertEquals([request.name, request.tool_call_id, request.arguments], [
+      "read_file",
+      "r1",
+      '{"path":"a.txt"}',
+    ]);
+    assertEquals(r.approvals.list().map((a) => a.id), [request.approval_id]);
+    r.approvals.decide(request.approval_id, "approve");
+    assertEquals(await pending, { content: "A", is_error: false });
+    assertEquals(events[1], {
+      type: "approval_resolved",
+      approval_id: request.approval_id,
+      status: "approved",
+    });
+    const logged = r.events.list(null).at(-1)!;
+    assertEquals([logged.approval, logged.approval_id], ["approved", request.approval_id]);
+  });
+
+  await t.step("ask + deny: the model is told", async () => {
+    const events: AgentEvent[] = [];
+    const pending = r.registry.execute({
+      id: "r2",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    }, context(events));
+    while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    r.approvals.decide((events[0] as { approval_id: string }).approval_id, "deny");
+    const result = await pending;
     assert(result.is_error);
-    assertMatch(result.content, /^Invalid arguments for throws: n: /);
+    assertMatch(result.content, /^The user denied this call of read_file\. Do not retry it/);
   });
-  await t.step("arguments that are not an object", async () => {
-    const result = await registry.execute({ id: "4", name: "throws", arguments: "[1]" }, context);
-    assert(result.is_error);
-    assertMatch(result.content, /^Invalid arguments for throws: arguments: /);
-  });
-  await t.step("empty arguments mean {}", async () => {
-    const result = await registry.execute({ id: "5", name: "loud", arguments: "" }, context);
-    assertEquals(result.is_error, false);
-  });
-  await t.step("output over the cap keeps head and tail", async () => {
-    const result = await registry.execute({ id: "6", name: "loud", arguments: "{}" }, context);
-    assert(result.content.length <= 1_000, String(result.content.length));
-    assert(result.content.startsWith("aaa") && result.content.endsWith("bbb"));
-    assertMatch(result.content, /\[… 11000 characters omitted …\]/);
-  });
-});
 
-Deno.test("capOutput leaves short text alone", () => {
-  assertEquals(capOutput("short", 10), "short");
-  assertEquals(capOutput("x".repeat(10), 10), "x".repeat(10));
-});
-
-Deno.test("get_time tells the time in UTC and a named time zone", async (t) => {
-  const registry = createToolRegistry([getTime], { now: () => NOON });
-  await t.step("a named zone", async () => {
-    const result = await registry.execute(
-      { id: "1", name: "get_time", arguments: '{"timezone":"Asia/Tokyo"}' },
-      context,
-    );
-    assertEquals(result.is_error, false);
-    // Noon UTC is 21:00 in Tokyo; ICU decides the punctuation around it.
-    assertMatch(
-      result.content,
-      /^Sunday.* 22 November 2026.* 21:00:00 .*\(Asia\/Tokyo\)\nUTC: 2026-11-22T12:00:00\.000Z$/,
-    );
-  });
-  await t.step("an unknown zone is an error the model can fix", async () => {
-    const result = await registry.execute(
-      { id: "2", name: "get_time", arguments: '{"timezone":"Mars/Olympus"}' },
-      context,
-    );
+  await t.step("ask + no decision in time: denied", async () => {
+    const result = await r.registry.execute({
+      id: "r3",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    }, context());
     assertEquals(result, {
-      content: "Unknown time zone 'Mars/Olympus'. Use an IANA name such as 'Europe/Paris'.",
+      content: "No decision on read_file within 0.4 s, so it was not run.",
       is_error: true,
     });
+    assertEquals(r.approvals.list("all")[0].status, "expired");
   });
+
+  await t.step("ask + remember: the next call of the same shape runs unasked", async () => {
+    const events: AgentEvent[] = [];
+    const pending = r.registry.execute({
+      id: "r4",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    }, context(events));
+    while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    r.approvals.decide((events[0] as { approval_id: string }).approval_id, "approve", true);
+    await pending;
+    const again: AgentEvent[] = [];
+    const result = await r.registry.execute({
+      id: "r5",
+      name: "read_file",
+      arguments: '{"path":"a.txt"}',
+    }, context(again));
+    assertEquals(result, { content: "A", is_error: false });
+    assertEquals(again, []);
+    assertEquals(r.events.list(null).at(-1)!.approval, "remembered");
+  });
+
+  await t.step("an aborted turn stops waiting", async () => {
+    const controller = new AbortController();
+    await using other = await tempRegistry({ policies: { get_time: "ask" } });
+    const pending = other.registry.execute(
+      { id: "x", name: "get_time", arguments: "{}" },
+      context([], controller.signal),
+    );
+    setTimeout(() => controller.abort(), 50);
+    const result = await pending;
+    assert(result.is_error);
+  });
+});
+
+Deno.test("ToolRegistry asks about risky commands with the shell policy's reason", async () => {
+  await using r = await tempRegistry();
+  const events: AgentEvent[] = [];
+  const pending = r.registry.execute(
+    { id: "c", name: "run_command", arguments: JSON.stringify({ command: "echo hi | sh" }) },
+    context(events),
+  );
+  while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  const request = events[0];
+  assert(request.type === "approval_required");
+  assertMatch(
+    request.reason,
+    /runs sh, not on the allowlist; sh runs shell code it reads from its input/,
+  );
+  r.approvals.decide(request.approval_id, "deny");
+  assert((await pending).is_error);
+
+  const safe = await r.registry.execute({
+    id: "d",
+    name: "run_command",
+    arguments: '{"command":"echo hi"}',
+  }, context());
+  assertEquals(safe, { content: "exit code: 0\n--- stdout ---\nhi\n", is_error: false });
+});
+
+Deno.test("ToolRegistry.invoke runs a tool as the owner: no approval, logged as owner", async () => {
+  await using r = await tempRegistry({ policies: { read_file: "ask", write_file: "deny" } });
+  await Deno.writeTextFile(`${r.workspace}/a.txt`, "A");
+  const result = await r.registry.invoke("read_file", { path: "a.txt" }, "api");
+  assertEquals([result.content, result.is_error], ["A", false]);
+  const logged = r.events.list(null).at(-1)!;
+  assertEquals([logged.approval, logged.source, logged.id], ["owner", "api", result.event_id]);
+  const denied = await r.registry.invoke("write_file", { path: "b.txt", content: "x" }, "cli");
+  assertEquals(denied.is_error, true);
 });

@@ -3,11 +3,12 @@
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 
-export const getTime = defineTool({
+export default defineTool({
   name: "get_time",
   description:
     "Get the current date and time. Optionally in an IANA time zone such as 'Europe/Berlin'; defaults to the machine's zone.",
   category: "time",
+  side_effect: "none",
   parameters: z.object({
     timezone: z.string().min(1).max(64).optional().describe(
       "IANA time zone, e.g. 'America/New_York'",
@@ -22,11 +23,10 @@ export const getTime = defineTool({
         timeZone: zone,
         dateStyle: "full",
         timeStyle: "long",
-      }).format(date);
+      })
+        .format(date);
     } catch {
-      throw new Error(
-        `Unknown time zone '${zone}'. Use an IANA name such as 'Europe/Paris'.`,
-      );
+      throw new Error(`Unknown time zone '${zone}'. Use an IANA name such as 'Europe/Paris'.`);
     }
     return `${local} (${zone})\nUTC: ${date.toISOString()}`;
   },

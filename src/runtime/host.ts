@@ -1,0 +1,255 @@
+/**
+ * The services of the hob process that tools reach from their Workers by
+ * message — the model, child agents, the registry, skills — and the chat
+ * command port that runs skills as `/name input`. Each service checks its
+ * input; a tool only reaches the services its definition declares.
+ */
+
+import { z } from "zod";
+import { type AgentDeps, runTurn } from "../core/agent.ts";
+import type { CommandPort, ToolCallContext } from "../core/ports.ts";
+import { collectReply } from "../core/reply.ts";
+import type { ImageContent } from "../core/types.ts";
+import type { HostCallContext, HostServices } from "../tools/registry.ts";
+import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
+import type { Toolbox } from "./toolbox.ts";
+
+/** How deep sub-agents may nest: a sub-agent may not spawn another. */
+export const MAX_AGENT_DEPTH = 1;
+/** How long a skill may run. */
+const SKILL_TIMEOUT_MS = 600_000;
+/** Tokens a one-off model answer (analyze_image, skills) may use. */
+const COMPLETE_MAX_TOKENS = 2_048;
+
+const completeParams = z.object({
+  prompt: z.string().min(1),
+  system: z.string().optional(),
+  images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
+});
+const agentParams = z.object({ task: z.string().min(1), context: z.string().default("") });
+const toolCallParams = z.object({
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+const buildParams = z.object({ name: z.string(), description: z.string(), code: z.string() });
+const skillParams = z.object({ name: z.string(), input: z.string().default("") });
+
+/**
+ * Creates the host services for a runtime's tools.
+ *
+ * @example
+ * ```ts
+ * toolbox.registry.setHost(createHostServices(agent, toolbox));
+ * ```
+ */
+export function createHostServices(agent: AgentDeps, toolbox: Toolbox): HostServices {
+  const services: HostServices = {
+    async "model.complete"(params, context) {
+      const { prompt, system, images } = completeParams.parse(params);
+      return await complete(agent, context, prompt, system, images);
+    },
+
+    async "agent.run"(params, context) {
+      const { task, context: background } = agentParams.parse(params);
+      if (context.depth >= MAX_AGENT_DEPTH) {
+        throw new Error("A sub-agent cannot spawn further sub-agents; do the task yourself");
+      }
+      const conversation = agent.store.createConversation({
+        title: `Sub-agent: ${task.slice(0, 50)}`,
+        model: context.model ?? null,
+      });
+      const events = runTurn(agent, {
+        message: background ? `${task}\n\nContext:\n${background}` : task,
+        conversation_id: conversation.id,
+        signal: context.signal,
+        depth: context.depth + 1,
+      });
+      // Approval requests of the sub-agent's tools reach the user through this turn.
+      const forwarded = (async function* () {
+        for await (const event of events) {
+          if (event.type === "approval_required" || event.type === "approval_resolved") {
+            context.emit?.(event);
+          }
+          yield event;
+        }
+      })();
+      const reply = await collectReply(forwarded);
+      if (reply.error && !reply.content) {
+        throw new Error(`the sub-agent failed: ${reply.error.message}`);
+      }
+      return `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
+    },
+
+    async "tools.call"(params, context) {
+      const { name, args } = toolCallParams.parse(params);
+      return await toolbox.registry.execute(
+        { id: `skill_${crypto.randomUUID().slice(0, 8)}`, name, arguments: JSON.stringify(args) },
+        { ...toolContext(context), source: "skill" },
+      );
+    },
+
+    "tools.build"(params) {
+      const { name, description, code } = buildParams.parse(params);
+      return toolbox.buildTool(name, description, code);
+    },
+
+    "skills.build"(params) {
+      const { name, description, code } = buildParams.parse(params);
+      return toolbox.buildSkill(name, description, code);
+    },
+
+    "skills.list"() {
+      return Promise.resolve(
+        [...toolbox.skills.values()].map((skill) => ({
+          name: skill.name,
+          description: skill.description,
+        })),
+      );
+    },
+
+    async "skills.run"(params, context) {
+      const { name, input } = skillParams.parse(params);
+      return await runSkill(name, input, context);
+    },
+  };
+
+  /** Runs a skill in a Worker with no permissions; its tools and model calls come back here. */
+  async function runSkill(name: string, input: string, context: HostCallContext): Promise<string> {
+    const skill = toolbox.skills.get(name);
+    if (!skill) {
+      const known = [...toolbox.skills.keys()];
+      throw new Error(
+        `No skill named '${name}'${known.length ? `; there are: ${known.join(", ")}` : ""}`,
+      );
+    }
+    const scope = toolbox.scope;
+    const outcome = await toolbox.spawner.exchange(NO_PERMISSIONS, {
+      type: "call",
+      tool: { kind: "skill", url: skill.url },
+      args: { input },
+      context: {
+        conversation_id: context.conversation_id ?? "",
+        now: agent.clock.now().toISOString(),
+        workspace: scope.workspace,
+        roots: scope.roots,
+        home: scope.home,
+        settings: {},
+        max_output_chars: 20_000,
+      },
+    }, {
+      timeoutMs: SKILL_TIMEOUT_MS,
+      signal: context.signal,
+      onHost: (method, params) => {
+        if (method !== "tools.call" && method !== "model.complete") {
+          return Promise.reject(new Error(`a skill may not use '${method}'`));
+        }
+        return services[method](params, context);
+      },
+    });
+    if (!outcome.ok) throw new Error(`the skill ${outcome.error}`);
+    const message = outcome.message;
+    if (message.type !== "result") throw new Error("the skill gave no result");
+    if (!message.ok) throw new Error(message.error);
+    return message.content;
+  }
+
+  return Object.assign(services, { runSkill });
+}
+
+/**
+ * `/name input` in chat runs the skill `name`.
+ *
+ * @example
+ * ```ts
+ * agent.commands = createSkillCommands(toolbox, services);
+ * ```
+ */
+export function createSkillCommands(toolbox: Toolbox, services: HostServices): CommandPort {
+  const runSkill = (services as HostServices & {
+    runSkill(name: string, input: string, context: HostCallContext): Promise<string>;
+  }).runSkill;
+  return {
+    match(message) {
+      const found = /^\/([a-z][a-z0-9_-]{0,63})(?:\s+([\s\S]*))?$/.exec(message.trim());
+      if (!found || !toolbox.skills.has(found[1])) return null;
+      return { name: found[1], input: (found[2] ?? "").trim() };
+    },
+    async run(name, input, context) {
+      const started = performance.now();
+      let result = "";
+      let failed = false;
+      try {
+        result = await runSkill(name, input, {
+          tool: `/${name}`,
+          conversation_id: context.conversation_id,
+          depth: context.depth ?? 0,
+          signal: context.signal,
+          emit: context.emit,
+          model: context.model,
+        });
+        return result;
+      } catch (error) {
+        failed = true;
+        result = (error as Error).message;
+        throw error;
+      } finally {
+        toolbox.events.record({
+          conversation_id: context.conversation_id,
+          tool_call_id: null,
+          tool: `/${name}`,
+          arguments: JSON.stringify({ input }),
+          result,
+          is_error: failed,
+          duration_ms: performance.now() - started,
+          permissions: { ...NO_PERMISSIONS },
+          approval: "owner",
+          approval_id: null,
+          source: "skill",
+        });
+      }
+    },
+  };
+}
+
+function toolContext(context: HostCallContext): ToolCallContext {
+  return {
+    conversation_id: context.conversation_id,
+    signal: context.signal,
+    emit: context.emit,
+    depth: context.depth,
+    model: context.model,
+  };
+}
+
+/** One answer from the turn's model, for analyze_image and skills. */
+async function complete(
+  agent: AgentDeps,
+  context: HostCallContext,
+  prompt: string,
+  system: string | undefined,
+  images: ImageContent[] | undefined,
+): Promise<string> {
+  const model = context.model ?? agent.settings.defaultModel;
+  let text = "";
+  for await (
+    const event of agent.llm.stream({
+      model,
+      system: system ?? "Answer precisely and concisely.",
+      messages: [{ role: "user", content: prompt, ...(images?.length ? { images } : {}) }],
+      tools: [],
+      max_output_tokens: COMPLETE_MAX_TOKENS,
+      signal: context.signal,
+    })
+  ) {
+    if (event.type === "text") text += event.text;
+    if (event.type === "error") {
+      if (images?.length) {
+        throw new Error(
+          `the model ${model} could not look at the image (${event.error.message}) — it may have no vision; switch to a model that reads images`,
+        );
+      }
+      throw new Error(event.error.message);
+    }
+  }
+  return text;
+}

@@ -1,0 +1,217 @@
+/**
+ * Wiring the tools: the registry with every built-in, the user's tools and
+ * skills from the home (reloaded when their files change), the Worker
+ * spawner, approvals and the audit log, with the settings from hob.yaml.
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import type { HobConfig } from "../config/schema.ts";
+import { SqliteApprovals } from "../store/approvals.ts";
+import { SqliteToolEvents } from "../store/tool_events.ts";
+import { BUILTIN_TOOLS } from "../tools/catalog.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import type { PermissionScope } from "../tools/sandbox/permissions.ts";
+import { ToolSpawner } from "../tools/sandbox/spawner.ts";
+import {
+  type LoadProblem,
+  loadSkill,
+  loadSkills,
+  loadUserTool,
+  loadUserTools,
+  type Skill,
+  SKILL_NAME,
+  type UserToolOptions,
+} from "../tools/user_tools.ts";
+
+/** How long file changes settle before tools are reloaded. */
+const RELOAD_DEBOUNCE_MS = 200;
+
+/** The tools of one runtime. */
+export interface Toolbox {
+  registry: ToolRegistry;
+  approvals: SqliteApprovals;
+  events: SqliteToolEvents;
+  spawner: ToolSpawner;
+  scope: PermissionScope;
+  /** The user's skills by name. */
+  skills: Map<string, Skill>;
+  /** User tools and skills that were refused, and why. */
+  problems(): LoadProblem[];
+  /** Loads HOME/tools and HOME/skills again. */
+  reload(): Promise<void>;
+  /** Reloads whenever HOME/tools or HOME/skills change, until closed. */
+  watch(): void;
+  /** Writes, checks and registers a new user tool; never overwrites. */
+  buildTool(name: string, description: string, code: string): Promise<string>;
+  /** Writes and checks a new skill; never overwrites. */
+  buildSkill(name: string, description: string, code: string): Promise<string>;
+  close(): void;
+}
+
+/** Opens the tools of a home. */
+export async function openToolbox(
+  options: { home: string; config: HobConfig; db: DatabaseSync; now: () => Date },
+): Promise<Toolbox> {
+  const { home, config } = options;
+  const workspace = await Deno.realPath(join(home, "workspace")).catch(() =>
+    join(home, "workspace")
+  );
+  const roots = [
+    workspace,
+    ...await Promise.all(config.tools.roots.map((root) => expandRoot(root, home))),
+  ];
+  const scope: PermissionScope = { workspace, roots, home };
+  const spawner = new ToolSpawner();
+  const approvals = new SqliteApprovals(options.db);
+  const events = new SqliteToolEvents(options.db);
+  approvals.expireOverdue();
+  const web = {
+    allow_private: config.tools.web.allow_private,
+    allow_hosts: config.tools.web.allow_hosts,
+    search: config.tools.web.search,
+  };
+  const registry = new ToolRegistry({
+    scope,
+    spawner,
+    approvals,
+    events,
+    policies: config.tools.policies,
+    outputCapChars: config.tools.output_cap,
+    approvalTimeoutMs: config.tools.approval_timeout_s * 1000,
+    now: options.now,
+    settings: {
+      "*": { roots },
+      run_command: { shell: config.tools.shell },
+      run_python: { shell: config.tools.shell, python: config.tools.python },
+      fetch_url: { web },
+      web_search: { web },
+      email_file: { email: config.email },
+    },
+  });
+  for (const tool of BUILTIN_TOOLS) registry.registerBuiltin(tool);
+  const reserved = new Set(BUILTIN_TOOLS.map((tool) => tool.name));
+  const userOptions: UserToolOptions = {
+    spawner,
+    scope,
+    allowed: config.tools.user_tools,
+    reserved,
+  };
+  const toolsDir = join(home, "tools");
+  const skillsDir = join(home, "skills");
+  const skills = new Map<string, Skill>();
+  let userTools = new Set<string>();
+  let problems: LoadProblem[] = [];
+  let watcher: Deno.FsWatcher | undefined;
+
+  async function reload(): Promise<void> {
+    const [loadedTools, loadedSkills] = await Promise.all([
+      loadUserTools(toolsDir, userOptions),
+      loadSkills(skillsDir, spawner),
+    ]);
+    for (const name of userTools) registry.unregister(name);
+    userTools = new Set(loadedTools.tools.map((tool) => tool.name));
+    for (const tool of loadedTools.tools) registry.registerUser(tool);
+    skills.clear();
+    for (const skill of loadedSkills.skills) skills.set(skill.name, skill);
+    problems = [...loadedTools.problems, ...loadedSkills.problems];
+  }
+  await reload();
+
+  return {
+    registry,
+    approvals,
+    events,
+    spawner,
+    scope,
+    skills,
+    problems: () => problems,
+    reload,
+    watch() {
+      if (watcher) return;
+      watcher = Deno.watchFs([toolsDir, skillsDir]);
+      (async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        for await (const event of watcher!) {
+          if (!event.paths.some((path) => path.endsWith(".ts"))) continue;
+          clearTimeout(timer);
+          timer = setTimeout(
+            () => reload().catch((error) => console.error("hob: reloading tools:", error)),
+            RELOAD_DEBOUNCE_MS,
+          );
+        }
+      })().catch(() => {/* closed */});
+    },
+    async buildTool(name, description, code) {
+      if (reserved.has(name) || registry.get(name)) {
+        throw new Error(
+          `A tool named '${name}' exists already; pick another name (tools are never overwritten)`,
+        );
+      }
+      const file = join(toolsDir, `${name}.ts`);
+      await writeNew(file, code, "tool");
+      try {
+        const tool = await loadUserTool(file, userOptions);
+        if (!tool.description) tool.description = description;
+        registry.registerUser(tool);
+        userTools.add(tool.name);
+        const granted = Object.entries(tool.declared).filter(([, v]) =>
+          v && (v as string[]).length > 0
+        )
+          .map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`);
+        return `Built the tool '${name}' (${
+          granted.length ? granted.join("; ") : "no permissions"
+        }). It can be called now.`;
+      } catch (error) {
+        await Deno.remove(file).catch(() => {});
+        throw new Error(`The tool was not built: ${(error as Error).message}`);
+      }
+    },
+    async buildSkill(name, description, code) {
+      if (!SKILL_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
+      if (skills.has(name)) {
+        throw new Error(
+          `A skill named '${name}' exists already; pick another name (skills are never overwritten)`,
+        );
+      }
+      const file = join(skillsDir, `${name}.ts`);
+      await writeNew(file, code, "skill");
+      try {
+        const skill = await loadSkill(file, spawner);
+        if (!skill.description) skill.description = description;
+        skills.set(skill.name, skill);
+        return `Built the skill '${name}'. Run it with /${name} <input> in chat, or run_skill.`;
+      } catch (error) {
+        await Deno.remove(file).catch(() => {});
+        throw new Error(`The skill was not built: ${(error as Error).message}`);
+      }
+    },
+    close() {
+      watcher?.close();
+      spawner.close();
+    },
+  };
+}
+
+/** A root from hob.yaml: `~/x` in the user's home, relative paths in the hob home. */
+async function expandRoot(root: string, home: string): Promise<string> {
+  const userHome = Deno.env.get("HOME") ?? home;
+  const expanded = root === "~"
+    ? userHome
+    : root.startsWith("~/")
+    ? join(userHome, root.slice(2))
+    : root;
+  const absolute = isAbsolute(expanded) ? expanded : resolve(home, expanded);
+  return await Deno.realPath(absolute).catch(() => absolute);
+}
+
+async function writeNew(file: string, code: string, kind: string): Promise<void> {
+  try {
+    await Deno.writeTextFile(file, code, { createNew: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) {
+      throw new Error(`${basename(file)} exists already; a ${kind} is never overwritten`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * Approvals in SQLite: a tool call that needs the user's yes waits here until
+ * the user decides — from the page, the API, or `hob approvals` in another
+ * process — or the time runs out, which means no. Remembered decisions are
+ * kept per tool and argument shape.
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
+import { timestamp } from "./timestamp.ts";
+
+/** Where an approval stands. */
+export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
+
+/** An approval as stored. */
+export interface Approval {
+  id: string;
+  conversation_id: string | null;
+  tool_call_id: string | null;
+  tool: string;
+  arguments: string;
+  reason: string;
+  shape: string;
+  status: ApprovalStatus;
+  remember: boolean;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+}
+
+/** What asking for an approval needs. */
+export interface ApprovalRequest {
+  conversation_id: string | null;
+  tool_call_id: string | null;
+  tool: string;
+  arguments: string;
+  reason: string;
+  shape: string;
+  timeoutMs: number;
+}
+
+/** Raised when a decision cannot be recorded; `code` says why. */
+export class ApprovalError extends Error {
+  override name = "ApprovalError";
+  readonly code: "not_found" | "already_decided";
+  constructor(code: ApprovalError["code"], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** How often a waiter looks for a decision made by another process. */
+const POLL_INTERVAL_MS = 200;
+
+interface Row extends Omit<Approval, "remember"> {
+  remember: number;
+}
+
+/**
+ * The approval store. Waiters in this process are woken at once by decisions
+ * made in it; decisions made by other processes are found by polling.
+ *
+ * @example
+ * ```ts
+ * const approval = approvals.request({ tool: "run_command", … });
+ * const status = await approvals.wait(approval.id);
+ * ```
+ */
+export class SqliteApprovals {
+  readonly #db: DatabaseSync;
+  readonly #wake = new Map<string, () => void>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  request(request: ApprovalRequest): Approval {
+    const id = crypto.randomUUID();
+    const now = timestamp();
+    const expires = new Date(Date.now() + request.timeoutMs).toISOString();
+    this.#db.prepare(
+      `INSERT INTO approvals (id, conversation_id, tool_call_id, tool, arguments, reason, shape, status,
+                              owner, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+    ).run(
+      id,
+      request.conversation_id,
+      request.tool_call_id,
+      request.tool,
+      request.arguments,
+      request.reason,
+      request.shape,
+      PROCESS_OWNER,
+      now,
+      expires,
+    );
+    return this.get(id)!;
+  }
+
+  get(id: string): Approval | undefined {
+    const row = this.#db.prepare(
+      `SELECT id, conversation_id, tool_call_id, tool, arguments, reason, shape, status, remember,
+              created_at, expires_at, decided_at
+         FROM approvals WHERE id = ?`,
+    ).get(id) as Row | undefined;
+    return row ? toApproval(row) : undefined;
+  }
+
+  /** Approvals, newest first; only pending ones unless `status` says otherwise. */
+  list(status: ApprovalStatus | "all" = "pending", limit = 100): Approval[] {
+    this.expireOverdue();
+    const rows = this.#db.prepare(
+      `SELECT id, conversation_id, tool_call_id, tool, arguments, reason, shape, status, remember,
+              created_at, expires_at, decided_at
+         FROM approvals WHERE ? = 'all' OR status = ? ORDER BY created_at DESC LIMIT ?`,
+    ).all(status, status, limit) as unknown as Row[];
+    return rows.map(toApproval);
+  }
+
+  /**
+   * Records the user's decision. With `remember`, later calls of the same tool
+   * with the same argument shape get the same decision without asking.
+   */
+  decide(id: string, decision: "approve" | "deny", remember = false): Approval {
+    this.expireOverdue();
+    const status = decision === "approve" ? "approved" : "denied";
+    const result = this.#db.prepare(
+      "UPDATE approvals SET status = ?, remember = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+    ).run(status, remember ? 1 : 0, timestamp(), id);
+    const approval = this.get(id);
+    if (!approval) throw new ApprovalError("not_found", `Approval '${id}' does not exist`);
+    if (Number(result.changes) === 0) {
+      throw new ApprovalError("already_decided", `Approval '${id}' is already ${approval.status}`);
+    }
+    if (remember) {
+      this.#db.prepare(
+        `INSERT INTO tool_grants (tool, shape, decision, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (tool, shape) DO UPDATE SET decision = excluded.decision, created_at = excluded.created_at`,
+      ).run(approval.tool, approval.shape, decision === "approve" ? "allow" : "deny", timestamp());
+    }
+    this.#wake.get(id)?.();
+    return approval;
+  }
+
+  /** A remembered decision for this tool and argument shape, if there is one. */
+  remembered(tool: string, shape: string): "allow" | "deny" | undefined {
+    const row = this.#db.prepare("SELECT decision FROM tool_grants WHERE tool = ? AND shape = ?")
+      .get(tool, shape) as { decision: "allow" | "deny" } | undefined;
+    return row?.decision;
+  }
+
+  /** Waits until the approval is decided or expires; an abort expires it. */
+  async wait(id: string, signal?: AbortSignal): Promise<ApprovalStatus> {
+    while (true) {
+      this.expireOverdue();
+      const approval = this.get(id);
+      if (!approval) return "expired";
+      if (approval.status !== "pending") return approval.status;
+      if (signal?.aborted) {
+        this.#expire(id);
+        return "expired";
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          this.#wake.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, POLL_INTERVAL_MS);
+        signal?.addEventListener("abort", done, { once: true });
+        this.#wake.set(id, done);
+      });
+    }
+  }
+
+  /** Marks overdue approvals, and those of processes that are gone, as expired. */
+  expireOverdue(): void {
+    this.#db.prepare(
+      "UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?",
+    ).run(timestamp(), new Date().toISOString());
+    const owners = this.#db.prepare("SELECT DISTINCT owner FROM approvals WHERE status = 'pending'")
+      .all() as { owner: string | null }[];
+    for (const { owner } of owners) {
+      if (owner && isLiveOwner(owner)) continue;
+      this.#db.prepare(
+        "UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND owner IS ?",
+      ).run(timestamp(), owner);
+    }
+  }
+
+  #expire(id: string): void {
+    this.#db.prepare(
+      "UPDATE approvals SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
+    ).run(timestamp(), id);
+  }
+}
+
+function toApproval(row: Row): Approval {
+  return { ...row, remember: row.remember === 1 };
+}

@@ -1,0 +1,55 @@
+/** The `analyze_image` tool: an image file sent to the conversation's model as image content. */
+
+import { z } from "zod";
+import { defineTool } from "../definition.ts";
+
+/** Largest image sent, in bytes (providers refuse larger ones). */
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+export default defineTool({
+  name: "analyze_image",
+  description:
+    "Look at an image file (PNG, JPEG, GIF, WebP or BMP) and answer a question about it, using the current model's vision.",
+  category: "media",
+  side_effect: "none",
+  permissions: { read: ["$ROOTS"] },
+  host: ["model"],
+  timeout_ms: 120_000,
+  parameters: z.object({
+    path: z.string().min(1).describe("The image file"),
+    question: z.string().min(1).max(4_000).default("Describe this image in detail.").describe(
+      "What to find out about the image",
+    ),
+  }),
+  async run({ path, question }, context) {
+    const file = await context.resolvePath(path);
+    const bytes = await Deno.readFile(file);
+    if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`${path} is larger than 20 MB`);
+    const media_type = imageType(bytes);
+    if (!media_type) throw new Error(`${path} is not a PNG, JPEG, GIF, WebP or BMP image`);
+    const answer = await context.host.call("model.complete", {
+      prompt: question,
+      images: [{ media_type, data: toBase64(bytes) }],
+    });
+    return String(answer);
+  },
+});
+
+/** The image's media type, from its first bytes, or null. */
+export function imageType(bytes: Uint8Array): string | null {
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  if (bytes[0] === 0x89 && ascii(1, 4) === "PNG") return "image/png";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
+  if (ascii(0, 4) === "GIF8") return "image/gif";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
+  if (ascii(0, 2) === "BM") return "image/bmp";
+  return null;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}

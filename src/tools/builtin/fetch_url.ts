@@ -1,0 +1,123 @@
+/**
+ * The `fetch_url` tool: a web page as readable text (no scripts, styles,
+ * navigation, headers or footers), JSON as is, anything else briefly — from
+ * public addresses only unless the user allows more. What it returns is
+ * marked as untrusted.
+ */
+
+import { z } from "zod";
+import { defineTool } from "../definition.ts";
+import { type AddressPolicy, assertFetchable } from "../web/address.ts";
+
+/** Characters kept for HTML, JSON and other text. */
+const HTML_CAP = 15_000;
+const JSON_CAP = 15_000;
+const OTHER_CAP = 5_000;
+/** Bytes read from a response at most. */
+const MAX_BODY_BYTES = 5_000_000;
+/** Redirects followed, each checked like the first URL. */
+const MAX_REDIRECTS = 5;
+const USER_AGENT = "Mozilla/5.0 (compatible; hob/0.1; personal assistant)";
+
+export default defineTool({
+  name: "fetch_url",
+  description:
+    "Fetch a web page or file by URL. HTML comes back as readable text (up to 15,000 characters), JSON as is, other text shortened. Private and local addresses are refused unless the user allows them.",
+  category: "web",
+  side_effect: "none",
+  permissions: { net: ["*"] },
+  timeout_ms: 45_000,
+  max_output_chars: HTML_CAP + 1_000,
+  parameters: z.object({
+    url: z.url({ protocol: /^https?$/ }).describe("http or https URL"),
+  }),
+  async run({ url }, context) {
+    const policy =
+      (context.settings.web ?? { allow_private: false, allow_hosts: [] }) as AddressPolicy;
+    let target = new URL(url);
+    let response: Response | undefined;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      await assertFetchable(target, policy);
+      response = await fetch(target, {
+        redirect: "manual",
+        signal: context.signal,
+        headers: { "user-agent": USER_AGENT, accept: "text/html,application/json;q=0.9,*/*;q=0.5" },
+      });
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel();
+        target = new URL(location, target);
+        response = undefined;
+        continue;
+      }
+      break;
+    }
+    if (!response) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+
+    const type = (response.headers.get("content-type") ?? "").toLowerCase();
+    const bytes = await readCapped(response, MAX_BODY_BYTES);
+    const header = `URL: ${target.href}\nStatus: ${response.status}\nContent-Type: ${
+      type || "unknown"
+    }`;
+    let body: string;
+    if (type.includes("html")) {
+      body = cap(await htmlToReadable(new TextDecoder().decode(bytes)), HTML_CAP);
+    } else if (type.includes("json")) {
+      body = cap(new TextDecoder().decode(bytes), JSON_CAP);
+    } else if (type.startsWith("text/") || type.includes("xml") || type === "") {
+      body = cap(new TextDecoder().decode(bytes), OTHER_CAP);
+    } else {
+      body = `(binary content, ${bytes.length} bytes, not shown)`;
+    }
+    return `<untrusted source="${target.href}">\n${header}\n\n${body}\n</untrusted>`;
+  },
+});
+
+/** HTML as readable text: no scripts, styles, navigation, headers, footers or images. */
+export async function htmlToReadable(html: string): Promise<string> {
+  const { convert } = await import("html-to-text");
+  const skip = [
+    "script",
+    "style",
+    "noscript",
+    "nav",
+    "header",
+    "footer",
+    "svg",
+    "iframe",
+    "form",
+    "img",
+  ];
+  return convert(html, {
+    wordwrap: false,
+    selectors: [
+      ...skip.map((selector) => ({ selector, format: "skip" })),
+      { selector: "a", options: { ignoreHref: true } },
+    ],
+  }).replace(/\n{3,}/g, "\n\n").trim();
+}
+
+async function readCapped(response: Response, limit: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  await response.body?.cancel().catch(() => {});
+  const out = new Uint8Array(Math.min(size, limit));
+  let at = 0;
+  for (const chunk of chunks) {
+    const piece = chunk.subarray(0, out.length - at);
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
+function cap(text: string, limit: number): string {
+  return text.length <= limit
+    ? text
+    : `${text.slice(0, limit)}\n[… cut at ${limit} of ${text.length} characters]`;
+}

@@ -1,0 +1,55 @@
+/**
+ * The built-in tools, in the order the model sees them. Both the hob process
+ * (for their definitions) and every tool Worker (to run them) load this list,
+ * so tool modules keep heavy libraries behind dynamic imports in `run`.
+ */
+
+import type { ToolDefinition } from "./definition.ts";
+import analyzeImage from "./builtin/analyze_image.ts";
+import buildSkill from "./builtin/build_skill.ts";
+import buildTool from "./builtin/build_tool.ts";
+import editFile from "./builtin/edit_file.ts";
+import emailFile from "./builtin/email_file.ts";
+import fetchUrl from "./builtin/fetch_url.ts";
+import getTime from "./builtin/get_time.ts";
+import listDirectory from "./builtin/list_directory.ts";
+import listSkills from "./builtin/list_skills.ts";
+import queryJson from "./builtin/query_json.ts";
+import readCsv from "./builtin/read_csv.ts";
+import readFile from "./builtin/read_file.ts";
+import readJson from "./builtin/read_json.ts";
+import runCode from "./builtin/run_code.ts";
+import runCommand from "./builtin/run_command.ts";
+import runPython from "./builtin/run_python.ts";
+import runSkill from "./builtin/run_skill.ts";
+import searchFiles from "./builtin/search_files.ts";
+import searchInFiles from "./builtin/search_in_files.ts";
+import spawnAgent from "./builtin/spawn_agent.ts";
+import webSearch from "./builtin/web_search.ts";
+import writeFile from "./builtin/write_file.ts";
+
+// deno-lint-ignore no-explicit-any
+export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
+  readFile,
+  writeFile,
+  editFile,
+  listDirectory,
+  searchFiles,
+  searchInFiles,
+  runCommand,
+  fetchUrl,
+  webSearch,
+  runCode,
+  runPython,
+  readCsv,
+  readJson,
+  queryJson,
+  analyzeImage,
+  emailFile,
+  spawnAgent,
+  buildTool,
+  buildSkill,
+  runSkill,
+  listSkills,
+  getTime,
+];

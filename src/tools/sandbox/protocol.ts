@@ -1,0 +1,58 @@
+/**
+ * The messages between the hob process and a tool Worker. Everything crosses
+ * as structured-cloneable data; functions and handles never do.
+ */
+
+import type { JsonSchema } from "../../core/types.ts";
+import type { HostCapability, SideEffect, ToolPermissions, ToolPolicy } from "../definition.ts";
+
+/**
+ * What a Worker runs: a built-in tool by name, or a user tool's or skill's
+ * source as a data: URL (so the Worker needs no read permission to load it).
+ */
+export type ToolRef =
+  | { kind: "builtin"; name: string }
+  | { kind: "source"; url: string }
+  | { kind: "skill"; url: string };
+
+/** What the Worker's ToolContext is built from. */
+export interface WorkerContext {
+  conversation_id: string;
+  now: string;
+  workspace: string;
+  roots: string[];
+  home: string;
+  settings: Record<string, unknown>;
+  max_output_chars: number;
+}
+
+/** A user tool's definition as the Worker reports it, before the hob process checks it. */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  category: string;
+  parameters: JsonSchema;
+  permissions: ToolPermissions;
+  side_effect: SideEffect;
+  default_policy?: ToolPolicy;
+  host?: HostCapability[];
+  timeout_ms?: number;
+  max_output_chars?: number;
+}
+
+/** From the hob process to a Worker. */
+export type ToWorker =
+  | { type: "call"; tool: ToolRef; args: unknown; context: WorkerContext }
+  | { type: "describe"; url: string; as: "tool" | "skill" }
+  | { type: "host_reply"; id: number; ok: true; value: unknown }
+  | { type: "host_reply"; id: number; ok: false; error: string }
+  | { type: "abort" };
+
+/** From a Worker to the hob process. */
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "result"; ok: true; content: string }
+  | { type: "result"; ok: false; error: string }
+  | { type: "description"; ok: true; tool: ToolDescription }
+  | { type: "description"; ok: false; error: string }
+  | { type: "host"; id: number; method: string; params: unknown };

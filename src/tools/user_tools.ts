@@ -1,0 +1,250 @@
+/**
+ * The user's own tools: every `*.ts` in HOME/tools. A tool's source is read by
+ * the hob process and inspected in a Worker with no permissions at all; only
+ * then, if it asks for no more than the user's policy allows, is it
+ * registered — to run, like every tool, in a Worker with what it declared.
+ * Skills (HOME/skills) are inspected the same way.
+ */
+
+import { basename, join } from "node:path";
+import { z } from "zod";
+import type { ToolPermissions } from "./definition.ts";
+import { type RegisteredTool, TOOL_NAME } from "./registry.ts";
+import { excessOf, type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
+import type { ToolDescription } from "./sandbox/protocol.ts";
+import { NO_PERMISSIONS, type ToolSpawner } from "./sandbox/spawner.ts";
+
+/** Largest tool or skill source read. */
+const MAX_SOURCE_BYTES = 200_000;
+/** How long inspecting a module may take. */
+const INSPECT_TIMEOUT_MS = 10_000;
+/** Longest a user tool may ask to run. */
+const MAX_USER_TIMEOUT_MS = 600_000;
+
+/** A user tool or skill that could not be loaded, and why. */
+export interface LoadProblem {
+  file: string;
+  error: string;
+}
+
+/** Raised when a user tool or skill is refused; the message says why. */
+export class UserToolError extends Error {
+  override name = "UserToolError";
+}
+
+const pathGrant = z.union([z.literal(false), z.array(z.string())]);
+const descriptionSchema = z.object({
+  name: z.string().regex(
+    TOOL_NAME,
+    "must be lower-case letters, digits and _, starting with a letter",
+  ),
+  description: z.string().min(1, "must say what the tool does").max(4_000),
+  category: z.string().min(1).max(40).default("user"),
+  parameters: z.record(z.string(), z.unknown()),
+  permissions: z.strictObject({
+    read: pathGrant.optional(),
+    write: pathGrant.optional(),
+    net: pathGrant.optional(),
+    env: pathGrant.optional(),
+    run: pathGrant.optional(),
+  }).default({}),
+  side_effect: z.enum(["none", "local", "external"], {
+    message: "must be none, local or external",
+  }),
+  default_policy: z.enum(["allow", "ask", "deny"]).optional(),
+  host: z.array(z.string()).max(0, "user tools cannot use hob's host services").optional(),
+  timeout_ms: z.number().int().min(100).max(MAX_USER_TIMEOUT_MS).optional(),
+  max_output_chars: z.number().int().min(100).max(200_000).optional(),
+});
+
+/** What loading user tools needs. */
+export interface UserToolOptions {
+  spawner: ToolSpawner;
+  scope: PermissionScope;
+  /** The most a user tool may ask for (`tools.user_tools`). */
+  allowed: ToolPermissions;
+  /** Names taken by built-in tools. */
+  reserved: ReadonlySet<string>;
+}
+
+/**
+ * Loads one user tool file, or throws a UserToolError saying why not.
+ *
+ * @example
+ * ```ts
+ * const tool = await loadUserTool(`${home}/tools/shout.ts`, options);
+ * registry.registerUser(tool);
+ * ```
+ */
+export async function loadUserTool(
+  file: string,
+  options: UserToolOptions,
+): Promise<RegisteredTool> {
+  const url = await sourceUrl(file);
+  const described = await inspect(options.spawner, url, "tool");
+  const parsed = descriptionSchema.safeParse(described);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UserToolError(`its ${issue.path.join(".") || "definition"} ${issue.message}`);
+  }
+  const tool = parsed.data;
+  const stem = basename(file, ".ts");
+  if (tool.name !== stem) {
+    throw new UserToolError(
+      `it defines '${tool.name}' but the file is named '${stem}.ts'; they must match`,
+    );
+  }
+  if (options.reserved.has(tool.name)) {
+    throw new UserToolError(`a built-in tool is already named '${tool.name}'`);
+  }
+  let permissions;
+  let allowed;
+  try {
+    permissions = resolvePermissions(tool.permissions as ToolPermissions, options.scope);
+    allowed = resolvePermissions(options.allowed, options.scope);
+  } catch (error) {
+    throw new UserToolError((error as Error).message);
+  }
+  const excess = excessOf(permissions, allowed);
+  if (excess) {
+    throw new UserToolError(
+      `it asks for ${excess}, which the user's policy (tools.user_tools in hob.yaml) does not allow`,
+    );
+  }
+  let validator: z.ZodType;
+  try {
+    validator = z.fromJSONSchema(tool.parameters as never);
+  } catch (error) {
+    throw new UserToolError(
+      `its parameters are not a JSON Schema hob can read: ${(error as Error).message}`,
+    );
+  }
+  return {
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    parameters: tool.parameters,
+    validator,
+    declared: tool.permissions as ToolPermissions,
+    permissions,
+    side_effect: tool.side_effect,
+    default_policy: tool.default_policy,
+    host: [],
+    timeout: () => tool.timeout_ms ?? 30_000,
+    max_output_chars: tool.max_output_chars,
+    ref: { kind: "source", url },
+    origin: { kind: "user", file },
+  };
+}
+
+/** Loads every `*.ts` in `dir`; the ones that fail are reported, not thrown. */
+export async function loadUserTools(
+  dir: string,
+  options: UserToolOptions,
+): Promise<{ tools: RegisteredTool[]; problems: LoadProblem[] }> {
+  const tools: RegisteredTool[] = [];
+  const problems: LoadProblem[] = [];
+  for (const file of await tsFiles(dir)) {
+    try {
+      tools.push(await loadUserTool(file, options));
+    } catch (error) {
+      problems.push({
+        file,
+        error: `${basename(file)} was not loaded: ${(error as Error).message}`,
+      });
+    }
+  }
+  return { tools, problems };
+}
+
+/** A skill: a workflow module run as `/name input`. */
+export interface Skill {
+  name: string;
+  description: string;
+  file: string;
+  url: string;
+}
+
+/** Valid skill names: what a user types after `/`. */
+export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+
+/** Loads one skill file, or throws a UserToolError saying why not. */
+export async function loadSkill(file: string, spawner: ToolSpawner): Promise<Skill> {
+  const url = await sourceUrl(file);
+  const described = await inspect(spawner, url, "skill");
+  const stem = basename(file, ".ts");
+  if (!SKILL_NAME.test(described.name)) {
+    throw new UserToolError(
+      `its name '${described.name}' must be lower-case letters, digits, _ and -`,
+    );
+  }
+  if (described.name !== stem) {
+    throw new UserToolError(
+      `it defines '${described.name}' but the file is named '${stem}.ts'; they must match`,
+    );
+  }
+  return { name: described.name, description: described.description, file, url };
+}
+
+/** Loads every skill in `dir`. */
+export async function loadSkills(
+  dir: string,
+  spawner: ToolSpawner,
+): Promise<{ skills: Skill[]; problems: LoadProblem[] }> {
+  const skills: Skill[] = [];
+  const problems: LoadProblem[] = [];
+  for (const file of await tsFiles(dir)) {
+    try {
+      skills.push(await loadSkill(file, spawner));
+    } catch (error) {
+      problems.push({
+        file,
+        error: `${basename(file)} was not loaded: ${(error as Error).message}`,
+      });
+    }
+  }
+  return { skills, problems };
+}
+
+async function tsFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.startsWith(".")) {
+        files.push(join(dir, entry.name));
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return files.sort();
+}
+
+/** The source as a data: URL, so a Worker loads it without any read permission. */
+async function sourceUrl(file: string): Promise<string> {
+  const info = await Deno.stat(file);
+  if (info.size > MAX_SOURCE_BYTES) {
+    throw new UserToolError(`it is larger than ${MAX_SOURCE_BYTES} bytes`);
+  }
+  const bytes = await Deno.readFile(file);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return `data:application/typescript;base64,${btoa(binary)}`;
+}
+
+async function inspect(
+  spawner: ToolSpawner,
+  url: string,
+  as: "tool" | "skill",
+): Promise<ToolDescription> {
+  const outcome = await spawner.exchange(NO_PERMISSIONS, { type: "describe", url, as }, {
+    timeoutMs: INSPECT_TIMEOUT_MS,
+  });
+  if (!outcome.ok) throw new UserToolError(`it does not load: ${outcome.error}`);
+  const message = outcome.message;
+  if (message.type !== "description") throw new UserToolError("it does not load");
+  if (!message.ok) throw new UserToolError(`it does not load: ${message.error}`);
+  return message.tool;
+}

@@ -1,0 +1,67 @@
+/** A real tool registry over a temporary home: real SQLite, real Workers. */
+
+import { ensureHome } from "../../src/home/home.ts";
+import { SqliteApprovals } from "../../src/store/approvals.ts";
+import { openDatabase } from "../../src/store/database.ts";
+import { SqliteToolEvents } from "../../src/store/tool_events.ts";
+import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
+import type { ToolPolicy } from "../../src/tools/definition.ts";
+import { ToolRegistry } from "../../src/tools/registry.ts";
+import { ToolSpawner } from "../../src/tools/sandbox/spawner.ts";
+
+export interface TempRegistry extends AsyncDisposable {
+  home: string;
+  workspace: string;
+  registry: ToolRegistry;
+  approvals: SqliteApprovals;
+  events: SqliteToolEvents;
+  spawner: ToolSpawner;
+}
+
+/** Options for {@linkcode tempRegistry}. */
+export interface TempRegistryOptions {
+  policies?: Record<string, ToolPolicy>;
+  settings?: Record<string, Record<string, unknown>>;
+  extraRoots?: string[];
+  approvalTimeoutMs?: number;
+}
+
+/** A registry with every built-in tool, over a fresh home. */
+export async function tempRegistry(options: TempRegistryOptions = {}): Promise<TempRegistry> {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-tools-" }));
+  await ensureHome(home);
+  const workspace = `${home}/workspace`;
+  const db = openDatabase(`${home}/hob.db`);
+  const approvals = new SqliteApprovals(db);
+  const events = new SqliteToolEvents(db);
+  const spawner = new ToolSpawner();
+  const roots = [workspace, ...(options.extraRoots ?? [])];
+  const registry = new ToolRegistry({
+    scope: { workspace, roots, home },
+    spawner,
+    approvals,
+    events,
+    policies: options.policies,
+    approvalTimeoutMs: options.approvalTimeoutMs,
+    settings: {
+      "*": { roots },
+      run_command: { shell: { policy: "ask", allowlist: ["ls", "cat", "echo", "grep", "wc"] } },
+      run_python: { shell: { policy: "ask" } },
+      ...options.settings,
+    },
+  });
+  for (const tool of BUILTIN_TOOLS) registry.registerBuiltin(tool);
+  return {
+    home,
+    workspace,
+    registry,
+    approvals,
+    events,
+    spawner,
+    async [Symbol.asyncDispose]() {
+      spawner.close();
+      db.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
