@@ -6,6 +6,8 @@ import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, outJson } from "./output.ts";
 import { renderTurn } from "./render.ts";
+import { promptApprovals } from "./approval_prompt.ts";
+import { stdinLines } from "./lines.ts";
 
 export const ask: Command = {
   name: "ask",
@@ -68,7 +70,12 @@ Exit status: 0 answered, 1 the model or provider failed, 2 bad usage,
             ? EXIT.failure
             : EXIT.ok;
         }
-        const turn = await renderTurn(events);
+        // At a terminal, approvals are asked on the spot; otherwise the hint says how.
+        const turn = await renderTurn(events, {
+          onApproval: Deno.stdin.isTerminal()
+            ? promptApprovals(runtime.toolbox.approvals, stdinLines())
+            : undefined,
+        });
         if (Deno.stderr.isTerminal()) {
           err(
             dim(

@@ -2,6 +2,7 @@
 
 import { ConversationNotFoundError } from "../core/agent.ts";
 import { type Command, CommandError, EXIT } from "./command.ts";
+import { promptApprovals } from "./approval_prompt.ts";
 import { stdinLines } from "./lines.ts";
 import { openHome } from "./open.ts";
 import { dim, err, out, red } from "./output.ts";
@@ -117,7 +118,10 @@ Options:
             conversation_id: conversationId ?? undefined,
             signal: turn.signal,
           }),
-          { afterPrompt: interactive },
+          {
+            afterPrompt: interactive,
+            onApproval: promptApprovals(runtime.toolbox.approvals, lines),
+          },
         );
         turn = null;
         conversationId = result.conversation_id || conversationId;

@@ -17,15 +17,17 @@ import { init } from "./init.ts";
 import { models } from "./models.ts";
 import { err, out, red } from "./output.ts";
 import { serve } from "./serve.ts";
+import { tool } from "./tool.ts";
+import { approvals } from "./approvals.ts";
 
-const COMMANDS: Command[] = [serve, ask, chat, init, models, config, doctor];
+const COMMANDS: Command[] = [serve, ask, chat, init, models, config, doctor, tool, approvals];
 
 const USAGE = `hob ${VERSION} — a personal AI assistant in one Deno program
 
 Usage: hob <command> [options]
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`).join("\n")}
+${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join("\n")}
 
 Options for every command:
   --home DIR     hob home (default: $HOB_HOME or ~/.hob)

@@ -26,7 +26,11 @@ export interface RenderedTurn {
  */
 export async function renderTurn(
   events: AsyncIterable<AgentEvent>,
-  options: { afterPrompt?: boolean } = {},
+  options: {
+    afterPrompt?: boolean;
+    /** Asks the user about a tool call; without it, how to decide elsewhere is printed. */
+    onApproval?: (event: Extract<AgentEvent, { type: "approval_required" }>) => Promise<void>;
+  } = {},
 ): Promise<RenderedTurn> {
   const result: RenderedTurn = {
     conversation_id: "",
@@ -58,6 +62,19 @@ export async function renderTurn(
             `  ${event.is_error ? "✗" : "↳"} ${preview(event.content)} (${event.duration_ms} ms)\n`,
           ),
         );
+        break;
+      case "approval_required":
+        newline();
+        err(`⏸ ${event.name} wants to run with ${preview(event.arguments)}\n`);
+        if (event.reason) err(dim(`  why it asks: ${event.reason}\n`));
+        if (options.onApproval) {
+          await options.onApproval(event);
+        } else {
+          err(dim(`  decide with: hob approvals approve ${event.approval_id}  (or deny)\n`));
+        }
+        break;
+      case "approval_resolved":
+        if (event.status !== "approved") err(dim(`  ${event.status}: not run\n`));
         break;
       case "notice":
         newline();

@@ -32,6 +32,8 @@ Options:
     const host = (parsed.values.host as string | undefined) ??
       runtime.config.server.host;
     const app = createApp(runtime, { token });
+    // User tools and skills edited while hob runs are reloaded.
+    runtime.toolbox.watch();
     if (runtime.recovered > 0) {
       err(
         dim(

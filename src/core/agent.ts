@@ -169,7 +169,8 @@ export async function* runTurn(
           model,
           system: context.system,
           messages,
-          tools: context.tools,
+          // Read each time: a tool built during the turn is offered at once.
+          tools: deps.tools.specs(),
           max_output_tokens: settings.maxOutputTokens,
           signal: input.signal,
         })

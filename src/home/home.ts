@@ -12,6 +12,8 @@ import heartbeatTemplate from "../../identity/HEARTBEAT.md" with {
 };
 import memoryTemplate from "../../memory/MEMORY.md" with { type: "text" };
 import configTemplate from "./hob.default.yaml" with { type: "text" };
+import rollDiceExample from "../../tools/roll_dice.ts" with { type: "text" };
+import wordCountExample from "../../tools/word_count.ts" with { type: "text" };
 
 /** Directories every home has. */
 const HOME_DIRS = [
@@ -30,6 +32,8 @@ const HOME_FILES: ReadonlyArray<readonly [string, string]> = [
   ["identity/USER.md", userTemplate],
   ["identity/HEARTBEAT.md", heartbeatTemplate],
   ["memory/MEMORY.md", memoryTemplate],
+  ["tools/roll_dice.ts", rollDiceExample],
+  ["tools/word_count.ts", wordCountExample],
 ];
 
 /** Bytes of randomness in an API token. */

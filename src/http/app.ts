@@ -14,6 +14,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 import { requireToken } from "./auth.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
+import { toolRoutes } from "./tools.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 /** Longest chat message accepted, in characters. */
@@ -212,6 +213,8 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
     const report = await runtime.discover(refresh);
     return c.json({ default: runtime.config.model, ...report });
   });
+
+  app.route("/api", toolRoutes(runtime));
 
   app.get("/", (c) =>
     c.text(

@@ -110,6 +110,7 @@ export async function openRuntime(
     let finish!: () => void;
     running.set(controller, new Promise<void>((resolve) => finish = resolve));
     try {
+      await toolbox.ready;
       yield* runTurn(agent, { ...input, signal });
     } finally {
       running.delete(controller);

@@ -36,6 +36,11 @@ export interface Toolbox {
   scope: PermissionScope;
   /** The user's skills by name. */
   skills: Map<string, Skill>;
+  /**
+   * Settles when the user's tools and skills have been loaded at start. Loading
+   * inspects each in a Worker, so it runs beside start-up instead of before it.
+   */
+  ready: Promise<void>;
   /** User tools and skills that were refused, and why. */
   problems(): LoadProblem[];
   /** Loads HOME/tools and HOME/skills again. */
@@ -116,9 +121,10 @@ export async function openToolbox(
     for (const skill of loadedSkills.skills) skills.set(skill.name, skill);
     problems = [...loadedTools.problems, ...loadedSkills.problems];
   }
-  await reload();
+  const ready = reload().catch((error) => console.error("hob: loading user tools:", error));
 
   return {
+    ready,
     registry,
     approvals,
     events,

@@ -26,19 +26,13 @@ export function isLiveOwner(owner: string): boolean {
 }
 
 function isProcessAlive(pid: number): boolean {
-  if (Deno.build.os === "linux") {
-    try {
-      Deno.statSync(`/proc/${pid}`);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  // /proc/<pid> would be simpler, but Deno guards /proc behind --allow-all.
+  // SIGURG is ignored by default, so probing with it disturbs no one.
   try {
-    // SIGURG is ignored by default, so probing with it disturbs no one.
     Deno.kill(pid, "SIGURG");
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // ESRCH: no such process. Anything else (EPERM: another user's) means it exists.
+    return !(error instanceof Deno.errors.NotFound);
   }
 }

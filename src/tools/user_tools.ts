@@ -142,19 +142,8 @@ export async function loadUserTools(
   dir: string,
   options: UserToolOptions,
 ): Promise<{ tools: RegisteredTool[]; problems: LoadProblem[] }> {
-  const tools: RegisteredTool[] = [];
-  const problems: LoadProblem[] = [];
-  for (const file of await tsFiles(dir)) {
-    try {
-      tools.push(await loadUserTool(file, options));
-    } catch (error) {
-      problems.push({
-        file,
-        error: `${basename(file)} was not loaded: ${(error as Error).message}`,
-      });
-    }
-  }
-  return { tools, problems };
+  const { loaded, problems } = await loadEach(dir, (file) => loadUserTool(file, options));
+  return { tools: loaded, problems };
 }
 
 /** A skill: a workflow module run as `/name input`. */
@@ -191,19 +180,30 @@ export async function loadSkills(
   dir: string,
   spawner: ToolSpawner,
 ): Promise<{ skills: Skill[]; problems: LoadProblem[] }> {
-  const skills: Skill[] = [];
+  const { loaded, problems } = await loadEach(dir, (file) => loadSkill(file, spawner));
+  return { skills: loaded, problems };
+}
+
+/** Loads every `*.ts` of a directory at once; failures become problems, in file order. */
+async function loadEach<T extends { name: string }>(
+  dir: string,
+  load: (file: string) => Promise<T>,
+): Promise<{ loaded: T[]; problems: LoadProblem[] }> {
+  const loaded: T[] = [];
   const problems: LoadProblem[] = [];
-  for (const file of await tsFiles(dir)) {
+  await Promise.all((await tsFiles(dir)).map(async (file) => {
     try {
-      skills.push(await loadSkill(file, spawner));
+      loaded.push(await load(file));
     } catch (error) {
       problems.push({
         file,
         error: `${basename(file)} was not loaded: ${(error as Error).message}`,
       });
     }
-  }
-  return { skills, problems };
+  }));
+  loaded.sort((a, b) => a.name.localeCompare(b.name));
+  problems.sort((a, b) => a.file.localeCompare(b.file));
+  return { loaded, problems };
 }
 
 async function tsFiles(dir: string): Promise<string[]> {

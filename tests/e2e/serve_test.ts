@@ -4,7 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, parseSse, tempHome } from "../helpers/home.ts";
-import { startHob } from "../helpers/hob_process.ts";
+import { runHob, startHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
 
 interface Message {
@@ -220,4 +220,38 @@ Deno.test("hob serve saves the partial reply when the client disconnects or hob 
     assertEquals(row.status, "interrupted");
     assert(row.content.startsWith("w0 w1 "));
   });
+});
+
+Deno.test("another hob process leaves a reply that is still streaming alone", async () => {
+  const words = Array.from({ length: 120 }, (_, i) => `w${i} `);
+  await using fake = startFakeOpenAI({ replies: [{ text: words, delay_ms: 10 }] });
+  await using home = await tempHome(fakeProviderYaml(fake.url));
+  await using hob = await startHob(home.home);
+  const response = hob.fetch("/api/chat", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message: "a slow one" }),
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  // A second process opens the same home while the reply streams (and runs crash recovery).
+  const other = await runHob(["tool", "call", "get_time", "--home", home.home]);
+  assertEquals(other.code, 0, other.stderr);
+  const { conversations } = await (await hob.fetch("/api/conversations")).json();
+  const during = await (await hob.fetch(`/api/conversations/${conversations[0].id}/messages`))
+    .json() as {
+      messages: Message[];
+    };
+  assertEquals(
+    during.messages[1].status,
+    "streaming",
+    "the other process must not mark it interrupted",
+  );
+  const reply = await (await response).json();
+  assertEquals(reply.status, "complete");
+  const { messages } =
+    await (await hob.fetch(`/api/conversations/${reply.conversation_id}/messages`)).json() as {
+      messages: Message[];
+    };
+  assertEquals(messages[1].status, "complete");
+  assertEquals(messages[1].content, words.join(""));
 });

@@ -36,7 +36,7 @@ export default defineTool({
     if (found.length === 0) {
       return `No files match '${pattern}' in ${displayPath(dir, context.workspace)}`;
     }
-    return `${found.join("\n")}${
+    return `${found.sort().join("\n")}${
       more ? `\n… more than ${MAX_MATCHES} matches; narrow the pattern` : ""
     }`;
   },
