@@ -72,6 +72,17 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
         detail: `${join(home, "hob.db")}: integrity ${integrity.integrity_check}`,
       });
       report(await checkPermissions(home));
+      await runtime.toolbox.ready;
+      const problems = runtime.toolbox.problems();
+      const userTools = runtime.toolbox.registry.list().filter((t) => t.origin.kind === "user").length;
+      report({
+        name: "user tools",
+        ok: true,
+        warning: problems.length > 0,
+        detail: problems.length === 0
+          ? `${userTools} loaded, ${runtime.toolbox.skills.size} skill(s)`
+          : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
+      });
       const reachable = await checkProvider(runtime, report);
       if (reachable && !parsed.values["skip-model"]) {
         report(await checkToolCalling(runtime));

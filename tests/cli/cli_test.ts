@@ -273,6 +273,7 @@ Deno.test("hob doctor checks config, provider, tool calling and permissions", as
       "config",
       "database",
       "permissions",
+      "user tools",
       "provider",
       "model",
       "tools",

@@ -25,11 +25,17 @@ export default defineTool({
     const file = await context.resolvePath(path);
     const bytes = await Deno.readFile(file);
     if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`${path} is larger than 20 MB`);
-    const media_type = imageType(bytes);
+    let media_type = imageType(bytes);
     if (!media_type) throw new Error(`${path} is not a PNG, JPEG, GIF, WebP or BMP image`);
+    let image: Uint8Array = bytes;
+    if (media_type === "image/bmp") {
+      // Models take PNG, JPEG, GIF and WebP; a BMP goes as PNG.
+      image = await bmpToPng(bytes);
+      media_type = "image/png";
+    }
     const answer = await context.host.call("model.complete", {
       prompt: question,
-      images: [{ media_type, data: toBase64(bytes) }],
+      images: [{ media_type, data: toBase64(image) }],
     });
     return String(answer);
   },
@@ -44,6 +50,25 @@ export function imageType(bytes: Uint8Array): string | null {
   if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
   if (ascii(0, 2) === "BM") return "image/bmp";
   return null;
+}
+
+/** Converts a BMP image to PNG. */
+export async function bmpToPng(bytes: Uint8Array): Promise<Uint8Array> {
+  const [{ default: bmp }, { PNG }, { Buffer }] = await Promise.all([
+    import("bmp-js"),
+    import("pngjs"),
+    import("node:buffer"),
+  ]);
+  const decoded = bmp.decode(Buffer.from(bytes)) as { width: number; height: number; data: Uint8Array };
+  const png = new PNG({ width: decoded.width, height: decoded.height });
+  // bmp-js gives ABGR; PNG wants RGBA.
+  for (let i = 0; i < decoded.data.length; i += 4) {
+    png.data[i] = decoded.data[i + 3];
+    png.data[i + 1] = decoded.data[i + 2];
+    png.data[i + 2] = decoded.data[i + 1];
+    png.data[i + 3] = 0xff;
+  }
+  return new Uint8Array(PNG.sync.write(png));
 }
 
 function toBase64(bytes: Uint8Array): string {
