@@ -74,7 +74,9 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
       report(await checkPermissions(home));
       await runtime.toolbox.ready;
       const problems = runtime.toolbox.problems();
-      const userTools = runtime.toolbox.registry.list().filter((t) => t.origin.kind === "user").length;
+      const userTools = runtime.toolbox.registry.list().filter((t) =>
+        t.origin.kind === "user"
+      ).length;
       report({
         name: "user tools",
         ok: true,

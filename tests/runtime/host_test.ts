@@ -43,12 +43,20 @@ Deno.test("analyze_image sends the image to the conversation's model", async (t)
     assertMatch(content[1].image_url!.url, /^data:image\/png;base64,iVBORw0KGgo/);
   });
   await t.step("a BMP goes to the model as PNG", async () => {
-    const bmp = "Qk1GAAAAAAAAADYAAAAoAAAAAgAAAAIAAAABABgAAAAAABAAAAATCwAAEwsAAAAAAAAAAAAAAAD/AAD/AAAAAP8AAP8AAA==";
-    await Deno.writeFile(`${env.runtime.toolbox.scope.workspace}/red.bmp`, Uint8Array.from(atob(bmp), (c) => c.charCodeAt(0)));
-    fake.enqueue({ tool_calls: [{ name: "analyze_image", arguments: { path: "red.bmp" } }] }, { text: "red" }, { text: "ok" });
+    const bmp =
+      "Qk1GAAAAAAAAADYAAAAoAAAAAgAAAAIAAAABABgAAAAAABAAAAATCwAAEwsAAAAAAAAAAAAAAAD/AAD/AAAAAP8AAP8AAA==";
+    await Deno.writeFile(
+      `${env.runtime.toolbox.scope.workspace}/red.bmp`,
+      Uint8Array.from(atob(bmp), (c) => c.charCodeAt(0)),
+    );
+    fake.enqueue({ tool_calls: [{ name: "analyze_image", arguments: { path: "red.bmp" } }] }, {
+      text: "red",
+    }, { text: "ok" });
     const reply = await collectReply(env.runtime.turn({ message: "look at red.bmp" }));
     assertEquals(reply.tool_calls[0].result, "red");
-    const sent = fake.requests.at(-2)!.body.messages as { content: { image_url?: { url: string } }[] }[];
+    const sent = fake.requests.at(-2)!.body.messages as {
+      content: { image_url?: { url: string } }[];
+    }[];
     const url = sent.at(-1)!.content[1].image_url!.url;
     assertMatch(url, /^data:image\/png;base64,/);
     const { PNG } = await import("pngjs");

@@ -59,7 +59,11 @@ export async function bmpToPng(bytes: Uint8Array): Promise<Uint8Array> {
     import("pngjs"),
     import("node:buffer"),
   ]);
-  const decoded = bmp.decode(Buffer.from(bytes)) as { width: number; height: number; data: Uint8Array };
+  const decoded = bmp.decode(Buffer.from(bytes)) as {
+    width: number;
+    height: number;
+    data: Uint8Array;
+  };
   const png = new PNG({ width: decoded.width, height: decoded.height });
   // bmp-js gives ABGR; PNG wants RGBA.
   for (let i = 0; i < decoded.data.length; i += 4) {
