@@ -27,7 +27,7 @@ export interface ToolOverheadResult {
 /** Measures the sandboxed call overhead and the schema size. */
 export async function measureToolOverhead(): Promise<ToolOverheadResult> {
   await using r = await tempRegistry();
-  const context = { conversation_id: null as unknown as string };
+  const context = { conversation_id: null };
   const callOnce = async () => {
     const started = performance.now();
     const result = await r.registry.execute(

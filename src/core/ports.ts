@@ -46,7 +46,8 @@ export interface ConversationStore {
 
 /** Context the tools get for one call. */
 export interface ToolCallContext {
-  conversation_id: string;
+  /** The conversation the call belongs to; null when the owner calls a tool directly. */
+  conversation_id: string | null;
   signal?: AbortSignal;
   /** Puts an event (an approval request) into the turn's stream while the call runs. */
   emit?(event: AgentEvent): void;

@@ -34,15 +34,22 @@ const toolCallParams = z.object({
 const buildParams = z.object({ name: z.string(), description: z.string(), code: z.string() });
 const skillParams = z.object({ name: z.string(), input: z.string().default("") });
 
+/** The host services, and the skill runner the chat commands share with them. */
+export interface Host {
+  services: HostServices;
+  runSkill(name: string, input: string, context: HostCallContext): Promise<string>;
+}
+
 /**
  * Creates the host services for a runtime's tools.
  *
  * @example
  * ```ts
- * toolbox.registry.setHost(createHostServices(agent, toolbox));
+ * const host = createHost(agent, toolbox);
+ * toolbox.registry.setHost(host.services);
  * ```
  */
-export function createHostServices(agent: AgentDeps, toolbox: Toolbox): HostServices {
+export function createHost(agent: AgentDeps, toolbox: Toolbox): Host {
   const services: HostServices = {
     async "model.complete"(params, context) {
       const { prompt, system, images } = completeParams.parse(params);
@@ -153,7 +160,7 @@ export function createHostServices(agent: AgentDeps, toolbox: Toolbox): HostServ
     return message.content;
   }
 
-  return Object.assign(services, { runSkill });
+  return { services, runSkill };
 }
 
 /**
@@ -161,13 +168,10 @@ export function createHostServices(agent: AgentDeps, toolbox: Toolbox): HostServ
  *
  * @example
  * ```ts
- * agent.commands = createSkillCommands(toolbox, services);
+ * agent.commands = createSkillCommands(toolbox, host);
  * ```
  */
-export function createSkillCommands(toolbox: Toolbox, services: HostServices): CommandPort {
-  const runSkill = (services as HostServices & {
-    runSkill(name: string, input: string, context: HostCallContext): Promise<string>;
-  }).runSkill;
+export function createSkillCommands(toolbox: Toolbox, { runSkill }: Host): CommandPort {
   return {
     match(message) {
       const found = /^\/([a-z][a-z0-9_-]{0,63})(?:\s+([\s\S]*))?$/.exec(message.trim());

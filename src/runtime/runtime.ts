@@ -16,7 +16,7 @@ import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/ro
 import { createPromptSources } from "../memory/context.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
-import { createHostServices, createSkillCommands } from "./host.ts";
+import { createHost, createSkillCommands } from "./host.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
@@ -94,8 +94,8 @@ export async function openRuntime(
     },
   };
 
-  const host = createHostServices(agent, toolbox);
-  toolbox.registry.setHost(host);
+  const host = createHost(agent, toolbox);
+  toolbox.registry.setHost(host.services);
   agent.commands = createSkillCommands(toolbox, host);
 
   const running = new Map<AbortController, Promise<void>>();

@@ -69,7 +69,7 @@ export interface ToolInfo {
 /** Context a host service gets with a call from a tool's Worker. */
 export interface HostCallContext {
   tool: string;
-  conversation_id: string;
+  conversation_id: string | null;
   depth: number;
   signal?: AbortSignal;
   emit?: ToolCallContext["emit"];
@@ -219,7 +219,7 @@ export class ToolRegistry implements ToolRegistryPort {
         name,
         arguments: JSON.stringify(args ?? {}),
       },
-      { conversation_id: null as unknown as string, signal },
+      { conversation_id: null, signal },
       source,
     );
   }

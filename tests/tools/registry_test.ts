@@ -5,7 +5,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { tempRegistry } from "../helpers/tools.ts";
 
 const context = (events: AgentEvent[] = [], signal?: AbortSignal) => ({
-  conversation_id: null as unknown as string,
+  conversation_id: null,
   emit: (event: AgentEvent) => events.push(event),
   signal,
 });

@@ -57,7 +57,7 @@ Deno.test("user tools load at start, or are refused with the reason", async () =
 
   const result = await registry.execute(
     { id: "1", name: "good", arguments: '{"n": "not a number"}' },
-    { conversation_id: null as unknown as string },
+    { conversation_id: null },
   );
   assert(result.is_error);
   assertMatch(result.content, /Invalid arguments for good: n: /);

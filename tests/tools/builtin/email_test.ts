@@ -7,7 +7,7 @@ import { tempRegistry } from "../../helpers/tools.ts";
 type R = Awaited<ReturnType<typeof tempRegistry>>;
 const call = (r: R, args: unknown) =>
   r.registry.execute({ id: "1", name: "email_file", arguments: JSON.stringify(args) }, {
-    conversation_id: null as unknown as string,
+    conversation_id: null,
   });
 
 Deno.test("email_file sends the file, a .txt as .docx, to the configured address", async () => {

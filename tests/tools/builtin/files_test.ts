@@ -6,7 +6,7 @@ import { tempRegistry } from "../../helpers/tools.ts";
 type R = Awaited<ReturnType<typeof tempRegistry>>;
 const call = (r: R, name: string, args: unknown) =>
   r.registry.execute({ id: "1", name, arguments: JSON.stringify(args) }, {
-    conversation_id: null as unknown as string,
+    conversation_id: null,
   });
 
 Deno.test("read_file, write_file and edit_file", async (t) => {
@@ -230,7 +230,7 @@ Deno.test("run_python runs when approved, under the shell policy", async (t) => 
         name: "run_python",
         arguments: JSON.stringify({ code: "import os\nprint(6 * 7)\nprint(os.getcwd())" }),
       },
-      { conversation_id: null as unknown as string, emit: (e) => events.push(e) },
+      { conversation_id: null, emit: (e) => events.push(e) },
     );
     while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     r.approvals.decide((events[0] as { approval_id: string }).approval_id, "approve");

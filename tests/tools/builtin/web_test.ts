@@ -6,7 +6,7 @@ import { tempRegistry } from "../../helpers/tools.ts";
 type R = Awaited<ReturnType<typeof tempRegistry>>;
 const call = (r: R, name: string, args: unknown) =>
   r.registry.execute({ id: "1", name, arguments: JSON.stringify(args) }, {
-    conversation_id: null as unknown as string,
+    conversation_id: null,
   });
 
 const PAGE = `<!doctype html><html><head><title>T</title><style>.x{color:red}</style>

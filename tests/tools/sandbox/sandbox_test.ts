@@ -44,7 +44,7 @@ async function userTool(
 async function call(t: Awaited<ReturnType<typeof tempRegistry>>, name: string, args: unknown = {}) {
   return await t.registry.execute(
     { id: "c", name, arguments: JSON.stringify(args) },
-    { conversation_id: null as unknown as string },
+    { conversation_id: null },
   );
 }
 
