@@ -154,24 +154,21 @@ export async function openToolbox(
           `A tool named '${name}' exists already; pick another name (tools are never overwritten)`,
         );
       }
-      const file = join(toolsDir, `${name}.ts`);
-      await writeNew(file, code, "tool");
-      try {
-        const tool = await loadUserTool(file, userOptions);
-        if (!tool.description) tool.description = description;
-        registry.registerUser(tool);
-        userTools.add(tool.name);
-        const granted = Object.entries(tool.declared).filter(([, v]) =>
-          v && (v as string[]).length > 0
-        )
-          .map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`);
-        return `Built the tool '${name}' (${
-          granted.length ? granted.join("; ") : "no permissions"
-        }). It can be called now.`;
-      } catch (error) {
-        await Deno.remove(file).catch(() => {});
-        throw new Error(`The tool was not built: ${(error as Error).message}`);
-      }
+      const tool = await writeAndLoad(
+        join(toolsDir, `${name}.ts`),
+        code,
+        "tool",
+        (file) => loadUserTool(file, userOptions),
+      );
+      if (!tool.description) tool.description = description;
+      registry.registerUser(tool);
+      userTools.add(tool.name);
+      const granted = Object.entries(tool.declared)
+        .filter(([, grant]) => Array.isArray(grant) && grant.length > 0)
+        .map(([kind, grant]) => `${kind}: ${(grant as string[]).join(", ")}`);
+      return `Built the tool '${name}' (${
+        granted.length ? granted.join("; ") : "no permissions"
+      }). It can be called now.`;
     },
     async buildSkill(name, description, code) {
       if (!SKILL_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
@@ -180,17 +177,15 @@ export async function openToolbox(
           `A skill named '${name}' exists already; pick another name (skills are never overwritten)`,
         );
       }
-      const file = join(skillsDir, `${name}.ts`);
-      await writeNew(file, code, "skill");
-      try {
-        const skill = await loadSkill(file, spawner);
-        if (!skill.description) skill.description = description;
-        skills.set(skill.name, skill);
-        return `Built the skill '${name}'. Run it with /${name} <input> in chat, or run_skill.`;
-      } catch (error) {
-        await Deno.remove(file).catch(() => {});
-        throw new Error(`The skill was not built: ${(error as Error).message}`);
-      }
+      const skill = await writeAndLoad(
+        join(skillsDir, `${name}.ts`),
+        code,
+        "skill",
+        (file) => loadSkill(file, spawner),
+      );
+      if (!skill.description) skill.description = description;
+      skills.set(skill.name, skill);
+      return `Built the skill '${name}'. Run it with /${name} <input> in chat, or run_skill.`;
     },
     close() {
       watcher?.close();
@@ -211,7 +206,16 @@ async function expandRoot(root: string, home: string): Promise<string> {
   return await Deno.realPath(absolute).catch(() => absolute);
 }
 
-async function writeNew(file: string, code: string, kind: string): Promise<void> {
+/**
+ * Writes a new tool or skill file (never over an existing one) and loads it;
+ * on any failure the file is deleted, so nothing half-built stays behind.
+ */
+async function writeAndLoad<T>(
+  file: string,
+  code: string,
+  kind: "tool" | "skill",
+  load: (file: string) => Promise<T>,
+): Promise<T> {
   try {
     await Deno.writeTextFile(file, code, { createNew: true });
   } catch (error) {
@@ -219,5 +223,11 @@ async function writeNew(file: string, code: string, kind: string): Promise<void>
       throw new Error(`${basename(file)} exists already; a ${kind} is never overwritten`);
     }
     throw error;
+  }
+  try {
+    return await load(file);
+  } catch (error) {
+    await Deno.remove(file).catch(() => {});
+    throw new Error(`The ${kind} was not built: ${(error as Error).message}`);
   }
 }
