@@ -14,13 +14,25 @@ import { type Command, CommandError, EXIT, parseCommandArgs, UsageError } from "
 import { config } from "./config.ts";
 import { doctor } from "./doctor.ts";
 import { init } from "./init.ts";
+import { memory } from "./memory.ts";
 import { models } from "./models.ts";
 import { err, out, red } from "./output.ts";
 import { serve } from "./serve.ts";
 import { tool } from "./tool.ts";
 import { approvals } from "./approvals.ts";
 
-const COMMANDS: Command[] = [serve, ask, chat, init, models, config, doctor, tool, approvals];
+const COMMANDS: Command[] = [
+  serve,
+  ask,
+  chat,
+  init,
+  models,
+  config,
+  doctor,
+  memory,
+  tool,
+  approvals,
+];
 
 const USAGE = `hob ${VERSION} — a personal AI assistant in one Deno program
 

@@ -34,6 +34,8 @@ Options:
     const app = createApp(runtime, { token });
     // User tools and skills edited while hob runs are reloaded.
     runtime.toolbox.watch();
+    // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
+    runtime.memory.watch();
     if (runtime.recovered > 0) {
       err(
         dim(

@@ -173,6 +173,23 @@ export async function loadConfig(
       );
     }
   }
+  const embedder = parsed.memory.embedder;
+  if (/^[^:]+\/./.test(embedder) && !embedder.startsWith("transformers:")) {
+    const provider = embedder.slice(0, embedder.indexOf("/"));
+    if (!providers[provider] || providers[provider].type !== "openai") {
+      throw locate(
+        "memory.embedder",
+        ["memory", "embedder"],
+        `'${provider}' is not an OpenAI-compatible provider in providers:`,
+        {
+          path,
+          doc,
+          lines,
+          fromEnv,
+        },
+      );
+    }
+  }
   return {
     config: { ...parsed, providers },
     path,

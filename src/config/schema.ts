@@ -98,6 +98,31 @@ const toolsSchema = z.strictObject({
   python: z.string().min(1).default("python3"),
 }).prefault({});
 
+const memorySchema = z.strictObject({
+  /**
+   * What embeds memory for search by meaning: `use-lite` (built in, offline),
+   * `<provider>/<model>` for an OpenAI-compatible /v1/embeddings (e.g.
+   * `ollama/nomic-embed-text`), `transformers:<model id or folder>`, or `none`
+   * for keyword search alone.
+   */
+  embedder: z.string().regex(/^(use-lite|none|transformers:.+|[A-Za-z0-9][\w.-]*\/\S+)$/, {
+    message: "expected use-lite, none, <provider>/<model> or transformers:<model>",
+  }).default("use-lite"),
+  /** Tokens of memory the system prompt carries each turn. */
+  context_tokens: z.number().int().min(0).max(100_000).default(1_500),
+  /** Search hits for the user's message in that section. */
+  context_hits: z.number().int().min(0).max(20).default(4),
+  /** How much the embedder's ranking counts against BM25's (1); by default 0.5 for use-lite, else 1. */
+  vector_weight: z.number().min(0).max(10).optional(),
+  flush: z.strictObject({
+    enabled: z.boolean().default(true),
+    /** A conversation's live history above this many tokens is summarised into the daily log. */
+    threshold_tokens: z.number().int().min(1_000).max(10_000_000).default(16_000),
+    /** The newest messages that stay live after a flush. */
+    keep_messages: z.number().int().min(2).max(1_000).default(10),
+  }).prefault({}),
+}).prefault({});
+
 const emailSchema = z.strictObject({
   smtp: z.strictObject({
     host: z.string().min(1),
@@ -133,6 +158,7 @@ export const configSchema = z.strictObject({
     providerSchema,
   ).default({}),
   tools: toolsSchema,
+  memory: memorySchema,
   email: emailSchema.optional(),
   agent: z.strictObject({
     max_tool_iterations: z.number().int().min(1).max(100).default(10),

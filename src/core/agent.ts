@@ -9,11 +9,13 @@
 import { estimateTokens, estimateToolTokens, fitHistory } from "./budget.ts";
 import { toChatHistory } from "./history.ts";
 import { buildSystemPrompt } from "./prompt.ts";
+import { flushIfNeeded, type FlushSettings } from "./flush.ts";
 import type {
   Clock,
   CommandPort,
   ConversationStore,
   LlmPort,
+  MemoryPort,
   PromptSources,
   ToolRegistryPort,
 } from "./ports.ts";
@@ -39,6 +41,8 @@ export interface AgentSettings {
    * @default {250}
    */
   flushIntervalMs: number;
+  /** Auto-flush of long conversations into the daily log; off without it. */
+  flush?: FlushSettings;
 }
 
 /** What the loop runs on. */
@@ -51,6 +55,8 @@ export interface AgentDeps {
   settings: AgentSettings;
   /** Chat commands (`/skill input`); without it every message goes to the model. */
   commands?: CommandPort;
+  /** Where auto-flush writes its summaries. */
+  memory?: MemoryPort;
 }
 
 /** One user message to answer. */
@@ -306,6 +312,18 @@ export async function* runTurn(
     }
   }
 
+  if (status === "complete") {
+    try {
+      yield* flushIfNeeded(deps, conversationId, model, input.signal);
+    } catch (error) {
+      yield {
+        type: "notice",
+        code: "memory_flush_failed",
+        message: `Auto-flush failed: ${(error as Error).message}`,
+      };
+    }
+  }
+
   yield {
     type: "done",
     conversation_id: conversationId,
@@ -382,16 +400,16 @@ async function prepareContext(
     memoryContext,
     tools,
     today: deps.clock.now().toISOString().slice(0, 10),
+    earlierSummary: deps.store.getFlush(conversationId).summary,
   };
   let system = buildSystemPrompt(parts);
 
-  const rows = store.recentMessages(
-    conversationId,
-    settings.maxHistoryMessages,
-  );
+  // After an auto-flush, the live history starts after the flushed messages.
+  const flushed = store.getFlush(conversationId);
+  const rows = store.recentMessages(conversationId, settings.maxHistoryMessages, flushed.through);
   const unread = rows.length < settings.maxHistoryMessages
     ? 0
-    : store.countMessages(conversationId) - rows.length;
+    : store.countMessages(conversationId, flushed.through) - rows.length;
   const budget = settings.contextTokens - settings.maxOutputTokens -
     estimateTokens(system) - estimateToolTokens(tools) - NOTICE_RESERVE_TOKENS;
   const fitted = fitHistory(toChatHistory(rows), budget);

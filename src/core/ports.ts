@@ -39,9 +39,21 @@ export interface ConversationStore {
   /** Stores one message and touches its conversation's `updated_at`. */
   addMessage(message: NewMessage): StoredMessage;
   updateMessage(id: number, patch: MessagePatch): void;
-  /** The newest `limit` messages of a conversation, oldest first. */
-  recentMessages(conversationId: string, limit: number): StoredMessage[];
-  countMessages(conversationId: string): number;
+  /** The newest `limit` messages of a conversation with ids above `afterId`, oldest first. */
+  recentMessages(conversationId: string, limit: number, afterId?: number): StoredMessage[];
+  /** Messages with ids above `afterId`. */
+  countMessages(conversationId: string, afterId?: number): number;
+  /** Characters of content (and tool calls) in the messages with ids above `afterId`. */
+  contentSize(conversationId: string, afterId?: number): number;
+  /** Where the live history starts after an auto-flush, and the summary of what came before. */
+  getFlush(conversationId: string): { through: number; summary: string };
+  setFlush(conversationId: string, through: number, summary: string): void;
+}
+
+/** Writing to the user's memory files, for the auto-flush. */
+export interface MemoryPort {
+  /** Appends to today's log under a heading; returns the file's path, relative to memory/. */
+  logNote(text: string, heading?: string): Promise<string>;
 }
 
 /** Context the tools get for one call. */

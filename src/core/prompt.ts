@@ -28,6 +28,8 @@ export interface SystemPromptParts {
   today: string;
   /** Added when older history was left out to fit the context window. */
   prunedNotice?: string;
+  /** What earlier, flushed messages of this conversation said. */
+  earlierSummary?: string;
 }
 
 /**
@@ -44,6 +46,9 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
     parts.user.trim(),
     parts.memoryContext.trim() ? `# Relevant memory\n\n${parts.memoryContext.trim()}` : "",
     describeTools(parts.tools),
+    parts.earlierSummary?.trim()
+      ? `# Earlier in this conversation (summarised)\n\n${parts.earlierSummary.trim()}`
+      : "",
     `${CORE_INSTRUCTIONS}\n- Today is ${parts.today}.`,
     parts.prunedNotice ?? "",
   ];

@@ -14,6 +14,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 import { requireToken } from "./auth.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
+import { memoryRoutes } from "./memory.ts";
 import { toolRoutes } from "./tools.ts";
 import { readJson, readQuery } from "./validate.ts";
 
@@ -215,6 +216,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   });
 
   app.route("/api", toolRoutes(runtime));
+  app.route("/api", memoryRoutes(runtime));
 
   app.get("/", (c) =>
     c.text(

@@ -12,6 +12,7 @@ import { collectReply } from "../core/reply.ts";
 import type { ImageContent } from "../core/types.ts";
 import type { HostCallContext, HostServices } from "../tools/registry.ts";
 import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
+import type { Memory } from "../memory/memory.ts";
 import type { Toolbox } from "./toolbox.ts";
 
 /** How deep sub-agents may nest: a sub-agent may not spawn another. */
@@ -33,6 +34,17 @@ const toolCallParams = z.object({
 });
 const buildParams = z.object({ name: z.string(), description: z.string(), code: z.string() });
 const skillParams = z.object({ name: z.string(), input: z.string().default("") });
+const memorySearchParams = z.object({
+  query: z.string().min(1),
+  limit: z.number().int().min(1).max(50).default(5),
+});
+const memoryGetParams = z.object({
+  path: z.string().min(1),
+  from: z.number().int().min(1).default(1),
+  lines: z.number().int().min(1).default(60),
+});
+const textParams = z.object({ text: z.string() });
+const sectionParams = z.object({ section: z.string(), content: z.string() });
 
 /** The host services, and the skill runner the chat commands share with them. */
 export interface Host {
@@ -49,8 +61,27 @@ export interface Host {
  * toolbox.registry.setHost(host.services);
  * ```
  */
-export function createHost(agent: AgentDeps, toolbox: Toolbox): Host {
+export function createHost(agent: AgentDeps, toolbox: Toolbox, memory: Memory): Host {
   const services: HostServices = {
+    async "memory.search"(params) {
+      const { query, limit } = memorySearchParams.parse(params);
+      return await memory.search(query, { limit });
+    },
+    async "memory.get"(params) {
+      const { path, from, lines } = memoryGetParams.parse(params);
+      return await memory.get(path, from, lines);
+    },
+    async "memory.remember"(params) {
+      return await memory.remember(textParams.parse(params).text);
+    },
+    async "memory.log"(params) {
+      return await memory.logNote(textParams.parse(params).text);
+    },
+    async "memory.write"(params) {
+      const { section, content } = sectionParams.parse(params);
+      return await memory.writeSection(section, content);
+    },
+
     async "model.complete"(params, context) {
       const { prompt, system, images } = completeParams.parse(params);
       return await complete(agent, context, prompt, system, images);

@@ -13,7 +13,7 @@ import type { Clock } from "../core/ports.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
-import { createPromptSources } from "../memory/context.ts";
+import { Memory } from "../memory/memory.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
 import { createHost, createSkillCommands } from "./host.ts";
@@ -36,6 +36,7 @@ export interface Runtime {
   llm: LlmRouter;
   agent: AgentDeps;
   toolbox: Toolbox;
+  memory: Memory;
   /** Replies a crashed process left streaming, found and marked interrupted at open. */
   recovered: number;
   /** Starts a turn that {@linkcode Runtime.close} can interrupt. */
@@ -78,11 +79,13 @@ export async function openRuntime(
   const recovered = store.recoverInterrupted();
   const llm = createLlmRouter(config);
   const toolbox = await openToolbox({ home, config, db, now: () => clock.now() });
+  const memory = new Memory({ home, db, config, now: () => clock.now() });
   const agent: AgentDeps = {
     llm,
     store,
     tools: toolbox.registry,
-    prompt: createPromptSources(home, clock),
+    prompt: memory.promptSources(),
+    memory: { logNote: (text, heading) => memory.logNote(text, heading) },
     clock,
     settings: {
       defaultModel: config.model,
@@ -91,10 +94,15 @@ export async function openRuntime(
       maxOutputTokens: config.agent.max_output_tokens,
       maxHistoryMessages: config.agent.max_history_messages,
       flushIntervalMs: FLUSH_INTERVAL_MS,
+      flush: {
+        enabled: config.memory.flush.enabled,
+        thresholdTokens: config.memory.flush.threshold_tokens,
+        keepMessages: config.memory.flush.keep_messages,
+      },
     },
   };
 
-  const host = createHost(agent, toolbox);
+  const host = createHost(agent, toolbox, memory);
   toolbox.registry.setHost(host.services);
   agent.commands = createSkillCommands(toolbox, host);
 
@@ -137,6 +145,7 @@ export async function openRuntime(
     llm,
     agent,
     toolbox,
+    memory,
     recovered,
     turn,
     discover(refresh = false) {
@@ -152,6 +161,7 @@ export async function openRuntime(
       closed = true;
       await interrupt();
       toolbox.close();
+      await memory.close();
       db.close();
     },
   };

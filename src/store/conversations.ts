@@ -219,11 +219,33 @@ export class SqliteConversationStore implements ConversationStore {
     );
   }
 
-  recentMessages(conversationId: string, limit: number): StoredMessage[] {
+  recentMessages(conversationId: string, limit: number, afterId = 0): StoredMessage[] {
     const rows = this.#sql(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?`,
-    ).all(conversationId, limit) as unknown as MessageRow[];
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id DESC LIMIT ?`,
+    ).all(conversationId, afterId, limit) as unknown as MessageRow[];
     return rows.reverse().map(toStoredMessage);
+  }
+
+  contentSize(conversationId: string, afterId = 0): number {
+    const row = this.#sql(
+      `SELECT COALESCE(SUM(LENGTH(content) + COALESCE(LENGTH(tool_calls), 0)), 0) AS n
+         FROM messages WHERE conversation_id = ? AND id > ?`,
+    ).get(conversationId, afterId) as { n: number };
+    return row.n;
+  }
+
+  getFlush(conversationId: string): { through: number; summary: string } {
+    const row = this.#sql("SELECT flushed_through, flush_summary FROM conversations WHERE id = ?")
+      .get(conversationId) as { flushed_through: number; flush_summary: string } | undefined;
+    return { through: row?.flushed_through ?? 0, summary: row?.flush_summary ?? "" };
+  }
+
+  setFlush(conversationId: string, through: number, summary: string): void {
+    this.#sql("UPDATE conversations SET flushed_through = ?, flush_summary = ? WHERE id = ?").run(
+      through,
+      summary,
+      conversationId,
+    );
   }
 
   /** Messages of a conversation in order, after message id `after`. */
@@ -238,10 +260,10 @@ export class SqliteConversationStore implements ConversationStore {
     return rows.map(toStoredMessage);
   }
 
-  countMessages(conversationId: string): number {
+  countMessages(conversationId: string, afterId = 0): number {
     const row = this.#sql(
-      "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ?",
-    ).get(conversationId) as { n: number };
+      "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND id > ?",
+    ).get(conversationId, afterId) as { n: number };
     return row.n;
   }
 

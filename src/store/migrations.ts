@@ -103,4 +103,55 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "memory index: files, chunks, full-text search, vectors",
+    sql: `
+      CREATE TABLE memory_files (
+        path        TEXT PRIMARY KEY,  -- relative to HOME/memory
+        hash        TEXT NOT NULL,     -- SHA-256 of the content indexed
+        size        INTEGER NOT NULL,
+        indexed_at  TEXT NOT NULL
+      );
+
+      CREATE TABLE memory_chunks (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        path        TEXT NOT NULL REFERENCES memory_files (path) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        heading     TEXT NOT NULL,
+        start_line  INTEGER NOT NULL,
+        end_line    INTEGER NOT NULL,
+        text        TEXT NOT NULL,
+        hash        TEXT NOT NULL      -- of heading and text: equal chunks share vectors
+      );
+      CREATE INDEX memory_chunks_by_path ON memory_chunks (path, seq);
+
+      CREATE VIRTUAL TABLE memory_fts USING fts5(
+        heading, text,
+        content = 'memory_chunks', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER memory_chunks_insert AFTER INSERT ON memory_chunks BEGIN
+        INSERT INTO memory_fts (rowid, heading, text) VALUES (new.id, new.heading, new.text);
+      END;
+      CREATE TRIGGER memory_chunks_delete AFTER DELETE ON memory_chunks BEGIN
+        INSERT INTO memory_fts (memory_fts, rowid, heading, text) VALUES ('delete', old.id, old.heading, old.text);
+      END;
+
+      CREATE TABLE memory_vectors (
+        chunk_id    INTEGER NOT NULL REFERENCES memory_chunks (id) ON DELETE CASCADE,
+        window      INTEGER NOT NULL,  -- which window of the chunk (models read only so much)
+        embedder    TEXT NOT NULL,     -- vectors of two embedders are never compared
+        vector      BLOB NOT NULL,     -- Float32, unit length
+        bits        BLOB NOT NULL,     -- the vector's signs, for a fast first pass over many
+        PRIMARY KEY (chunk_id, window)
+      );
+      CREATE INDEX memory_vectors_by_embedder ON memory_vectors (embedder);
+
+      -- Auto-flush: messages up to this id were summarised into the daily log and
+      -- left out of the live context (they stay stored); the summary stands in for them.
+      ALTER TABLE conversations ADD COLUMN flushed_through INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE conversations ADD COLUMN flush_summary TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];

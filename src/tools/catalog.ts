@@ -14,6 +14,11 @@ import fetchUrl from "./builtin/fetch_url.ts";
 import getTime from "./builtin/get_time.ts";
 import listDirectory from "./builtin/list_directory.ts";
 import listSkills from "./builtin/list_skills.ts";
+import logNote from "./builtin/log_note.ts";
+import memoryGet from "./builtin/memory_get.ts";
+import memoryWrite from "./builtin/memory_write.ts";
+import rememberThis from "./builtin/remember_this.ts";
+import searchMemory from "./builtin/search_memory.ts";
 import queryJson from "./builtin/query_json.ts";
 import readCsv from "./builtin/read_csv.ts";
 import readFile from "./builtin/read_file.ts";
@@ -51,5 +56,10 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   buildSkill,
   runSkill,
   listSkills,
+  searchMemory,
+  memoryGet,
+  rememberThis,
+  logNote,
+  memoryWrite,
   getTime,
 ];

@@ -1,0 +1,198 @@
+/**
+ * The Markdown files of memory, written safely: every change is a whole new
+ * file renamed into place (a crash leaves the old file or the new one, never
+ * half), and changes are serialised — within this process by a queue, across
+ * processes by an exclusive lock — so concurrent writers (chat, scheduler,
+ * API, a CLI command) never lose each other's entries.
+ */
+
+import { dirname, join } from "node:path";
+import { localDate } from "./dates.ts";
+
+/** Longest entry accepted, so one call cannot bloat MEMORY.md. */
+export const MAX_ENTRY_CHARS = 10_000;
+
+/** Raised for a write that cannot be done; the message says why. */
+export class MemoryWriteError extends Error {
+  override name = "MemoryWriteError";
+}
+
+/** Where things are in the memory directory. */
+export interface MemoryLayout {
+  /** HOME/memory. */
+  dir: string;
+  now(): Date;
+}
+
+/**
+ * The writer for one memory directory.
+ *
+ * @example
+ * ```ts
+ * const files = new MemoryFiles({ dir: `${home}/memory`, now: () => new Date() });
+ * await files.remember("Ada prefers tea.");
+ * ```
+ */
+export class MemoryFiles {
+  readonly #layout: MemoryLayout;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(layout: MemoryLayout) {
+    this.#layout = layout;
+  }
+
+  get dir(): string {
+    return this.#layout.dir;
+  }
+
+  /** MEMORY.md, relative to the memory directory. */
+  get longTermPath(): string {
+    return "MEMORY.md";
+  }
+
+  /** A day's log, relative to the memory directory. */
+  dailyPath(date = this.#layout.now()): string {
+    return `${localDate(date)}.md`;
+  }
+
+  /**
+   * Adds a timestamped entry to MEMORY.md: at the end of its "Facts" section
+   * when it has one, else at the end of the file. Returns the relative path.
+   */
+  remember(text: string): Promise<string> {
+    const entry = clean(text);
+    return this.#change(this.longTermPath, (current) => {
+      const line = `- [${stampOf(this.#layout.now())}] ${indentContinuation(entry)}`;
+      const lines = (current || "# Memory\n").replace(/\n+$/, "").split("\n");
+      const facts = lines.findIndex((l) => /^#{1,6}\s+facts\s*$/i.test(l));
+      if (facts < 0) return `${lines.join("\n")}\n${line}\n`;
+      let end = facts + 1;
+      while (end < lines.length && !/^#{1,6}\s/.test(lines[end])) end++;
+      // After the section's last non-blank line.
+      let at = end;
+      while (at > facts + 1 && !lines[at - 1].trim()) at--;
+      lines.splice(at, 0, ...(at === facts + 1 ? ["", line] : [line]));
+      return `${lines.join("\n")}\n`;
+    });
+  }
+
+  /** Appends a timestamped note to today's log. Returns the relative path written. */
+  logNote(text: string, options: { heading?: string } = {}): Promise<string> {
+    const entry = clean(text);
+    const now = this.#layout.now();
+    const path = this.dailyPath(now);
+    return this.#change(path, (current) => {
+      const time = stampOf(now).slice(11);
+      const base = ensureNewline(current || `# ${localDate(now)}\n`);
+      if (options.heading) return `${base}\n## ${time} ${options.heading}\n\n${entry}\n`;
+      return `${base}- ${time} ${indentContinuation(entry)}\n`;
+    });
+  }
+
+  /**
+   * Replaces the body of the section titled `section` in MEMORY.md (any
+   * heading level; the first match), or adds it as a new `##` section.
+   */
+  writeSection(section: string, content: string): Promise<string> {
+    const title = section.trim().replace(/^#+\s*/, "");
+    if (!title || title.includes("\n")) {
+      throw new MemoryWriteError("The section name must be one line of text");
+    }
+    const body = content.trim();
+    return this.#change(this.longTermPath, (current) => {
+      const lines = (current || "# Memory\n").split("\n");
+      const start = lines.findIndex((line) => {
+        const heading = /^(#{1,6})\s+(.+?)\s*$/.exec(line);
+        return heading !== null && heading[2].toLowerCase() === title.toLowerCase();
+      });
+      if (start < 0) return `${ensureNewline(lines.join("\n"))}\n## ${title}\n\n${body}\n`;
+      const level = /^(#{1,6})/.exec(lines[start])![1].length;
+      let end = start + 1;
+      while (end < lines.length) {
+        const heading = /^(#{1,6})\s/.exec(lines[end]);
+        if (heading && heading[1].length <= level) break;
+        end++;
+      }
+      const after = lines.slice(end);
+      const replaced = [...lines.slice(0, start + 1), "", ...(body ? [body, ""] : []), ...after];
+      return ensureNewline(replaced.join("\n").replace(/\n{3,}/g, "\n\n"));
+    });
+  }
+
+  /** Reads a memory file (relative path); empty when it does not exist. */
+  async read(path: string): Promise<string> {
+    try {
+      return await Deno.readTextFile(join(this.#layout.dir, path));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return "";
+      throw error;
+    }
+  }
+
+  /** Replaces a whole memory file, as an editor would. */
+  replace(path: string, content: string): Promise<string> {
+    return this.#change(path, () => content);
+  }
+
+  /**
+   * Reads, changes and atomically rewrites one file under both locks. The
+   * change function sees the current content ("" for a new file).
+   */
+  #change(path: string, change: (current: string) => string): Promise<string> {
+    const run = this.#queue.then(() => this.#locked(path, change));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #locked(path: string, change: (current: string) => string): Promise<string> {
+    const dir = this.#layout.dir;
+    await Deno.mkdir(dir, { recursive: true });
+    const lock = await Deno.open(join(dir, ".write.lock"), { create: true, write: true });
+    try {
+      await lock.lock(true);
+      const file = join(dir, path);
+      const current = await this.read(path);
+      const next = change(current);
+      await Deno.mkdir(dirname(file), { recursive: true });
+      const temp = `${dirname(file)}/.${crypto.randomUUID()}.tmp`;
+      try {
+        await Deno.writeTextFile(temp, next);
+        await Deno.rename(temp, file);
+      } catch (error) {
+        await Deno.remove(temp).catch(() => {});
+        throw new MemoryWriteError(`Cannot write ${path}: ${(error as Error).message}`);
+      }
+      return path;
+    } finally {
+      await lock.unlock().catch(() => {});
+      lock.close();
+    }
+  }
+}
+
+function clean(text: string): string {
+  const entry = text.trim();
+  if (!entry) throw new MemoryWriteError("Nothing to write: the text is empty");
+  if (entry.length > MAX_ENTRY_CHARS) {
+    throw new MemoryWriteError(
+      `The text is longer than ${MAX_ENTRY_CHARS} characters; save a summary instead`,
+    );
+  }
+  return entry;
+}
+
+/** `YYYY-MM-DD HH:MM` in local time. */
+function stampOf(date: Date): string {
+  const hh = String(date.getHours()).padStart(2, "0");
+  const mm = String(date.getMinutes()).padStart(2, "0");
+  return `${localDate(date)} ${hh}:${mm}`;
+}
+
+function ensureNewline(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/** Multi-line entries stay inside their list item. */
+function indentContinuation(text: string): string {
+  return text.replace(/\n/g, "\n  ");
+}

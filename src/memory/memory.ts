@@ -1,0 +1,320 @@
+/**
+ * Memory as the rest of hob uses it: the Markdown files (the truth), the
+ * search index over them (derived, kept in step by writes and by a watcher for
+ * edits made outside hob), and the memory section of each turn's prompt.
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import type { HobConfig } from "../config/schema.ts";
+import type { PromptSources } from "../core/ports.ts";
+import { resolveInRoots } from "../tools/sandbox/paths.ts";
+import type { Embedder } from "./embedder.ts";
+import { MemoryFiles } from "./files.ts";
+import { createOpenAiEmbedder } from "./openai_embeddings.ts";
+import {
+  defaultFusion,
+  type IndexProgress,
+  type MemoryHit,
+  MemoryIndex,
+  type SearchOptions,
+} from "./search_index.ts";
+import { createTransformersEmbedder } from "./transformers.ts";
+import { createUseLiteEmbedder } from "./use_lite.ts";
+
+/** How long file changes settle before they are indexed. */
+const WATCH_DEBOUNCE_MS = 300;
+/** Lines memory_get returns by default, and at most. */
+const DEFAULT_GET_LINES = 60;
+const MAX_GET_LINES = 500;
+/** Characters per token, for turning the token budget into text. */
+const CHARS_PER_TOKEN = 4;
+
+/** Lines of a memory file. */
+export interface MemoryExcerpt {
+  path: string;
+  from: number;
+  to: number;
+  total_lines: number;
+  text: string;
+}
+
+/**
+ * Creates the embedder hob.yaml asks for; null for keyword search alone.
+ *
+ * @example
+ * ```ts
+ * const embedder = createEmbedder(config); // USE-lite unless memory.embedder says otherwise
+ * ```
+ */
+export function createEmbedder(config: HobConfig): Embedder | null {
+  const choice = config.memory.embedder;
+  if (choice === "none") return null;
+  if (choice === "use-lite") return createUseLiteEmbedder();
+  if (choice.startsWith("transformers:")) {
+    return createTransformersEmbedder(choice.slice("transformers:".length));
+  }
+  const slash = choice.indexOf("/");
+  return createOpenAiEmbedder(config.providers[choice.slice(0, slash)], choice.slice(slash + 1));
+}
+
+/**
+ * A home's memory.
+ *
+ * @example
+ * ```ts
+ * const memory = new Memory({ home, db, config, now: () => new Date() });
+ * await memory.remember("Ada's sister is called Grace.");
+ * const hits = await memory.search("who is Ada's sibling?");
+ * ```
+ */
+export class Memory {
+  readonly files: MemoryFiles;
+  readonly index: MemoryIndex;
+  /** Settles when the index has caught up with the files at start. */
+  readonly ready: Promise<void>;
+  readonly #config: HobConfig;
+  readonly #embedder: Embedder | null;
+  readonly #home: string;
+  readonly #now: () => Date;
+  #watcher: Deno.FsWatcher | undefined;
+
+  constructor(
+    options: {
+      home: string;
+      db: DatabaseSync;
+      config: HobConfig;
+      now: () => Date;
+      embedder?: Embedder | null;
+    },
+  ) {
+    this.#home = options.home;
+    this.#config = options.config;
+    this.#now = options.now;
+    this.#embedder = options.embedder !== undefined
+      ? options.embedder
+      : createEmbedder(options.config);
+    const fusion = defaultFusion(this.#embedder?.id ?? null);
+    if (options.config.memory.vector_weight !== undefined) {
+      fusion.vectorWeight = options.config.memory.vector_weight;
+    }
+    this.files = new MemoryFiles({ dir: join(options.home, "memory"), now: options.now });
+    this.index = new MemoryIndex(options.db, this.files.dir, this.#embedder, fusion);
+    // Catch up with edits made while hob was not running; vectors follow in the background.
+    this.ready = this.index.sync().then(() => {}, (error) => {
+      console.error(`hob: indexing memory failed: ${(error as Error).message}`);
+    });
+  }
+
+  /** The embedder in use, or null for keyword search alone. */
+  get embedderId(): string | null {
+    return this.#embedder?.id ?? null;
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<MemoryHit[]> {
+    await this.ready;
+    return await this.index.search(query, options);
+  }
+
+  /** Lines `from` (1-based) onwards of a memory file, inside the memory directory only. */
+  async get(path: string, from = 1, lines = DEFAULT_GET_LINES): Promise<MemoryExcerpt> {
+    const file = await resolveInRoots(path.replace(/^memory\//, ""), [this.files.dir]);
+    const all = (await Deno.readTextFile(file)).split("\n");
+    const count = Math.min(Math.max(1, lines), MAX_GET_LINES);
+    const start = Math.max(1, from);
+    const slice = all.slice(start - 1, start - 1 + count);
+    return {
+      path: file.slice(this.files.dir.length + 1),
+      from: start,
+      to: start + slice.length - 1,
+      total_lines: all.length,
+      text: slice.join("\n"),
+    };
+  }
+
+  async remember(text: string): Promise<string> {
+    return await this.#indexed(await this.files.remember(text));
+  }
+
+  async logNote(text: string, heading?: string): Promise<string> {
+    return await this.#indexed(await this.files.logNote(text, { heading }));
+  }
+
+  async writeSection(section: string, content: string): Promise<string> {
+    return await this.#indexed(await this.files.writeSection(section, content));
+  }
+
+  /** Replaces a whole file (the page's editor). */
+  async replace(path: string, content: string): Promise<string> {
+    const file = await resolveInRoots(path, [this.files.dir], { allowMissing: true });
+    if (!file.endsWith(".md")) throw new Error("Only Markdown (.md) files live in memory");
+    return await this.#indexed(
+      await this.files.replace(file.slice(this.files.dir.length + 1), content),
+    );
+  }
+
+  reindex(onProgress?: (progress: IndexProgress) => void): Promise<string[]> {
+    return this.index.reindex(onProgress);
+  }
+
+  /** Indexes memory files as they change on disk (an editor, a sync tool), until closed. */
+  watch(): void {
+    if (this.#watcher) return;
+    this.#watcher = Deno.watchFs(this.files.dir, { recursive: true });
+    const changed = new Set<string>();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    (async () => {
+      for await (const event of this.#watcher!) {
+        for (const path of event.paths) {
+          const relative = path.slice(this.files.dir.length + 1);
+          if (
+            !relative.endsWith(".md") || relative.split("/").some((part) => part.startsWith("."))
+          ) continue;
+          changed.add(relative);
+        }
+        if (changed.size === 0) continue;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const paths = [...changed];
+          changed.clear();
+          for (const path of paths) {
+            this.index.indexFile(path).catch((error) =>
+              console.error(`hob: indexing ${path}: ${error.message}`)
+            );
+          }
+        }, WATCH_DEBOUNCE_MS);
+      }
+    })().catch(() => {/* closed */});
+  }
+
+  /**
+   * The memory section of a turn's system prompt, within the token budget: the
+   * newest part of MEMORY.md, of today's and yesterday's logs, and the best
+   * search hits for the user's message — each with its path and lines, so the
+   * model can cite it and read on with memory_get.
+   */
+  async context(query: string): Promise<string> {
+    const budget = this.#config.memory.context_tokens * CHARS_PER_TOKEN;
+    if (budget === 0) return "";
+    await this.ready;
+    const now = this.#now();
+    const yesterday = new Date(now.getTime() - 86_400_000);
+    const parts: string[] = [];
+    let used = 0;
+    const add = (title: string, path: string, text: string, share: number) => {
+      const room = Math.min(Math.floor(budget * share), budget - used);
+      if (!text.trim() || room < 200) return "";
+      const { excerpt, firstLine, lastLine } = tail(text, room);
+      const section = `## ${title} (${path}, lines ${firstLine}-${lastLine})\n\n${excerpt}`;
+      parts.push(section);
+      used += section.length;
+      return excerpt;
+    };
+    const shown = [
+      add("Long-term memory", "MEMORY.md", await this.files.read("MEMORY.md"), 0.4),
+      add(
+        "Today's log",
+        this.files.dailyPath(now),
+        await this.files.read(this.files.dailyPath(now)),
+        0.2,
+      ),
+      add(
+        "Yesterday's log",
+        this.files.dailyPath(yesterday),
+        await this.files.read(this.files.dailyPath(yesterday)),
+        0.1,
+      ),
+    ].join("\n");
+
+    const limit = this.#config.memory.context_hits;
+    if (limit > 0 && query.trim()) {
+      // Never wait for the embedder here: a turn must not stall on a model loading.
+      const hits = (await this.index.search(query, { limit: limit + 3, waitForEmbedder: false }))
+        .filter((hit) => !shown.includes(hit.text.trim().slice(0, 120)))
+        .slice(0, limit);
+      const lines: string[] = [];
+      for (const hit of hits) {
+        const line = `- ${hit.path}:${hit.start_line}-${hit.end_line}${
+          hit.heading ? ` (${hit.heading})` : ""
+        }: ${hit.snippet}`;
+        if (used + line.length > budget) break;
+        lines.push(line);
+        used += line.length;
+      }
+      if (lines.length > 0) {
+        parts.push(
+          `## Notes that may be relevant (search for the user's message)\n\n${lines.join("\n")}`,
+        );
+      }
+    }
+    if (parts.length === 0) return "";
+    return `${
+      parts.join("\n\n")
+    }\n\nThese come from the user's memory files; cite the path, and use memory_get to read more.`;
+  }
+
+  /** Stops watching and embedding; vectors still missing are made at the next start. */
+  async close(): Promise<void> {
+    this.#watcher?.close();
+    const stopped = this.index.stop();
+    this.#embedder?.close();
+    await stopped;
+    await this.ready;
+  }
+
+  async #indexed(path: string): Promise<string> {
+    await this.ready;
+    await this.index.indexFile(path);
+    return path;
+  }
+
+  /** For tests and `hob memory reindex`: wait for all vectors. */
+  settle(): Promise<void> {
+    return this.index.settle();
+  }
+
+  /** The identity files and memory context, as the agent's prompt port. */
+  promptSources(): PromptSources {
+    const home = this.#home;
+    return {
+      identity: async () => {
+        const [soul, user] = await Promise.all([
+          readOrEmpty(join(home, "identity", "SOUL.md")),
+          readOrEmpty(join(home, "identity", "USER.md")),
+        ]);
+        return { soul, user };
+      },
+      memoryContext: (query) => this.context(query),
+    };
+  }
+}
+
+/** The end of a text, at most `chars` long, cut at a line start, with its line numbers. */
+function tail(
+  text: string,
+  chars: number,
+): { excerpt: string; firstLine: number; lastLine: number } {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  let size = 0;
+  let first = lines.length;
+  while (first > 0 && size + lines[first - 1].length + 1 <= chars) {
+    size += lines[first - 1].length + 1;
+    first--;
+  }
+  if (first === lines.length) first = lines.length - 1;
+  const excerpt = lines.slice(first).join("\n");
+  return {
+    excerpt: first > 0 ? `…\n${excerpt}` : excerpt,
+    firstLine: first + 1,
+    lastLine: lines.length,
+  };
+}
+
+async function readOrEmpty(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return "";
+    throw error;
+  }
+}

@@ -1,0 +1,647 @@
+/**
+ * The memory index in hob.db: every Markdown file under HOME/memory cut into
+ * chunks, searchable by BM25 (SQLite FTS5) and by meaning (embedding vectors),
+ * the two fused by reciprocal rank. The files are the truth: the index is
+ * incremental by content hash and can be deleted and rebuilt without loss.
+ */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { join, relative, sep } from "node:path";
+import { timestamp } from "../store/timestamp.ts";
+import { type Chunk, chunkMarkdown } from "./chunker.ts";
+import type { Embedder } from "./embedder.ts";
+import { dot, fromBlob, hamming, signBits, toBlob } from "./vectors.ts";
+
+/** Candidates each ranking contributes to the fusion. */
+const CANDIDATES = 50;
+/** Windows re-scored exactly after the sign-bit first pass. */
+const RERANK_WINDOWS = 400;
+/** The k of reciprocal rank fusion: how much the top ranks dominate. */
+const RRF_K = 60;
+/** Chunks embedded per batch while indexing. */
+const EMBED_BATCH = 64;
+/** Longest heading path prefixed to an embedding window. */
+const MAX_PREFIX_CHARS = 120;
+/** Characters of a chunk shown as a result's snippet. */
+const SNIPPET_CHARS = 320;
+
+/** Words too common to help a keyword search. */
+const STOPWORDS = new Set(
+  "a an and are as at be but by did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who why will with you your"
+    .split(
+      " ",
+    ),
+);
+
+/** A chunk id with its score in one ranking, higher is better. */
+interface Scored {
+  id: number;
+  score: number;
+}
+
+/**
+ * How the keyword and vector rankings are fused. `score` (the default) adds
+ * each ranking's scores scaled to 0–1 over its candidates, weighted; `rrf` is
+ * reciprocal rank fusion. On the membot golden set (bench/RESULTS.md) score
+ * fusion beat RRF, and halving the weight of USE-lite's vectors — a model that
+ * reads only ~450 characters and ranks worse than BM25 alone — beat equal weights.
+ */
+export interface Fusion {
+  method: "score" | "rrf";
+  keywordWeight: number;
+  vectorWeight: number;
+  /**
+   * Vector candidates below this cosine similarity are dropped, so a search
+   * that matches nothing returns nothing rather than the least bad chunks.
+   */
+  minSimilarity: number;
+}
+
+/** The fusion for an embedder: a weaker model's evidence counts for less. */
+export function defaultFusion(embedderId: string | null): Fusion {
+  // USE-lite's cosines of unrelated texts reach ~0.32 (measured on the membot
+  // corpus with off-topic queries); relevant chunks sit mostly above 0.4.
+  const useLite = embedderId?.startsWith("use-lite") ?? false;
+  return {
+    method: "score",
+    keywordWeight: 1,
+    vectorWeight: useLite ? 0.5 : 1,
+    minSimilarity: useLite ? 0.35 : 0,
+  };
+}
+
+/**
+ * Fuses the keyword and vector rankings into one, best first. With score
+ * fusion each ranking's scores are scaled so its best candidate is 1 and "no
+ * relevance" is 0 — BM25's zero, the embedder's similarity floor — which does
+ * not depend on how many candidates were fetched, as min-max scaling would.
+ */
+function fuse(keyword: Scored[], vector: Scored[], fusion: Fusion): [number, number][] {
+  const fused = new Map<number, number>();
+  const add = (ranking: Scored[], weight: number, zero: number) => {
+    if (ranking.length === 0) return;
+    if (fusion.method === "rrf") {
+      ranking.forEach(({ id }, rank) =>
+        fused.set(id, (fused.get(id) ?? 0) + weight / (RRF_K + rank + 1))
+      );
+      return;
+    }
+    const span = ranking[0].score - zero;
+    if (span <= 0) return; // nothing in this ranking is relevant at all
+    for (const { id, score } of ranking) {
+      if (score <= zero) continue;
+      fused.set(id, (fused.get(id) ?? 0) + weight * (score - zero) / span);
+    }
+  };
+  add(keyword, fusion.keywordWeight, 0);
+  add(vector, fusion.vectorWeight, fusion.minSimilarity);
+  return [...fused].sort((a, b) => b[1] - a[1]);
+}
+
+/** One search result. */
+export interface MemoryHit {
+  /** Relative to HOME/memory. */
+  path: string;
+  start_line: number;
+  end_line: number;
+  heading: string;
+  snippet: string;
+  /** The whole chunk's text. */
+  text: string;
+  score: number;
+}
+
+/** How to search. */
+export interface SearchOptions {
+  /** @default {5} */
+  limit?: number;
+  /**
+   * Chunks of one file in the results at most.
+   * @default {2}
+   */
+  perFile?: number;
+  /** `keyword` or `vector` alone, for comparison; `hybrid` fuses both. @default {"hybrid"} */
+  mode?: "hybrid" | "keyword" | "vector";
+  /**
+   * Wait for the embedder to load rather than search by keywords alone.
+   * @default {true}
+   */
+  waitForEmbedder?: boolean;
+  /** Overrides the index's fusion (for evaluation). */
+  fusion?: Fusion;
+}
+
+/** Progress of a (re)index, for a progress bar or an event stream. */
+export interface IndexProgress {
+  phase: "files" | "embedding";
+  done: number;
+  total: number;
+}
+
+/** What the index holds. */
+export interface IndexStats {
+  files: number;
+  chunks: number;
+  vectors: number;
+  embedder: string | null;
+  /** Chunks still waiting for their vectors. */
+  pending: number;
+}
+
+interface ChunkRow {
+  id: number;
+  path: string;
+  heading: string;
+  start_line: number;
+  end_line: number;
+  text: string;
+}
+
+/** Sign-bit signatures of every window, in memory, for the first pass. */
+interface Signatures {
+  chunkIds: Int32Array;
+  windows: Int32Array;
+  bits: Uint32Array;
+  words: number;
+}
+
+/**
+ * The index over one home's memory directory.
+ *
+ * @example
+ * ```ts
+ * const index = new MemoryIndex(db, `${home}/memory`, embedder);
+ * await index.sync();
+ * const hits = await index.search("where did we stay in Kyoto?");
+ * ```
+ */
+export class MemoryIndex {
+  readonly #db: DatabaseSync;
+  readonly #dir: string;
+  readonly #embedder: Embedder | null;
+  readonly #statements = new Map<string, StatementSync>();
+  #signatures: Signatures | null = null;
+  #embedding: Promise<void> | null = null;
+  #stopped = false;
+  readonly #fusion: Fusion;
+  /** Serialises indexing, so two syncs never interleave their writes. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(db: DatabaseSync, dir: string, embedder: Embedder | null, fusion?: Fusion) {
+    this.#db = db;
+    this.#dir = dir;
+    this.#embedder = embedder;
+    this.#fusion = fusion ?? defaultFusion(embedder?.id ?? null);
+    this.#dropForeignVectors();
+  }
+
+  /** The embedder's id, or null when searches are by keyword only. */
+  get embedderId(): string | null {
+    return this.#embedder?.id ?? null;
+  }
+
+  #sql(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Vectors of another embedder are deleted: two models' vectors are never mixed. */
+  #dropForeignVectors(): void {
+    const id = this.#embedder?.id ?? "";
+    const removed = this.#sql("DELETE FROM memory_vectors WHERE embedder != ?").run(id);
+    if (Number(removed.changes) > 0) this.#signatures = null;
+  }
+
+  /**
+   * Brings the index up to date with the files: new and changed files are
+   * (re)chunked, deleted ones dropped. Missing vectors are embedded in the
+   * background, or before this resolves with `waitForVectors`. Returns the
+   * relative paths that changed.
+   */
+  sync(onProgress?: (progress: IndexProgress) => void, waitForVectors = false): Promise<string[]> {
+    return this.#serial(async () => {
+      const files = await listMarkdown(this.#dir);
+      const known = new Map(
+        (this.#sql("SELECT path, hash FROM memory_files").all() as { path: string; hash: string }[])
+          .map((row) => [row.path, row.hash]),
+      );
+      const changed: string[] = [];
+      let done = 0;
+      for (const path of files) {
+        if (await this.#indexFile(path, known.get(path))) changed.push(path);
+        known.delete(path);
+        onProgress?.({ phase: "files", done: ++done, total: files.length });
+      }
+      for (const gone of known.keys()) {
+        this.#removeFile(gone);
+        changed.push(gone);
+      }
+      if (waitForVectors) {
+        await this.#embedding;
+        await this.#embedPending(onProgress);
+      } else this.#startEmbedding();
+      return changed;
+    });
+  }
+
+  /** Indexes one file (relative to the memory directory) if it changed, or drops it if it is gone. */
+  indexFile(path: string): Promise<boolean> {
+    return this.#serial(async () => {
+      const known = this.#sql("SELECT hash FROM memory_files WHERE path = ?").get(path) as
+        | { hash: string }
+        | undefined;
+      const changed = await this.#indexFile(path, known?.hash);
+      this.#startEmbedding();
+      return changed;
+    });
+  }
+
+  /** Deletes the whole index and builds it again from the files. */
+  reindex(onProgress?: (progress: IndexProgress) => void): Promise<string[]> {
+    this.#serial(async () => {
+      // A background embedding must not write vectors for chunks about to go.
+      await this.#embedding;
+      this.#db.exec("DELETE FROM memory_chunks");
+      this.#db.exec("DELETE FROM memory_files");
+      this.#signatures = null;
+    });
+    return this.sync(onProgress, true);
+  }
+
+  /** Waits until every chunk has its vectors (for tests, evals and `hob memory reindex`). */
+  async settle(): Promise<void> {
+    await this.#queue;
+    while (this.#embedding) await this.#embedding;
+  }
+
+  stats(): IndexStats {
+    const count = (sql: string, ...params: string[]) =>
+      (this.#sql(sql).get(...params) as { n: number }).n;
+    const embedder = this.#embedder?.id ?? null;
+    const chunks = count("SELECT COUNT(*) AS n FROM memory_chunks");
+    const vectors = count(
+      "SELECT COUNT(DISTINCT chunk_id) AS n FROM memory_vectors WHERE embedder = ?",
+      embedder ?? "",
+    );
+    return {
+      files: count("SELECT COUNT(*) AS n FROM memory_files"),
+      chunks,
+      vectors: count("SELECT COUNT(*) AS n FROM memory_vectors WHERE embedder = ?", embedder ?? ""),
+      embedder,
+      pending: embedder ? chunks - vectors : 0,
+    };
+  }
+
+  /**
+   * Searches memory. Hybrid search fuses the BM25 and the vector rankings by
+   * reciprocal rank; without an embedder (or while it loads, unless told to
+   * wait) it searches by keywords alone.
+   */
+  async search(query: string, options: SearchOptions = {}): Promise<MemoryHit[]> {
+    const { limit = 5, perFile = 2, mode = "hybrid", waitForEmbedder = true } = options;
+    const useVectors = mode !== "keyword" && this.#embedder !== null &&
+      (waitForEmbedder || this.#embedder.isReady());
+    // The query's embedding is computed in the embedder's Worker while BM25 runs here.
+    const vectorRanking = useVectors ? this.#vectorRanking(query) : Promise.resolve([] as Scored[]);
+    const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query);
+    const fusion = options.fusion ?? this.#fusion;
+    const vectors = (await vectorRanking).filter((candidate) =>
+      candidate.score > fusion.minSimilarity
+    );
+    const ordered = fuse(keywordRanking, vectors, fusion);
+    const hits: MemoryHit[] = [];
+    const perPath = new Map<string, number>();
+    for (const [id, score] of ordered) {
+      const row = this.#sql(
+        "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
+      ).get(id) as ChunkRow | undefined;
+      if (!row) continue;
+      const seen = perPath.get(row.path) ?? 0;
+      if (seen >= perFile) continue;
+      perPath.set(row.path, seen + 1);
+      hits.push({
+        path: row.path,
+        start_line: row.start_line,
+        end_line: row.end_line,
+        heading: row.heading,
+        snippet: snippet(row.text, query),
+        text: row.text,
+        score: Number(score.toFixed(6)),
+      });
+      if (hits.length >= limit) break;
+    }
+    return hits;
+  }
+
+  #keywordRanking(query: string): Scored[] {
+    const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
+      .filter((term) => !STOPWORDS.has(term) && (term.length > 1 || /\d/.test(term)));
+    if (terms.length === 0) return [];
+    const match = terms.map((term) => `"${term}"`).join(" OR ");
+    const rows = this.#sql(
+      "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
+    ).all(match, CANDIDATES) as { id: number; score: number }[];
+    // FTS5's bm25 is negative, lower is better.
+    return rows.map((row) => ({ id: row.id, score: -row.score }));
+  }
+
+  async #vectorRanking(query: string): Promise<Scored[]> {
+    const [vector] = await this.#embedder!.embed([query], "query");
+    const signatures = this.#loadSignatures();
+    const count = signatures.chunkIds.length;
+    if (count === 0) return [];
+    // First pass: Hamming distance between sign bits; keep the closest windows.
+    const queryBits = signBits(vector);
+    const keep = Math.min(RERANK_WINDOWS, count);
+    let candidates: number[];
+    if (count <= keep) {
+      candidates = Array.from({ length: count }, (_, i) => i);
+    } else {
+      const distances = new Uint16Array(count);
+      for (let i = 0; i < count; i++) {
+        distances[i] = hamming(queryBits, signatures.bits, i * signatures.words);
+      }
+      candidates = Array.from({ length: count }, (_, i) => i)
+        .sort((a, b) => distances[a] - distances[b])
+        .slice(0, keep);
+    }
+    // Second pass: exact cosine; a chunk scores as its best window.
+    const best = new Map<number, number>();
+    const read = this.#sql("SELECT vector FROM memory_vectors WHERE chunk_id = ? AND window = ?");
+    for (const index of candidates) {
+      const chunkId = signatures.chunkIds[index];
+      const row = read.get(chunkId, signatures.windows[index]) as
+        | { vector: Uint8Array }
+        | undefined;
+      if (!row) continue;
+      const score = dot(vector, fromBlob(row.vector));
+      if (score > (best.get(chunkId) ?? -Infinity)) best.set(chunkId, score);
+    }
+    return [...best].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([id, score]) => ({
+      id,
+      score,
+    }));
+  }
+
+  #loadSignatures(): Signatures {
+    if (this.#signatures) return this.#signatures;
+    const rows = this.#sql("SELECT chunk_id, window, bits FROM memory_vectors WHERE embedder = ?")
+      .all(this.#embedder?.id ?? "") as { chunk_id: number; window: number; bits: Uint8Array }[];
+    const words = rows.length > 0 ? rows[0].bits.byteLength / 4 : 0;
+    const bits = new Uint32Array(rows.length * words);
+    const chunkIds = new Int32Array(rows.length);
+    const windows = new Int32Array(rows.length);
+    rows.forEach((row, i) => {
+      chunkIds[i] = row.chunk_id;
+      windows[i] = row.window;
+      bits.set(
+        new Uint32Array(
+          row.bits.buffer.slice(row.bits.byteOffset, row.bits.byteOffset + row.bits.byteLength),
+        ),
+        i * words,
+      );
+    });
+    this.#signatures = { chunkIds, windows, bits, words };
+    return this.#signatures;
+  }
+
+  /** Re-chunks one file if its content changed; returns whether it did. */
+  async #indexFile(path: string, knownHash: string | undefined): Promise<boolean> {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(join(this.#dir, path));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        if (knownHash === undefined) return false;
+        this.#removeFile(path);
+        return true;
+      }
+      throw error;
+    }
+    const hash = await sha256(text);
+    if (hash === knownHash) return false;
+
+    const chunks = chunkMarkdown(text);
+    const hashes = await Promise.all(
+      chunks.map((chunk) => sha256(`${chunk.heading}\n${chunk.text}`)),
+    );
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      // Vectors of chunks that did not change are kept, so appending to a file
+      // embeds only what was appended.
+      const reusable = new Map<
+        string,
+        { window: number; vector: Uint8Array; bits: Uint8Array }[]
+      >();
+      const old = this.#sql(
+        `SELECT c.hash, v.window, v.vector, v.bits FROM memory_chunks c
+           JOIN memory_vectors v ON v.chunk_id = c.id AND v.embedder = ?
+          WHERE c.path = ?`,
+      ).all(this.#embedder?.id ?? "", path) as {
+        hash: string;
+        window: number;
+        vector: Uint8Array;
+        bits: Uint8Array;
+      }[];
+      for (const row of old) {
+        const list = reusable.get(row.hash) ?? [];
+        list.push({ window: row.window, vector: row.vector, bits: row.bits });
+        reusable.set(row.hash, list);
+      }
+      this.#sql("DELETE FROM memory_chunks WHERE path = ?").run(path);
+      this.#sql(
+        `INSERT INTO memory_files (path, hash, size, indexed_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, size = excluded.size, indexed_at = excluded.indexed_at`,
+      ).run(path, hash, text.length, timestamp());
+      const insert = this.#sql(
+        "INSERT INTO memory_chunks (path, seq, heading, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      );
+      const copy = this.#sql(
+        "INSERT INTO memory_vectors (chunk_id, window, embedder, vector, bits) VALUES (?, ?, ?, ?, ?)",
+      );
+      chunks.forEach((chunk, seq) => {
+        const id = Number(
+          insert.run(
+            path,
+            seq,
+            chunk.heading,
+            chunk.start_line,
+            chunk.end_line,
+            chunk.text,
+            hashes[seq],
+          )
+            .lastInsertRowid,
+        );
+        for (const saved of reusable.get(hashes[seq]) ?? []) {
+          copy.run(id, saved.window, this.#embedder!.id, saved.vector, saved.bits);
+        }
+        reusable.delete(hashes[seq]);
+      });
+      this.#db.exec("COMMIT");
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
+    this.#signatures = null;
+    return true;
+  }
+
+  #removeFile(path: string): void {
+    this.#sql("DELETE FROM memory_chunks WHERE path = ?").run(path);
+    this.#sql("DELETE FROM memory_files WHERE path = ?").run(path);
+    this.#signatures = null;
+  }
+
+  /**
+   * Stops background embedding after the batch in progress (the vectors still
+   * missing are made at the next start); resolves when it has stopped.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#embedding;
+  }
+
+  /** Embeds chunks that have no vectors yet, in the background. */
+  #startEmbedding(): void {
+    if (!this.#embedder || this.#embedding || this.#stopped) return;
+    this.#embedding = this.#embedPending().catch((error) => {
+      if (!this.#stopped) {
+        console.error(`hob: embedding memory failed: ${(error as Error).message}`);
+      }
+    }).finally(() => {
+      this.#embedding = null;
+    });
+  }
+
+  async #embedPending(onProgress?: (progress: IndexProgress) => void): Promise<void> {
+    const embedder = this.#embedder;
+    if (!embedder) return;
+    const missing = () =>
+      this.#sql(
+        `SELECT id, heading, text FROM memory_chunks c
+          WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)
+          ORDER BY id LIMIT ?`,
+      ).all(embedder.id, EMBED_BATCH) as { id: number; heading: string; text: string }[];
+    const total = this.stats().pending;
+    let done = 0;
+    for (let batch = missing(); batch.length > 0 && !this.#stopped; batch = missing()) {
+      const windows = batch.flatMap((chunk) =>
+        embeddingWindows(chunk as unknown as Chunk, embedder.maxChars).map((text, window) => ({
+          id: chunk.id,
+          window,
+          text,
+        }))
+      );
+      const vectors = await embedder.embed(windows.map((w) => w.text), "document");
+      const insert = this.#sql(
+        "INSERT OR REPLACE INTO memory_vectors (chunk_id, window, embedder, vector, bits) VALUES (?, ?, ?, ?, ?)",
+      );
+      const exists = this.#sql("SELECT 1 FROM memory_chunks WHERE id = ?");
+      this.#db.exec("BEGIN IMMEDIATE");
+      try {
+        windows.forEach((w, i) => {
+          // The chunk may have been replaced while its vectors were computed.
+          if (!exists.get(w.id)) return;
+          const bits = signBits(vectors[i]);
+          insert.run(w.id, w.window, embedder.id, toBlob(vectors[i]), new Uint8Array(bits.buffer));
+        });
+        this.#db.exec("COMMIT");
+      } catch (error) {
+        this.#db.exec("ROLLBACK");
+        throw error;
+      }
+      this.#signatures = null;
+      done += batch.length;
+      onProgress?.({ phase: "embedding", done: Math.min(done, total), total });
+    }
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+}
+
+/**
+ * The texts a chunk is embedded as: its heading path, then as much of its text
+ * as the model reads, window after window, cut at line or sentence ends.
+ *
+ * @example
+ * ```ts
+ * embeddingWindows({ heading: "Trip > Day 1", text: "…", start_line: 1, end_line: 9 }, 450);
+ * ```
+ */
+export function embeddingWindows(
+  chunk: Pick<Chunk, "heading" | "text">,
+  maxChars: number,
+): string[] {
+  const prefix = chunk.heading ? `${chunk.heading.slice(0, MAX_PREFIX_CHARS)}\n` : "";
+  // The heading lines themselves are in the prefix already.
+  const body = chunk.text.split("\n").filter((line) => !/^#{1,6}\s/.test(line)).join("\n").trim();
+  const room = Math.max(100, maxChars - prefix.length);
+  if (!body) return [prefix.trim() || chunk.text.slice(0, maxChars)];
+  const pieces = body.split(/(?<=[.!?])\s+|\n+/).filter((piece) => piece.trim());
+  const windows: string[] = [];
+  let current = "";
+  for (const piece of pieces) {
+    for (let at = 0; at < piece.length; at += room) {
+      const part = piece.slice(at, at + room);
+      if (current && current.length + 1 + part.length > room) {
+        windows.push(prefix + current);
+        current = "";
+      }
+      current = current ? `${current} ${part}` : part;
+    }
+  }
+  if (current) windows.push(prefix + current);
+  return windows;
+}
+
+/** Every Markdown file under `dir`, relative, with `/` separators; dot-files skipped. */
+export async function listMarkdown(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (current: string) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(current));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".")) continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory) await walk(path);
+      else if (entry.isFile && entry.name.toLowerCase().endsWith(".md")) {
+        out.push(relative(dir, path).split(sep).join("/"));
+      }
+    }
+  };
+  await walk(dir);
+  return out.sort();
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The part of a chunk around the query's words, for showing a hit. */
+function snippet(text: string, query: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= SNIPPET_CHARS) return flat;
+  const words = (query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) =>
+    !STOPWORDS.has(w)
+  );
+  const lower = flat.toLowerCase();
+  const at = words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
+  const start = Math.max(0, Math.min(at - SNIPPET_CHARS / 4, flat.length - SNIPPET_CHARS));
+  return `${start > 0 ? "…" : ""}${flat.slice(start, start + SNIPPET_CHARS)}${
+    start + SNIPPET_CHARS < flat.length ? "…" : ""
+  }`;
+}

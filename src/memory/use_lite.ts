@@ -1,0 +1,83 @@
+/**
+ * The built-in embedder: Universal Sentence Encoder lite (512 dimensions),
+ * offline, loaded lazily in its own Worker. It reads only about the first 128
+ * tokens (~450 characters) of a text, so the index embeds chunks in windows.
+ */
+
+import { type Embedder, normalize } from "./embedder.ts";
+
+/** Texts sent to the model in one call; larger batches cost memory for no speed. */
+const BATCH = 32;
+
+/**
+ * Creates the USE-lite embedder.
+ *
+ * @example
+ * ```ts
+ * const embedder = createUseLiteEmbedder();
+ * const [vector] = await embedder.embed(["where did I park?"], "query");
+ * ```
+ */
+export function createUseLiteEmbedder(): Embedder {
+  let worker: Worker | undefined;
+  let loading: Promise<void> | undefined;
+  let ready = false;
+  let nextId = 1;
+  const pending = new Map<number, { resolve(v: Float32Array[]): void; reject(e: Error): void }>();
+
+  const request = (texts?: string[]): Promise<Float32Array[]> => {
+    if (!worker) {
+      worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url), {
+        type: "module",
+        name: "hob-embedder",
+      });
+      worker.onmessage = (
+        event: MessageEvent<{ id: number; ok: boolean; vectors?: Float32Array[]; error?: string }>,
+      ) => {
+        const waiter = pending.get(event.data.id);
+        pending.delete(event.data.id);
+        if (event.data.ok) waiter?.resolve(event.data.vectors ?? []);
+        else waiter?.reject(new Error(`the embedding model failed: ${event.data.error}`));
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        for (const waiter of pending.values()) {
+          waiter.reject(new Error(`the embedding model crashed: ${event.message}`));
+        }
+        pending.clear();
+      };
+    }
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker!.postMessage({ id, texts });
+    });
+  };
+
+  const embedder: Embedder = {
+    id: "use-lite@0.2.0",
+    maxChars: 450,
+    isReady: () => ready,
+    load() {
+      loading ??= request().then(() => {
+        ready = true;
+      });
+      return loading;
+    },
+    async embed(texts) {
+      await embedder.load();
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += BATCH) {
+        for (const vector of await request(texts.slice(i, i + BATCH))) out.push(normalize(vector));
+      }
+      return out;
+    },
+    close() {
+      worker?.terminate();
+      worker = undefined;
+      for (const waiter of pending.values()) waiter.reject(new Error("the embedder was closed"));
+      pending.clear();
+    },
+  };
+  return embedder;
+}

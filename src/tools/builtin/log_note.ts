@@ -1,0 +1,18 @@
+/** The `log_note` tool: a timestamped note in today's log. */
+
+import { z } from "zod";
+import { defineTool } from "../definition.ts";
+
+export default defineTool({
+  name: "log_note",
+  description:
+    "Write a note in today's daily log (memory/YYYY-MM-DD.md): what happened, what was done, what is pending.",
+  category: "memory",
+  side_effect: "local",
+  host: ["memory"],
+  parameters: z.object({ text: z.string().min(1).max(10_000) }),
+  async run({ text }, context) {
+    const path = await context.host.call("memory.log", { text });
+    return `Noted in memory/${path}.`;
+  },
+});

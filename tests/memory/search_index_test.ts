@@ -1,0 +1,120 @@
+/** MemoryIndex with a real SQLite file: indexing, incremental updates, search modes. */
+
+import { assert, assertEquals } from "../helpers/assert.ts";
+import { MemoryIndex } from "../../src/memory/search_index.ts";
+import { openDatabase } from "../../src/store/database.ts";
+import { fakeEmbedder } from "../fakes/embedder.ts";
+
+async function tempIndex(
+  files: Record<string, string>,
+  embedder: ReturnType<typeof fakeEmbedder> | null = fakeEmbedder(),
+) {
+  const home = await Deno.makeTempDir({ prefix: "hob-index-" });
+  const dir = `${home}/memory`;
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${dir}/${path}`, text);
+  }
+  await Deno.mkdir(dir, { recursive: true });
+  const db = openDatabase(`${home}/hob.db`);
+  const index = new MemoryIndex(db, dir, embedder);
+  return {
+    dir,
+    db,
+    index,
+    embedder,
+    async [Symbol.asyncDispose]() {
+      await index.stop();
+      db.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+const RECIPE =
+  "# Bread\n\n## Sourdough\nFeed the starter and proof the dough overnight.\n\n## Focaccia\nOlive oil, dimples and rosemary.\n";
+
+Deno.test("MemoryIndex indexes every Markdown file and finds chunks with their lines", async () => {
+  await using t = await tempIndex({
+    "MEMORY.md": "# Memory\n\n## Facts\n- Grace lives in Lisbon.\n",
+    "recipes/bread.md": RECIPE,
+    "notes.txt": "not markdown",
+    ".hidden/secret.md": "hidden",
+  });
+  assertEquals(await t.index.sync(undefined, true), ["MEMORY.md", "recipes/bread.md"]);
+  const stats = t.index.stats();
+  assertEquals([stats.files, stats.pending, stats.embedder], [2, 0, "fake-bow@1"]);
+  const [hit] = await t.index.search("olive oil focaccia", { limit: 1 });
+  assertEquals([hit.path, hit.start_line, hit.end_line], ["recipes/bread.md", 1, 7]);
+  assert(hit.snippet.includes("Olive oil"));
+});
+
+Deno.test("MemoryIndex is incremental: unchanged files are skipped, unchanged chunks keep their vectors", async () => {
+  const parts = Array.from({ length: 4 }, (_, i) => `## Part ${i}\n${`Detail ${i}. `.repeat(120)}`);
+  await using t = await tempIndex({ "log.md": parts.join("\n\n") });
+  await t.index.sync(undefined, true);
+  const embeddedFirst = t.embedder!.calls.flat().length;
+  assertEquals(await t.index.sync(undefined, true), [], "nothing changed");
+  assertEquals(t.embedder!.calls.flat().length, embeddedFirst);
+  await Deno.writeTextFile(
+    `${t.dir}/log.md`,
+    `${parts.join("\n\n")}\n\n## Part 4\nA new section at the end.\n`,
+  );
+  assertEquals(await t.index.sync(undefined, true), ["log.md"]);
+  const embeddedAgain = t.embedder!.calls.flat().length - embeddedFirst;
+  assert(embeddedAgain <= 2, `re-embedded ${embeddedAgain} windows for one appended section`);
+  assertEquals(t.index.stats().pending, 0);
+});
+
+Deno.test("MemoryIndex drops deleted files and rebuilds from the files", async () => {
+  await using t = await tempIndex({ "a.md": "# A\nalpha apples", "b.md": "# B\nbeta bananas" });
+  await t.index.sync(undefined, true);
+  await Deno.remove(`${t.dir}/b.md`);
+  assertEquals(await t.index.sync(), ["b.md"]);
+  assertEquals((await t.index.search("bananas")).length, 0);
+  t.db.exec("DELETE FROM memory_chunks; DELETE FROM memory_files;");
+  assertEquals((await t.index.search("apples")).length, 0, "the index is gone");
+  await t.index.reindex();
+  assertEquals((await t.index.search("apples")).map((h) => h.path), ["a.md"]);
+});
+
+Deno.test("MemoryIndex never mixes two embedders' vectors", async () => {
+  await using t = await tempIndex({ "a.md": "# A\nalpha apples" });
+  await t.index.sync(undefined, true);
+  const other = fakeEmbedder("another-model@2");
+  const second = new MemoryIndex(t.db, t.dir, other);
+  assertEquals(second.stats().vectors, 0, "the old model's vectors are gone");
+  await second.sync(undefined, true);
+  const row = t.db.prepare("SELECT DISTINCT embedder FROM memory_vectors").all() as {
+    embedder: string;
+  }[];
+  assertEquals(row.map((r) => r.embedder), ["another-model@2"]);
+});
+
+Deno.test("MemoryIndex searches by keywords alone without an embedder", async () => {
+  await using t = await tempIndex({ "a.md": RECIPE }, null);
+  await t.index.sync();
+  assertEquals(t.index.stats().embedder, null);
+  assertEquals((await t.index.search("starter overnight")).map((h) => h.path), ["a.md"]);
+  assertEquals(await t.index.search("the and of"), [], "stopwords alone match nothing");
+  assertEquals(
+    await t.index.search('"quoted" OR NEAR(x) *'),
+    [],
+    "FTS syntax in a query is only words",
+  );
+});
+
+Deno.test("MemoryIndex returns at most a few chunks per file", async () => {
+  const sections = Array.from(
+    { length: 6 },
+    (_, i) => `## Garden ${i}\n${"Tomatoes need sun and water. ".repeat(40)}`,
+  );
+  await using t = await tempIndex({
+    "garden.md": sections.join("\n\n"),
+    "other.md": "# Other\ntomatoes once",
+  });
+  await t.index.sync(undefined, true);
+  const hits = await t.index.search("tomatoes sun water", { limit: 5 });
+  assertEquals(hits.filter((h) => h.path === "garden.md").length, 2);
+  assertEquals(hits.map((h) => h.path).includes("other.md"), true);
+});
