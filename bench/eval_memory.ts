@@ -88,6 +88,9 @@ export async function evaluateMemory(
         }
         table.set(key, s);
       }
+      if (name === "hybrid" && q.answer && !top3.some((text) => text.includes(flat(q.answer!)))) {
+        misses.push(`  [${q.kind}] "${q.query}" → answer "${q.answer}" not in the top 3 chunks`);
+      }
       if (name === "hybrid" && rank !== 1) {
         misses.push(
           `  [${q.kind}] "${q.query}" → expected ${q.expect} at rank ${rank || "—"}, got ${
@@ -124,7 +127,7 @@ export async function evaluateMemory(
       );
     }
   }
-  if (misses.length) lines.push("hybrid queries not ranked first:", ...misses);
+  if (misses.length) lines.push("hybrid misses:", ...misses);
   const overall = Object.fromEntries(MODES.map(({ name }) => [name, byMode[name].get("overall")!]));
   return { report: lines.join("\n"), overall };
 }

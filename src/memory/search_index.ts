@@ -14,10 +14,16 @@ import { dot, fromBlob, hamming, signBits, toBlob } from "./vectors.ts";
 
 /** Candidates each ranking contributes to the fusion. */
 const CANDIDATES = 50;
-/** Windows re-scored exactly after the sign-bit first pass. */
-const RERANK_WINDOWS = 400;
+/** Windows re-scored exactly after the sign-bit passes. */
+const RERANK_WINDOWS = 200;
+/** Windows kept by the coarse first pass (the first 128 sign bits). */
+const COARSE_WINDOWS = 4_000;
+/** Words (32 bits each) the coarse pass compares. */
+const COARSE_WORDS = 4;
 /** The k of reciprocal rank fusion: how much the top ranks dominate. */
 const RRF_K = 60;
+/** How long a search waits for vectors still being made before it goes without them. */
+const PENDING_WAIT_MS = 3_000;
 /** Chunks embedded per batch while indexing. */
 const EMBED_BATCH = 64;
 /** Longest heading path prefixed to an embedding window. */
@@ -25,12 +31,20 @@ const MAX_PREFIX_CHARS = 120;
 /** Characters of a chunk shown as a result's snippet. */
 const SNIPPET_CHARS = 320;
 
-/** Words too common to help a keyword search. */
+/** Indexes this large drop very common query terms (see #selectiveTerms). */
+const COMMON_TERMS_FROM = 2_000;
+/** A term in more than this share of chunks is very common. */
+const COMMON_TERM_SHARE = 0.2;
+
+/**
+ * The commonest English function words. The list stays short on purpose:
+ * longer lists cost recall ("after", "until" can matter), and very common
+ * terms of large indexes are dropped by document frequency instead.
+ */
 const STOPWORDS = new Set(
-  "a an and are as at be but by did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who why will with you your"
-    .split(
-      " ",
-    ),
+  `a an and are as at be but by did do does for from had has have how i if in into is it its me my no not of on
+  or our so than that the their them then there these they this to was we were what when where which who why
+  will with you your`.split(/\s+/),
 );
 
 /** A chunk id with its score in one ranking, higher is better. */
@@ -59,14 +73,15 @@ export interface Fusion {
 
 /** The fusion for an embedder: a weaker model's evidence counts for less. */
 export function defaultFusion(embedderId: string | null): Fusion {
-  // USE-lite's cosines of unrelated texts reach ~0.32 (measured on the membot
-  // corpus with off-topic queries); relevant chunks sit mostly above 0.4.
+  // USE-lite's cosines are low even for true paraphrases of short facts (0.25-0.45
+  // measured) while off-topic queries reach ~0.32: the floor favours recall, and
+  // an off-topic query may get a weak hit rather than none.
   const useLite = embedderId?.startsWith("use-lite") ?? false;
   return {
     method: "score",
     keywordWeight: 1,
     vectorWeight: useLite ? 0.5 : 1,
-    minSimilarity: useLite ? 0.35 : 0,
+    minSimilarity: useLite ? 0.25 : 0,
   };
 }
 
@@ -160,7 +175,8 @@ interface ChunkRow {
 /** Sign-bit signatures of every window, in memory, for the first pass. */
 interface Signatures {
   chunkIds: Int32Array;
-  windows: Int32Array;
+  /** Each window's row in memory_vectors. */
+  rowids: Float64Array;
   bits: Uint32Array;
   words: number;
 }
@@ -181,6 +197,7 @@ export class MemoryIndex {
   readonly #embedder: Embedder | null;
   readonly #statements = new Map<string, StatementSync>();
   #signatures: Signatures | null = null;
+  #chunkCount: number | null = null;
   #embedding: Promise<void> | null = null;
   #stopped = false;
   readonly #fusion: Fusion;
@@ -268,6 +285,7 @@ export class MemoryIndex {
       this.#db.exec("DELETE FROM memory_chunks");
       this.#db.exec("DELETE FROM memory_files");
       this.#signatures = null;
+      this.#chunkCount = null;
     });
     return this.sync(onProgress, true);
   }
@@ -305,6 +323,15 @@ export class MemoryIndex {
     const { limit = 5, perFile = 2, mode = "hybrid", waitForEmbedder = true } = options;
     const useVectors = mode !== "keyword" && this.#embedder !== null &&
       (waitForEmbedder || this.#embedder.isReady());
+    // A chunk written a moment ago (remember_this) should be findable by meaning.
+    if (useVectors && waitForEmbedder && this.#embedding) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#embedding,
+        new Promise((r) => timer = setTimeout(r, PENDING_WAIT_MS)),
+      ]);
+      clearTimeout(timer);
+    }
     // The query's embedding is computed in the embedder's Worker while BM25 runs here.
     const vectorRanking = useVectors ? this.#vectorRanking(query) : Promise.resolve([] as Scored[]);
     const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query);
@@ -341,12 +368,35 @@ export class MemoryIndex {
     const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
       .filter((term) => !STOPWORDS.has(term) && (term.length > 1 || /\d/.test(term)));
     if (terms.length === 0) return [];
-    const match = terms.map((term) => `"${term}"`).join(" OR ");
+    const match = this.#selectiveTerms(terms).map((term) => `"${term}"`).join(" OR ");
     const rows = this.#sql(
       "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
     ).all(match, CANDIDATES) as { id: number; score: number }[];
     // FTS5's bm25 is negative, lower is better.
     return rows.map((row) => ({ id: row.id, score: -row.score }));
+  }
+
+  /**
+   * Drops terms found in more than a fifth of a large index, as a "common
+   * terms" query does: they add little to BM25 (their IDF is near zero) and
+   * scoring their long posting lists is most of a search's cost. The rarest
+   * term always stays.
+   */
+  #selectiveTerms(terms: string[]): string[] {
+    if (terms.length < 2) return terms;
+    // The count changes only with the chunks, like the signatures: cache it beside them.
+    this.#chunkCount ??=
+      (this.#sql("SELECT COUNT(*) AS n FROM memory_chunks").get() as { n: number }).n;
+    const total = this.#chunkCount;
+    if (total < COMMON_TERMS_FROM) return terms;
+    const count = this.#sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
+    const frequency = terms.map((term) => ({
+      term,
+      n: (count.get(`"${term}"`) as { n: number }).n,
+    }));
+    const kept = frequency.filter((f) => f.n <= total * COMMON_TERM_SHARE);
+    if (kept.length > 0) return kept.map((f) => f.term);
+    return [frequency.reduce((a, b) => (b.n < a.n ? b : a)).term];
   }
 
   async #vectorRanking(query: string): Promise<Scored[]> {
@@ -357,29 +407,21 @@ export class MemoryIndex {
     // First pass: Hamming distance between sign bits; keep the closest windows.
     const queryBits = signBits(vector);
     const keep = Math.min(RERANK_WINDOWS, count);
-    let candidates: number[];
-    if (count <= keep) {
-      candidates = Array.from({ length: count }, (_, i) => i);
-    } else {
-      const distances = new Uint16Array(count);
-      for (let i = 0; i < count; i++) {
-        distances[i] = hamming(queryBits, signatures.bits, i * signatures.words);
-      }
-      candidates = Array.from({ length: count }, (_, i) => i)
-        .sort((a, b) => distances[a] - distances[b])
-        .slice(0, keep);
-    }
+    const candidates = count <= keep
+      ? Array.from({ length: count }, (_, i) => i)
+      : closestSignatures(queryBits, signatures, keep);
     // Second pass: exact cosine; a chunk scores as its best window.
     const best = new Map<number, number>();
-    const read = this.#sql("SELECT vector FROM memory_vectors WHERE chunk_id = ? AND window = ?");
-    for (const index of candidates) {
-      const chunkId = signatures.chunkIds[index];
-      const row = read.get(chunkId, signatures.windows[index]) as
-        | { vector: Uint8Array }
-        | undefined;
-      if (!row) continue;
+    // One query for all the candidates' vectors: far cheaper than one query each.
+    const rows = this.#sql(
+      "SELECT chunk_id, vector FROM memory_vectors WHERE rowid IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(candidates.map((index) => signatures.rowids[index]))) as {
+      chunk_id: number;
+      vector: Uint8Array;
+    }[];
+    for (const row of rows) {
       const score = dot(vector, fromBlob(row.vector));
-      if (score > (best.get(chunkId) ?? -Infinity)) best.set(chunkId, score);
+      if (score > (best.get(row.chunk_id) ?? -Infinity)) best.set(row.chunk_id, score);
     }
     return [...best].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([id, score]) => ({
       id,
@@ -389,15 +431,15 @@ export class MemoryIndex {
 
   #loadSignatures(): Signatures {
     if (this.#signatures) return this.#signatures;
-    const rows = this.#sql("SELECT chunk_id, window, bits FROM memory_vectors WHERE embedder = ?")
-      .all(this.#embedder?.id ?? "") as { chunk_id: number; window: number; bits: Uint8Array }[];
+    const rows = this.#sql("SELECT rowid, chunk_id, bits FROM memory_vectors WHERE embedder = ?")
+      .all(this.#embedder?.id ?? "") as { rowid: number; chunk_id: number; bits: Uint8Array }[];
     const words = rows.length > 0 ? rows[0].bits.byteLength / 4 : 0;
     const bits = new Uint32Array(rows.length * words);
     const chunkIds = new Int32Array(rows.length);
-    const windows = new Int32Array(rows.length);
+    const rowids = new Float64Array(rows.length);
     rows.forEach((row, i) => {
       chunkIds[i] = row.chunk_id;
-      windows[i] = row.window;
+      rowids[i] = row.rowid;
       bits.set(
         new Uint32Array(
           row.bits.buffer.slice(row.bits.byteOffset, row.bits.byteOffset + row.bits.byteLength),
@@ -405,7 +447,7 @@ export class MemoryIndex {
         i * words,
       );
     });
-    this.#signatures = { chunkIds, windows, bits, words };
+    this.#signatures = { chunkIds, rowids, bits, words };
     return this.#signatures;
   }
 
@@ -487,6 +529,7 @@ export class MemoryIndex {
       throw error;
     }
     this.#signatures = null;
+    this.#chunkCount = null;
     return true;
   }
 
@@ -494,6 +537,7 @@ export class MemoryIndex {
     this.#sql("DELETE FROM memory_chunks WHERE path = ?").run(path);
     this.#sql("DELETE FROM memory_files WHERE path = ?").run(path);
     this.#signatures = null;
+    this.#chunkCount = null;
   }
 
   /**
@@ -568,6 +612,53 @@ export class MemoryIndex {
 }
 
 /**
+ * The indexes of the `keep` signatures closest to `query` in Hamming distance:
+ * a coarse pass over the first 128 bits of all of them, then the full bits
+ * over the survivors. Distances are small integers, so a histogram finds each
+ * cut-off in linear time, where sorting every window would not.
+ */
+function closestSignatures(query: Uint32Array, signatures: Signatures, keep: number): number[] {
+  const { bits, words } = signatures;
+  const count = signatures.chunkIds.length;
+  let survivors: Int32Array;
+  if (count > COARSE_WINDOWS) {
+    const coarse = query.subarray(0, Math.min(COARSE_WORDS, words));
+    const distances = new Uint16Array(count);
+    for (let i = 0; i < count; i++) distances[i] = hamming(coarse, bits, i * words);
+    survivors = nearest(distances, null, coarse.length * 32, COARSE_WINDOWS);
+  } else {
+    survivors = Int32Array.from({ length: count }, (_, i) => i);
+  }
+  const distances = new Uint16Array(survivors.length);
+  for (let i = 0; i < survivors.length; i++) {
+    distances[i] = hamming(query, bits, survivors[i] * words);
+  }
+  return [...nearest(distances, survivors, words * 32, keep)];
+}
+
+/**
+ * The (about) `keep` positions with the smallest distances — or, given
+ * `items`, the items at those positions — found by a histogram cut-off.
+ */
+function nearest(
+  distances: Uint16Array,
+  items: Int32Array | null,
+  maxDistance: number,
+  keep: number,
+): Int32Array {
+  const histogram = new Uint32Array(maxDistance + 1);
+  for (let i = 0; i < distances.length; i++) histogram[distances[i]]++;
+  let cutoff = 0;
+  for (let seen = histogram[0]; seen < keep && cutoff < maxDistance; seen += histogram[++cutoff]);
+  const out = new Int32Array(Math.min(keep, distances.length));
+  let n = 0;
+  for (let i = 0; i < distances.length && n < out.length; i++) {
+    if (distances[i] <= cutoff) out[n++] = items ? items[i] : i;
+  }
+  return out.subarray(0, n);
+}
+
+/**
  * The texts a chunk is embedded as: its heading path, then as much of its text
  * as the model reads, window after window, cut at line or sentence ends.
  *
@@ -581,25 +672,44 @@ export function embeddingWindows(
   maxChars: number,
 ): string[] {
   const prefix = chunk.heading ? `${chunk.heading.slice(0, MAX_PREFIX_CHARS)}\n` : "";
-  // The heading lines themselves are in the prefix already.
-  const body = chunk.text.split("\n").filter((line) => !/^#{1,6}\s/.test(line)).join("\n").trim();
   const room = Math.max(100, maxChars - prefix.length);
-  if (!body) return [prefix.trim() || chunk.text.slice(0, maxChars)];
-  const pieces = body.split(/(?<=[.!?])\s+|\n+/).filter((piece) => piece.trim());
+  // The heading lines are in the prefix already; list markers and timestamps carry no meaning.
+  const lines = chunk.text.split("\n").filter((line) => !/^#{1,6}\s/.test(line)).map(plainLine);
+  if (!lines.some((line) => line.text)) return [prefix.trim() || chunk.text.slice(0, maxChars)];
   const windows: string[] = [];
   let current = "";
-  for (const piece of pieces) {
-    for (let at = 0; at < piece.length; at += room) {
-      const part = piece.slice(at, at + room);
-      if (current && current.length + 1 + part.length > room) {
-        windows.push(prefix + current);
-        current = "";
+  const flush = () => {
+    if (current) windows.push(prefix + current);
+    current = "";
+  };
+  for (const line of lines) {
+    if (!line.text) continue;
+    // A list item is a statement of its own (a fact in MEMORY.md, a note in a log):
+    // mixed with its neighbours its vector would describe none of them well.
+    if (line.item) flush();
+    for (const piece of line.text.split(/(?<=[.!?])\s+/)) {
+      for (let at = 0; at < piece.length; at += room) {
+        const part = piece.slice(at, at + room);
+        if (current && current.length + 1 + part.length > room) flush();
+        current = current ? `${current} ${part}` : part;
       }
-      current = current ? `${current} ${part}` : part;
     }
+    if (line.item) flush();
   }
-  if (current) windows.push(prefix + current);
+  flush();
   return windows;
+}
+
+/** A line without list markers, leading timestamps and inline Markdown marks. */
+function plainLine(line: string): { text: string; item: boolean } {
+  const item = /^\s*([-*+]|\d+[.)])\s+/.test(line);
+  const text = line
+    .replace(/^\s*([-*+]|\d+[.)])\s+/, "")
+    .replace(/^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d\]?\s*/, "")
+    .replace(/^\d\d:\d\d\s+/, "")
+    .replace(/\*\*|__|`/g, "")
+    .trim();
+  return { text, item };
 }
 
 /** Every Markdown file under `dir`, relative, with `/` separators; dot-files skipped. */

@@ -65,11 +65,15 @@ export function createUseLiteEmbedder(): Embedder {
       return loading;
     },
     async embed(texts) {
-      await embedder.load();
-      const out: Float32Array[] = [];
+      // Post the first batch before any await, so a caller that goes on with
+      // other work (the keyword search) overlaps it with the model's.
+      if (!ready) await embedder.load();
+      const batches: Promise<Float32Array[]>[] = [];
       for (let i = 0; i < texts.length; i += BATCH) {
-        for (const vector of await request(texts.slice(i, i + BATCH))) out.push(normalize(vector));
+        batches.push(request(texts.slice(i, i + BATCH)));
       }
+      const out: Float32Array[] = [];
+      for (const batch of batches) for (const vector of await batch) out.push(normalize(vector));
       return out;
     },
     close() {
