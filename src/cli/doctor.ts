@@ -85,6 +85,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
           ? `${userTools} loaded, ${runtime.toolbox.skills.size} skill(s)`
           : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
       });
+      report(await checkMemory(runtime));
       const reachable = await checkProvider(runtime, report);
       if (reachable && !parsed.values["skip-model"]) {
         report(await checkToolCalling(runtime));
@@ -107,6 +108,35 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
     return failed.length === 0 ? EXIT.ok : EXIT.failure;
   },
 };
+
+async function checkMemory(runtime: Runtime): Promise<Check> {
+  await runtime.memory.ready;
+  const stats = runtime.memory.index.stats();
+  const summary = `${stats.files} files, ${stats.chunks} chunks indexed`;
+  if (!stats.embedder) {
+    return {
+      name: "memory",
+      ok: true,
+      detail: `${summary}; keyword search only (memory.embedder: none)`,
+    };
+  }
+  const problem = await runtime.memory.checkEmbedder();
+  if (problem) {
+    return {
+      name: "memory",
+      ok: true,
+      warning: true,
+      detail: `${summary}; keyword search only: ${problem}`,
+    };
+  }
+  return {
+    name: "memory",
+    ok: true,
+    detail: `${summary}; ${stats.embedder} works${
+      stats.pending ? `, ${stats.pending} chunks still to embed` : ""
+    }`,
+  };
+}
 
 async function checkToken(home: string): Promise<Check> {
   try {

@@ -111,6 +111,17 @@ export class Memory {
     return this.#embedder?.id ?? null;
   }
 
+  /** Whether the embedder works: null when it does, else why not (for `hob doctor`). */
+  async checkEmbedder(): Promise<string | null> {
+    if (!this.#embedder) return "memory.embedder is none";
+    try {
+      await this.#embedder.embed(["hob doctor"], "query");
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
   async search(query: string, options: SearchOptions = {}): Promise<MemoryHit[]> {
     await this.ready;
     return await this.index.search(query, options);

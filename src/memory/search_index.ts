@@ -226,6 +226,15 @@ export class MemoryIndex {
     return statement;
   }
 
+  /** The last warning given, so a failing embedder is reported once, not per search. */
+  #warned = "";
+
+  #warn(message: string): void {
+    if (message === this.#warned) return;
+    this.#warned = message;
+    console.error(`hob: memory: ${message}`);
+  }
+
   /** Vectors of another embedder are deleted: two models' vectors are never mixed. */
   #dropForeignVectors(): void {
     const id = this.#embedder?.id ?? "";
@@ -333,7 +342,13 @@ export class MemoryIndex {
       clearTimeout(timer);
     }
     // The query's embedding is computed in the embedder's Worker while BM25 runs here.
-    const vectorRanking = useVectors ? this.#vectorRanking(query) : Promise.resolve([] as Scored[]);
+    // An embedder that fails (a provider that is down) leaves keyword search working.
+    const vectorRanking = useVectors
+      ? this.#vectorRanking(query).catch((error) => {
+        this.#warn(`searching by keywords only: ${(error as Error).message}`);
+        return [] as Scored[];
+      })
+      : Promise.resolve([] as Scored[]);
     const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query);
     const fusion = options.fusion ?? this.#fusion;
     const vectors = (await vectorRanking).filter((candidate) =>
@@ -553,8 +568,9 @@ export class MemoryIndex {
   #startEmbedding(): void {
     if (!this.#embedder || this.#embedding || this.#stopped) return;
     this.#embedding = this.#embedPending().catch((error) => {
+      // Chunks keep waiting for vectors; the next write or start tries again.
       if (!this.#stopped) {
-        console.error(`hob: embedding memory failed: ${(error as Error).message}`);
+        this.#warn(`embedding failed, will retry later: ${(error as Error).message}`);
       }
     }).finally(() => {
       this.#embedding = null;

@@ -274,6 +274,7 @@ Deno.test("hob doctor checks config, provider, tool calling and permissions", as
       "database",
       "permissions",
       "user tools",
+      "memory",
       "provider",
       "model",
       "tools",

@@ -110,6 +110,23 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
         models: models.map((name) => ({ name, model: name, size: 1 })),
       });
     }
+    if (url.pathname === "/v1/embeddings") {
+      // Deterministic vectors: each text's words hashed into 16 dimensions.
+      const input = Array.isArray(body.input) ? body.input as string[] : [String(body.input)];
+      return Response.json({
+        object: "list",
+        model: body.model,
+        data: input.map((text, index) => {
+          const vector = new Array(16).fill(0);
+          for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+            let hash = 0;
+            for (const c of word) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+            vector[hash % 16] += 1;
+          }
+          return { object: "embedding", index, embedding: vector };
+        }),
+      });
+    }
     if (url.pathname !== "/v1/chat/completions") {
       return Response.json({ error: { message: "not found" } }, { status: 404 });
     }

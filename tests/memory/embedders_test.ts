@@ -1,0 +1,60 @@
+/** The embedder adapters: an OpenAI-compatible endpoint, transformers, and what happens when they fail. */
+
+import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/assert.ts";
+import { createOpenAiEmbedder } from "../../src/memory/openai_embeddings.ts";
+import { createTransformersEmbedder } from "../../src/memory/transformers.ts";
+import { MemoryIndex } from "../../src/memory/search_index.ts";
+import { openDatabase } from "../../src/store/database.ts";
+import { startFakeOpenAI } from "../fakes/openai_server.ts";
+import { closedPort, providerConfig } from "../helpers/providers.ts";
+
+Deno.test("createOpenAiEmbedder embeds through /v1/embeddings with nomic's task prefixes", async () => {
+  await using fake = startFakeOpenAI();
+  const embedder = createOpenAiEmbedder(
+    providerConfig({ name: "ollama", base_url: fake.url }),
+    "nomic-embed-text",
+  );
+  assertEquals(embedder.id, "openai:ollama/nomic-embed-text");
+  const doc = await embedder.embed(["tomatoes need sun"], "document");
+  await embedder.embed(["sunny tomatoes"], "query");
+  assertEquals(doc[0].length, 16);
+  const norm = Math.sqrt(doc[0].reduce((n, x) => n + x * x, 0));
+  assert(Math.abs(norm - 1) < 1e-6, "vectors are unit length");
+  const sent = fake.requests.filter((r) => r.path === "/v1/embeddings").map((r) => r.body.input);
+  assertEquals(sent, [["search_document: tomatoes need sun"], ["search_query: sunny tomatoes"]]);
+  assert(embedder.isReady());
+});
+
+Deno.test("an embedder that is down leaves keyword search working", async () => {
+  const home = await Deno.makeTempDir({ prefix: "hob-embed-down-" });
+  try {
+    await Deno.mkdir(`${home}/memory`);
+    await Deno.writeTextFile(`${home}/memory/a.md`, "# Garden\nThe tomatoes need more sun.\n");
+    const db = openDatabase(`${home}/hob.db`);
+    const embedder = createOpenAiEmbedder(
+      providerConfig({
+        name: "ollama",
+        base_url: `http://127.0.0.1:${closedPort()}/v1`,
+        timeout_ms: 2_000,
+      }),
+      "nomic-embed-text",
+    );
+    const index = new MemoryIndex(db, `${home}/memory`, embedder);
+    await index.sync();
+    await index.settle();
+    assertEquals(index.stats().pending, 1, "the chunk waits for its vector");
+    const hits = await index.search("tomatoes sun");
+    assertEquals(hits.map((h) => h.path), ["a.md"]);
+    await index.stop();
+    db.close();
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("createTransformersEmbedder says clearly when its model cannot be loaded", async () => {
+  const embedder = createTransformersEmbedder("/nonexistent/model-folder");
+  assertEquals(embedder.id, "transformers:/nonexistent/model-folder");
+  const error = await assertRejects(() => embedder.load());
+  assertMatch(error.message, /could not be (loaded|found)|not be loaded/);
+});
