@@ -69,8 +69,10 @@ export function createUseLiteEmbedder(): Embedder {
       // other work (the keyword search) overlaps it with the model's.
       if (!ready) await embedder.load();
       const batches: Promise<Float32Array[]>[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        batches.push(request(texts.slice(i, i + BATCH)));
+      // The model throws on a batch of only empty strings; a lone space embeds as nothing in particular.
+      const safe = texts.map((text) => (text.trim() ? text : " "));
+      for (let i = 0; i < safe.length; i += BATCH) {
+        batches.push(request(safe.slice(i, i + BATCH)));
       }
       const out: Float32Array[] = [];
       for (const batch of batches) for (const vector of await batch) out.push(normalize(vector));

@@ -58,3 +58,19 @@ Deno.test("createTransformersEmbedder says clearly when its model cannot be load
   const error = await assertRejects(() => embedder.load());
   assertMatch(error.message, /could not be (loaded|found)|not be loaded/);
 });
+
+Deno.test("createUseLiteEmbedder loads offline and survives empty texts", async () => {
+  const { createUseLiteEmbedder } = await import("../../src/memory/use_lite.ts");
+  const embedder = createUseLiteEmbedder();
+  try {
+    const [empty, text] = await embedder.embed(
+      ["", "The spare key is under the flowerpot."],
+      "document",
+    );
+    assertEquals([empty.length, text.length], [512, 512]);
+    const [alone] = await embedder.embed([""], "query");
+    assertEquals(alone.length, 512);
+  } finally {
+    embedder.close();
+  }
+});
