@@ -20,6 +20,11 @@ import { err, out, red } from "./output.ts";
 import { serve } from "./serve.ts";
 import { tool } from "./tool.ts";
 import { approvals } from "./approvals.ts";
+import { cron } from "./cron.ts";
+import { reset } from "./reset.ts";
+import { status } from "./status.ts";
+import { task } from "./task.ts";
+import { worker } from "./worker.ts";
 
 const COMMANDS: Command[] = [
   serve,
@@ -32,6 +37,11 @@ const COMMANDS: Command[] = [
   memory,
   tool,
   approvals,
+  cron,
+  task,
+  worker,
+  status,
+  reset,
 ];
 
 const USAGE = `hob ${VERSION} — a personal AI assistant in one Deno program

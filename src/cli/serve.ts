@@ -36,6 +36,15 @@ Options:
     runtime.toolbox.watch();
     // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
     runtime.memory.watch();
+    // Jobs, heartbeat and task workers; runs missed while hob was down are logged and handled first.
+    const started = await runtime.background.start();
+    for (const missed of started.missed) {
+      err(
+        `Job '${missed.job}' missed ${missed.missed} run(s) while hob was not running; ${
+          missed.policy === "run_once" ? "running it once now" : "skipped, as its policy says"
+        }.\n`,
+      );
+    }
     if (runtime.recovered > 0) {
       err(
         dim(
@@ -56,6 +65,11 @@ Options:
           out(`hob ${VERSION} listening on ${base}\n`);
           out(`Open ${base}/?token=${token}\n`);
           err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
+          err(dim(
+            `scheduler ${started.scheduler ? "on" : "off"} · heartbeat ${
+              started.heartbeat ? `every ${runtime.config.heartbeat.interval_minutes} min` : "off"
+            } · ${started.workers} task worker(s)\n`,
+          ));
           if (!LOOPBACK.has(hostname)) {
             err(
               `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it\n`,

@@ -137,13 +137,49 @@ const emailSchema = z.strictObject({
   to: z.string().min(3).optional(),
 });
 
+const modelId = z.string().regex(/^[A-Za-z0-9][\w.-]*\/\S+$/, {
+  message: "expected '<provider>/<model>', e.g. 'ollama/llama3.2'",
+});
+const timezone = z.string().refine((zone) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}, { message: "expected an IANA time zone such as 'Europe/Berlin'" });
+
+const schedulerSchema = z.strictObject({
+  /** Run scheduled jobs while `hob serve` runs. */
+  enabled: z.boolean().default(true),
+  /** The zone of cron schedules that name none; by default the machine's. */
+  timezone: timezone.optional(),
+}).prefault({});
+
+const heartbeatSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Minutes between heartbeat ticks. */
+  interval_minutes: z.number().min(1).max(10_080).default(30),
+  /** Only tick within these hours, e.g. "08:00-22:00" (may wrap midnight). */
+  active_hours: z.string().regex(/^\d{1,2}:\d\d\s*-\s*\d{1,2}:\d\d$/, {
+    message: "expected a range of hours such as '08:00-22:00'",
+  }).optional(),
+  /** The zone the active hours are in; by default the machine's. */
+  timezone: timezone.optional(),
+  /** A model for the heartbeat (a cheaper one, say); by default the chat model. */
+  model: modelId.optional(),
+}).prefault({});
+
+const tasksSchema = z.strictObject({
+  /** Task workers inside `hob serve`; 0 leaves tasks to `hob worker` processes. */
+  workers: z.number().int().min(0).max(32).default(1),
+  /** Longest one run of a task may take; claims held three times longer are reset. */
+  max_run_minutes: z.number().min(0.1).max(1_440).default(15),
+}).prefault({});
+
 /** The schema of hob.yaml. Every key has a default, so an empty file is valid. */
 export const configSchema = z.strictObject({
-  model: z.string()
-    .regex(/^[A-Za-z0-9][\w.-]*\/\S+$/, {
-      message: "expected '<provider>/<model>', e.g. 'ollama/llama3.2'",
-    })
-    .default("ollama/llama3.2"),
+  model: modelId.default("ollama/llama3.2"),
   server: z.strictObject({
     host: z.string().min(1).default("127.0.0.1"),
     port: z.number().int().min(0).max(65_535).default(8484),
@@ -160,6 +196,9 @@ export const configSchema = z.strictObject({
   tools: toolsSchema,
   memory: memorySchema,
   email: emailSchema.optional(),
+  scheduler: schedulerSchema,
+  heartbeat: heartbeatSchema,
+  tasks: tasksSchema,
   agent: z.strictObject({
     max_tool_iterations: z.number().int().min(1).max(100).default(10),
     context_tokens: z.number().int().min(1_024).max(10_000_000).default(

@@ -239,6 +239,7 @@ export async function* runTurn(
 
       messages.push({ role: "assistant", content: text, tool_calls: calls });
       const limitReached = iteration >= settings.maxToolIterations;
+      let stop = false;
       for (const call of calls) {
         const started = performance.now();
         let result: ToolResult;
@@ -260,6 +261,7 @@ export async function* runTurn(
           }).finally(channel.close);
           yield* channel.drain();
           result = await running;
+          if (result.stop) stop = true;
         }
         const duration = Math.round(performance.now() - started);
         const toolRow = store.addMessage({
@@ -293,6 +295,7 @@ export async function* runTurn(
         status = "interrupted";
         break;
       }
+      if (stop) break;
       if (limitReached) {
         status = "max_iterations";
         yield {

@@ -7,6 +7,7 @@
 import type {
   AgentEvent,
   Conversation,
+  ConversationKind,
   LlmEvent,
   LlmRequest,
   MessagePatch,
@@ -33,7 +34,7 @@ export interface ConversationStore {
   getConversation(id: string): Conversation | undefined;
   /** Creates a conversation; `id` defaults to a fresh random id. */
   createConversation(
-    init?: { id?: string; title?: string; model?: string | null },
+    init?: { id?: string; title?: string; model?: string | null; kind?: ConversationKind },
   ): Conversation;
   setConversationTitle(id: string, title: string): void;
   /** Stores one message and touches its conversation's `updated_at`. */

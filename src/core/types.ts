@@ -58,6 +58,8 @@ export interface ToolSpec {
 export interface ToolResult {
   content: string;
   is_error: boolean;
+  /** Ends the turn once this round of calls is answered (a background task's terminal tools). */
+  stop?: boolean;
 }
 
 /** One request to a model. `model` is a full hob model id: `<provider>/<model>`. */
@@ -154,9 +156,14 @@ export interface Conversation {
   id: string;
   title: string;
   model: string | null;
+  /** What it is for: the user's chats, or one hob holds for a job, heartbeat, task or sub-agent. */
+  kind: ConversationKind;
   created_at: string;
   updated_at: string;
 }
+
+/** What a conversation is for. */
+export type ConversationKind = "chat" | "job" | "heartbeat" | "task" | "subagent";
 
 /** A message as stored. */
 export interface StoredMessage {

@@ -15,6 +15,7 @@ import { VERSION } from "../version.ts";
 import { requireToken } from "./auth.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
 import { memoryRoutes } from "./memory.ts";
+import { backgroundRoutes } from "./background.ts";
 import { toolRoutes } from "./tools.ts";
 import { readJson, readQuery } from "./validate.ts";
 
@@ -41,6 +42,7 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   offset: z.coerce.number().int().min(0).default(0),
   q: z.string().max(200).optional(),
+  kind: z.enum(["chat", "job", "heartbeat", "task", "subagent", "all"]).default("chat"),
 });
 const messagesQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
@@ -156,6 +158,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
         limit: query.limit,
         offset: query.offset,
         query: query.q,
+        kind: query.kind,
       }),
     });
   });
@@ -217,6 +220,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
 
   app.route("/api", toolRoutes(runtime));
   app.route("/api", memoryRoutes(runtime));
+  app.route("/api", backgroundRoutes(runtime));
 
   app.get("/", (c) =>
     c.text(

@@ -14,6 +14,7 @@ import type { HostCallContext, HostServices } from "../tools/registry.ts";
 import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { Toolbox } from "./toolbox.ts";
+import type { Background } from "./background.ts";
 
 /** How deep sub-agents may nest: a sub-agent may not spawn another. */
 export const MAX_AGENT_DEPTH = 1;
@@ -44,6 +45,25 @@ const memoryGetParams = z.object({
   lines: z.number().int().min(1).default(60),
 });
 const textParams = z.object({ text: z.string() });
+const scheduleParams = z.object({
+  name: z.string().min(1),
+  prompt: z.string().min(1),
+  schedule: z.string().min(1),
+  timezone: z.string().optional(),
+  missed_policy: z.enum(["run_once", "skip"]).optional(),
+});
+const keyParams = z.object({ key: z.string().min(1) });
+const idParams = z.object({ id: z.number().int() });
+const taskParams = z.object({
+  title: z.string().min(1),
+  prompt: z.string().min(1),
+  priority: z.number().int().default(0),
+  blocked_by: z.array(z.number().int()).default([]),
+});
+const taskListParams = z.object({
+  status: z.enum(["pending", "in_progress", "waiting", "complete", "failed", "cancelled"])
+    .optional(),
+});
 const sectionParams = z.object({ section: z.string(), content: z.string() });
 
 /** The host services, and the skill runner the chat commands share with them. */
@@ -61,7 +81,13 @@ export interface Host {
  * toolbox.registry.setHost(host.services);
  * ```
  */
-export function createHost(agent: AgentDeps, toolbox: Toolbox, memory: Memory): Host {
+export function createHost(
+  agent: AgentDeps,
+  toolbox: Toolbox,
+  memory: Memory,
+  background: Background,
+): Host {
+  const { jobs, scheduler, tasks } = background;
   const services: HostServices = {
     async "memory.search"(params) {
       const { query, limit } = memorySearchParams.parse(params);
@@ -94,6 +120,7 @@ export function createHost(agent: AgentDeps, toolbox: Toolbox, memory: Memory): 
       }
       const conversation = agent.store.createConversation({
         title: `Sub-agent: ${task.slice(0, 50)}`,
+        kind: "subagent",
         model: context.model ?? null,
       });
       const events = runTurn(agent, {
@@ -116,6 +143,43 @@ export function createHost(agent: AgentDeps, toolbox: Toolbox, memory: Memory): 
         throw new Error(`the sub-agent failed: ${reply.error.message}`);
       }
       return `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
+    },
+
+    "schedule.add"(params) {
+      const input = scheduleParams.parse(params);
+      return Promise.resolve(scheduler.add(input));
+    },
+
+    "schedule.list"() {
+      return Promise.resolve(jobs.list().map((job) => jobs.view(job)));
+    },
+
+    "schedule.cancel"(params) {
+      const { key } = keyParams.parse(params);
+      const job = jobs.get(key);
+      if (!job) throw new Error(`No scheduled job '${key}'; list_tasks shows them`);
+      jobs.delete(job.id);
+      return Promise.resolve(job);
+    },
+
+    "tasks.add"(params) {
+      return Promise.resolve(tasks.add(taskParams.parse(params)));
+    },
+
+    "tasks.list"(params) {
+      const { status } = taskListParams.parse(params);
+      return Promise.resolve(tasks.list({ status, limit: 100 }));
+    },
+
+    "tasks.get"(params) {
+      const { id } = idParams.parse(params);
+      const task = tasks.get(id);
+      if (!task) throw new Error(`No background task ${id}; list_tasks shows them`);
+      return Promise.resolve(task);
+    },
+
+    "tasks.cancel"(params) {
+      return Promise.resolve(tasks.cancel(idParams.parse(params).id));
     },
 
     async "tools.call"(params, context) {

@@ -9,13 +9,14 @@ import { join } from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import type { HobConfig } from "../config/schema.ts";
 import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
-import type { Clock } from "../core/ports.ts";
+import type { Clock, ToolRegistryPort } from "../core/ports.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
 import { Memory } from "../memory/memory.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
+import { type Background, createBackground } from "./background.ts";
 import { createHost, createSkillCommands } from "./host.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
 
@@ -39,8 +40,13 @@ export interface Runtime {
   memory: Memory;
   /** Replies a crashed process left streaming, found and marked interrupted at open. */
   recovered: number;
-  /** Starts a turn that {@linkcode Runtime.close} can interrupt. */
-  turn(input: TurnInput): AsyncGenerator<AgentEvent>;
+  /** Scheduled jobs, heartbeat, background tasks, notifications; started by `hob serve`. */
+  background: Background;
+  /**
+   * Starts a turn that {@linkcode Runtime.close} can interrupt; `tools`
+   * replaces the registry for this turn (a task's terminal tools).
+   */
+  turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent>;
   /** Model discovery, cached briefly; `refresh` asks the providers again. */
   discover(refresh?: boolean): Promise<DiscoveryReport>;
   /** Interrupts running turns and waits (briefly) until they have saved their partial replies. */
@@ -102,7 +108,18 @@ export async function openRuntime(
     },
   };
 
-  const host = createHost(agent, toolbox, memory);
+  const background = createBackground({
+    home,
+    config,
+    db,
+    store,
+    memory,
+    turn,
+    tools: toolbox.registry,
+    now: () => clock.now(),
+  });
+
+  const host = createHost(agent, toolbox, memory, background);
   toolbox.registry.setHost(host.services);
   agent.commands = createSkillCommands(toolbox, host);
 
@@ -110,7 +127,7 @@ export async function openRuntime(
   let discovery: { at: number; report: Promise<DiscoveryReport> } | undefined;
   let closed = false;
 
-  async function* turn(input: TurnInput): AsyncGenerator<AgentEvent> {
+  async function* turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent> {
     const controller = new AbortController();
     const signal = input.signal
       ? AbortSignal.any([input.signal, controller.signal])
@@ -119,7 +136,7 @@ export async function openRuntime(
     running.set(controller, new Promise<void>((resolve) => finish = resolve));
     try {
       await toolbox.ready;
-      yield* runTurn(agent, { ...input, signal });
+      yield* runTurn(tools ? { ...agent, tools } : agent, { ...input, signal });
     } finally {
       running.delete(controller);
       finish();
@@ -147,6 +164,7 @@ export async function openRuntime(
     toolbox,
     memory,
     recovered,
+    background,
     turn,
     discover(refresh = false) {
       const now = Date.now();
@@ -159,7 +177,7 @@ export async function openRuntime(
     async close() {
       if (closed) return;
       closed = true;
-      await interrupt();
+      await Promise.all([interrupt(), background.stop()]);
       toolbox.close();
       await memory.close();
       db.close();

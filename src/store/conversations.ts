@@ -10,6 +10,7 @@ import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
 import type {
   Conversation,
+  ConversationKind,
   MessagePatch,
   MessageStatus,
   NewMessage,
@@ -31,6 +32,8 @@ export interface ListConversationsOptions {
   offset?: number;
   /** Only conversations whose title contains this text (case-insensitive). */
   query?: string;
+  /** Only conversations of this kind; `"all"` for every kind. @default {"chat"} */
+  kind?: ConversationKind | "all";
 }
 
 interface MessageRow {
@@ -80,28 +83,30 @@ export class SqliteConversationStore implements ConversationStore {
 
   getConversation(id: string): Conversation | undefined {
     const row = this.#sql(
-      "SELECT id, title, model, created_at, updated_at FROM conversations WHERE id = ?",
+      "SELECT id, title, model, kind, created_at, updated_at FROM conversations WHERE id = ?",
     ).get(id) as Conversation | undefined;
     return row ? { ...row } : undefined;
   }
 
   createConversation(
-    init: { id?: string; title?: string; model?: string | null } = {},
+    init: { id?: string; title?: string; model?: string | null; kind?: ConversationKind } = {},
   ): Conversation {
     const now = timestamp();
     const conversation: Conversation = {
       id: init.id ?? crypto.randomUUID(),
       title: init.title ?? "",
       model: init.model ?? null,
+      kind: init.kind ?? "chat",
       created_at: now,
       updated_at: now,
     };
     this.#sql(
-      "INSERT INTO conversations (id, title, model, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO conversations (id, title, model, kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
     ).run(
       conversation.id,
       conversation.title,
       conversation.model,
+      conversation.kind,
       now,
       now,
     );
@@ -127,16 +132,17 @@ export class SqliteConversationStore implements ConversationStore {
   listConversations(
     options: ListConversationsOptions = {},
   ): ConversationSummary[] {
-    const { limit = 50, offset = 0, query } = options;
+    const { limit = 50, offset = 0, query, kind = "chat" } = options;
     const pattern = query ? `%${escapeLike(query)}%` : null;
+    const kindFilter = kind === "all" ? null : kind;
     return this.#sql(
-      `SELECT c.id, c.title, c.model, c.created_at, c.updated_at,
+      `SELECT c.id, c.title, c.model, c.kind, c.created_at, c.updated_at,
               (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
          FROM conversations c
-        WHERE ? IS NULL OR c.title LIKE ? ESCAPE '\\'
+        WHERE (? IS NULL OR c.title LIKE ? ESCAPE '\\') AND (? IS NULL OR c.kind = ?)
         ORDER BY c.updated_at DESC, c.rowid DESC
         LIMIT ? OFFSET ?`,
-    ).all(pattern, pattern, limit, offset).map((row) => ({
+    ).all(pattern, pattern, kindFilter, kindFilter, limit, offset).map((row) => ({
       ...row,
     })) as unknown as ConversationSummary[];
   }

@@ -154,4 +154,87 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE conversations ADD COLUMN flush_summary TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 4,
+    name: "scheduled jobs and their runs, background tasks, workers, notifications",
+    sql: `
+      -- What a conversation is for: the user's chats, and the ones hob holds for jobs and tasks.
+      ALTER TABLE conversations ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat'
+        CHECK (kind IN ('chat', 'job', 'heartbeat', 'task', 'subagent'));
+
+      CREATE TABLE jobs (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        name            TEXT NOT NULL UNIQUE,
+        prompt          TEXT NOT NULL,
+        schedule        TEXT NOT NULL,
+        timezone        TEXT NOT NULL,
+        enabled         INTEGER NOT NULL DEFAULT 1,
+        missed_policy   TEXT NOT NULL DEFAULT 'run_once' CHECK (missed_policy IN ('run_once', 'skip')),
+        model           TEXT,
+        conversation_id TEXT REFERENCES conversations (id) ON DELETE SET NULL,
+        next_run        TEXT,            -- NULL once a once: job has run
+        last_run        TEXT,
+        anchor          TEXT NOT NULL,   -- where 'every' schedules count from
+        running_owner   TEXT,            -- the process running it now: a job never overlaps itself
+        running_since   TEXT,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      );
+
+      CREATE TABLE job_runs (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id          INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+        trigger         TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual', 'catch_up')),
+        status          TEXT NOT NULL
+                        CHECK (status IN ('running', 'ok', 'error', 'missed', 'skipped', 'interrupted')),
+        due_at          TEXT,
+        started_at      TEXT NOT NULL,
+        finished_at     TEXT,
+        result          TEXT NOT NULL DEFAULT '',
+        error           TEXT,
+        missed_count    INTEGER NOT NULL DEFAULT 0,
+        input_tokens    INTEGER,
+        output_tokens   INTEGER,
+        conversation_id TEXT
+      );
+      CREATE INDEX job_runs_by_job ON job_runs (job_id, id);
+
+      CREATE TABLE tasks (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        title           TEXT NOT NULL,
+        prompt          TEXT NOT NULL,
+        priority        INTEGER NOT NULL DEFAULT 0,
+        status          TEXT NOT NULL
+                        CHECK (status IN ('pending', 'in_progress', 'waiting', 'complete', 'failed', 'cancelled')),
+        blocked_by      TEXT NOT NULL DEFAULT '[]',  -- JSON array of task ids that must complete first
+        output          TEXT NOT NULL DEFAULT '',
+        waiting_reason  TEXT,
+        claimed_by      TEXT,
+        claimed_at      TEXT,
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        conversation_id TEXT REFERENCES conversations (id) ON DELETE SET NULL,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      );
+      CREATE INDEX tasks_claimable ON tasks (status, priority DESC, id);
+
+      CREATE TABLE workers (
+        id          TEXT PRIMARY KEY,   -- pid:nonce of the process, and a slot number
+        pid         INTEGER NOT NULL,
+        kind        TEXT NOT NULL,      -- serve or worker
+        started_at  TEXT NOT NULL,
+        seen_at     TEXT NOT NULL,
+        task_id     INTEGER
+      );
+
+      CREATE TABLE notifications (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind        TEXT NOT NULL,
+        title       TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        read_at     TEXT
+      );
+    `,
+  },
 ];

@@ -32,6 +32,11 @@ import searchInFiles from "./builtin/search_in_files.ts";
 import spawnAgent from "./builtin/spawn_agent.ts";
 import webSearch from "./builtin/web_search.ts";
 import writeFile from "./builtin/write_file.ts";
+import scheduleTask from "./builtin/schedule_task.ts";
+import listTasks from "./builtin/list_tasks.ts";
+import cancelTask from "./builtin/cancel_task.ts";
+import createTask from "./builtin/create_task.ts";
+import viewTask from "./builtin/view_task.ts";
 
 // deno-lint-ignore no-explicit-any
 export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
@@ -61,5 +66,10 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   rememberThis,
   logNote,
   memoryWrite,
+  scheduleTask,
+  listTasks,
+  cancelTask,
+  createTask,
+  viewTask,
   getTime,
 ];

@@ -37,7 +37,14 @@ export type ToolPolicy = "allow" | "ask" | "deny";
  * Services of the hob process a built-in tool may use from its Worker, by
  * message: the model, child agents, the tool registry, skills. User tools get none.
  */
-export type HostCapability = "model" | "agent" | "tools" | "skills" | "memory";
+export type HostCapability =
+  | "model"
+  | "agent"
+  | "tools"
+  | "skills"
+  | "memory"
+  | "schedule"
+  | "tasks";
 
 /** Calls a Worker makes to the hob process for a capability the tool declared. */
 export interface HostApi {

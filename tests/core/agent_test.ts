@@ -198,6 +198,29 @@ Deno.test("runTurn streams events a tool raises while it runs, then its result",
   assertEquals([context.model, context.depth], ["fake/m", 0]);
 });
 
+Deno.test("runTurn ends the turn after a tool result that says stop, without asking the model again", async () => {
+  using t = tempStore();
+  const tools = fakeTools({
+    spec: { name: "finish", description: "ends the work", parameters: { type: "object" } },
+    run: () => ({ content: "Finished.", is_error: false, stop: true }),
+  }, fakeGetTime(NOON));
+  const llm = scriptedLlm([
+    toolReply({ id: "t1", name: "get_time" }, { id: "f1", name: "finish" }),
+    textReply("never sent"),
+  ]);
+  const events = await run({ ...deps(t.store, llm), tools }, { message: "work" });
+  assertEquals(events.map((e) => e.type), [
+    "start",
+    "tool_call",
+    "tool_call",
+    "tool_result",
+    "tool_result",
+    "done",
+  ]);
+  assertEquals(llm.requests.length, 1);
+  assertEquals(doneOf(events).status, "complete");
+});
+
 Deno.test("runTurn stops after max_tool_iterations and leaves a consistent history", async () => {
   using t = tempStore();
   const llm = scriptedLlm([], toolReply({ name: "get_time" }));

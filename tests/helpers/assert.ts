@@ -49,3 +49,20 @@ export async function assertRejects(
   }
   throw new nodeAssert.AssertionError({ message: message ?? "expected a rejection" });
 }
+
+/** Fails unless `fn` throws an instance of `ErrorClass` whose message includes `includes`. */
+export function assertThrows(
+  fn: () => unknown,
+  // deno-lint-ignore no-explicit-any
+  ErrorClass: abstract new (...args: any[]) => Error = Error,
+  includes = "",
+): Error {
+  try {
+    fn();
+  } catch (error) {
+    nodeAssert.ok(error instanceof ErrorClass, `expected ${ErrorClass.name}, got ${error}`);
+    assertStringIncludes((error as Error).message, includes);
+    return error as Error;
+  }
+  throw new nodeAssert.AssertionError({ message: "expected a throw" });
+}

@@ -116,8 +116,12 @@ Deno.test("spawn_agent runs a child agent in its own conversation and returns it
   );
   const refused = fake.requests[2].body.messages as { role: string; content: string }[];
   assertMatch(refused.at(-1)!.content, /A sub-agent cannot spawn further sub-agents/);
-  const titles = env.runtime.store.listConversations().map((c) => c.title);
+  const titles = env.runtime.store.listConversations({ kind: "all" }).map((c) => c.title);
   assert(titles.includes("Sub-agent: Add 2 and 3"), titles.join(", "));
+  // The user's list of chats is not cluttered by them.
+  const chats = env.runtime.store.listConversations().map((c) => [c.title, c.kind]);
+  assert(chats.every(([, kind]) => kind === "chat"), JSON.stringify(chats));
+  assertEquals(env.runtime.store.listConversations({ kind: "subagent" }).length, 1);
 });
 
 const GREET = `export default {

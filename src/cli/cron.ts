@@ -1,0 +1,218 @@
+/** `hob cron`: scheduled jobs — list, add, remove, enable, disable, run now, and their run logs. */
+
+import { ScheduleError } from "../scheduler/schedule.ts";
+import { JobError, type JobRun, type JobView, type MissedPolicy } from "../store/jobs.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
+import { openHome } from "./open.ts";
+import { dim, out, outJson, red } from "./output.ts";
+
+const ACTIONS = ["list", "add", "remove", "enable", "disable", "run", "runs"];
+
+export const cron: Command = {
+  name: "cron",
+  summary: "Scheduled jobs: list, add, remove, enable, disable, run, runs",
+  help: `Usage: hob cron list [--json]
+       hob cron add NAME SCHEDULE PROMPT [--timezone TZ] [--missed run_once|skip] [--model M] [--disabled]
+       hob cron remove|enable|disable JOB
+       hob cron run JOB [--json]
+       hob cron runs JOB [--limit N] [--json]
+
+A job sends its PROMPT to the agent on its SCHEDULE, in the job's own
+conversation, while 'hob serve' runs. JOB is a job's id or name.
+
+Schedules:
+  "0 9 * * 1-5"                 cron, five fields, in --timezone (default: the machine's)
+  "every 10m"                   every N s, m, h or d
+  "once:2026-12-24T18:00"       once (local time in --timezone, or give an offset)
+
+Runs that fall due while hob is not running are logged as 'missed' and, by
+default, caught up once when it starts (--missed skip: not caught up).
+
+Options:
+  --timezone TZ  IANA zone for the schedule, e.g. Europe/Berlin
+  --missed P     run_once (default) or skip
+  --model M      a model for this job, as <provider>/<model>
+  --disabled     add the job switched off
+  --limit N      how many runs 'runs' lists (default 20)
+  --json         print machine-readable output
+  --home DIR     hob home (default: $HOB_HOME or ~/.hob)
+  -h, --help     show this help`,
+  options: {
+    timezone: { type: "string" },
+    missed: { type: "string" },
+    model: { type: "string" },
+    disabled: { type: "boolean" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  },
+  positionals: [1, 4],
+  async run(parsed) {
+    const [action, ...rest] = parsed.positionals;
+    if (!ACTIONS.includes(action)) {
+      throw new UsageError(`hob cron: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
+    }
+    const wanted = action === "add" ? 3 : action === "list" ? 0 : 1;
+    if (rest.length !== wanted) {
+      throw new UsageError(
+        action === "add"
+          ? 'hob cron add: needs NAME, SCHEDULE and PROMPT — e.g. hob cron add standup "0 9 * * 1-5" "Plan my day"'
+          : wanted === 0
+          ? `hob cron list: unexpected argument '${rest[0]}'`
+          : `hob cron ${action}: needs the job's id or name`,
+      );
+    }
+    const missed = parsed.values.missed as string | undefined;
+    if (missed !== undefined && missed !== "run_once" && missed !== "skip") {
+      throw new UsageError(`--missed must be run_once or skip: got '${missed}'`);
+    }
+    const limit = intOption(parsed, "limit", [1, 1_000]) ?? 20;
+    const json = Boolean(parsed.values.json);
+
+    const runtime = await openHome(parsed);
+    try {
+      const { jobs, scheduler } = runtime.background;
+      const find = (key: string) => {
+        const job = jobs.get(key);
+        if (!job) throw new CommandError(`hob cron: no job '${key}' — see 'hob cron list'`);
+        return job;
+      };
+      try {
+        switch (action) {
+          case "list": {
+            const views = jobs.list().map((job) => jobs.view(job));
+            if (json) outJson({ jobs: views });
+            else if (views.length === 0) {
+              out("No scheduled jobs. Add one with: hob cron add NAME SCHEDULE PROMPT\n");
+            } else views.forEach((view) => out(describe(view)));
+            return EXIT.ok;
+          }
+          case "add": {
+            const [name, schedule, prompt] = rest;
+            checkModel(runtime, parsed.values.model as string | undefined);
+            const job = scheduler.add({
+              name,
+              schedule,
+              prompt,
+              timezone: parsed.values.timezone as string | undefined,
+              missed_policy: missed as MissedPolicy | undefined,
+              model: (parsed.values.model as string | undefined) ?? null,
+              enabled: !parsed.values.disabled,
+            });
+            if (json) outJson(jobs.view(job));
+            else {out(
+                `Added job ${job.id} '${job.name}'; next run ${
+                  when(job.next_run, job.timezone)
+                }.\n`,
+              );}
+            return EXIT.ok;
+          }
+          case "remove": {
+            const job = find(rest[0]);
+            jobs.delete(job.id);
+            if (json) outJson({ deleted: job.id });
+            else out(`Removed job ${job.id} '${job.name}' and its run log.\n`);
+            return EXIT.ok;
+          }
+          case "enable":
+          case "disable": {
+            const job = scheduler.update(find(rest[0]).id, { enabled: action === "enable" });
+            if (json) outJson(jobs.view(job));
+            else {
+              out(
+                action === "enable"
+                  ? `Enabled '${job.name}'; next run ${when(job.next_run, job.timezone)}.\n`
+                  : `Disabled '${job.name}'.\n`,
+              );
+            }
+            return EXIT.ok;
+          }
+          case "run": {
+            const job = find(rest[0]);
+            if (!json) out(dim(`Running '${job.name}'…\n`));
+            const run = await scheduler.runNow(job.id);
+            if (json) outJson(run);
+            else {
+              out(`${run.result || "(no answer)"}\n`);
+              if (run.error) out(red(`error: ${run.error}\n`));
+              out(
+                dim(`run ${run.id} · ${run.status} · conversation ${run.conversation_id ?? "-"}\n`),
+              );
+            }
+            return run.status === "ok" ? EXIT.ok : EXIT.failure;
+          }
+          default: {
+            const job = find(rest[0]);
+            const runs = jobs.runs(job.id, limit);
+            if (json) outJson({ runs });
+            else if (runs.length === 0) out(`'${job.name}' has not run yet.\n`);
+            else runs.forEach((run) => out(describeRun(run, job.timezone)));
+            return EXIT.ok;
+          }
+        }
+      } catch (error) {
+        if (error instanceof ScheduleError) throw new UsageError(`hob cron: ${error.message}`);
+        if (error instanceof JobError) throw new CommandError(`hob cron: ${error.message}`);
+        throw error;
+      }
+    } finally {
+      await runtime.close();
+    }
+  },
+};
+
+function checkModel(runtime: Runtime, model: string | undefined): void {
+  if (!model) return;
+  const problem = runtime.llm.checkModel(model);
+  if (problem) throw new UsageError(`--model: ${problem}`);
+}
+
+function describe(job: JobView): string {
+  const lines = [
+    `${String(job.id).padStart(3)}  ${job.name}  ${dim(`${job.schedule} (${job.timezone})`)}${
+      job.enabled ? "" : red("  disabled")
+    }\n`,
+    `     next ${when(job.next_run, job.timezone)} · last ${
+      job.last_run ? `${when(job.last_run, job.timezone)} ${job.last_status ?? ""}` : "never"
+    }${
+      job.missed_runs
+        ? ` · ${job.missed_runs} missed (last noticed ${when(job.last_missed_at, job.timezone)})`
+        : ""
+    }\n`,
+  ];
+  if (job.last_failure) {
+    lines.push(
+      red(
+        `     last failure ${when(job.last_failure.at, job.timezone)}: ${job.last_failure.error}\n`,
+      ),
+    );
+  }
+  return lines.join("");
+}
+
+function describeRun(run: JobRun, timezone: string): string {
+  const status = run.status === "ok" ? run.status : red(run.status);
+  const detail = run.error ?? run.result;
+  return `${String(run.id).padStart(4)}  ${when(run.started_at, timezone)}  ${status}${
+    run.trigger !== "schedule" ? dim(` (${run.trigger})`) : ""
+  }${run.missed_count ? ` ×${run.missed_count}` : ""}  ${dim(oneLine(detail, 100))}\n`;
+}
+
+/** A time as the job's zone shows it. */
+export function when(iso: string | null, timezone: string): string {
+  if (!iso) return "—";
+  return new Intl.DateTimeFormat("sv-SE", {
+    timeZone: timezone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).format(new Date(iso));
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,122 @@
+/** `hob status`: one view of the whole assistant. */
+
+import { collectStatus, type HobStatus } from "../runtime/status.ts";
+import { type Command, EXIT } from "./command.ts";
+import { when } from "./cron.ts";
+import { openHome } from "./open.ts";
+import { dim, green, out, outJson, red } from "./output.ts";
+
+export const status: Command = {
+  name: "status",
+  summary: "Show the server, model, jobs, heartbeat, tasks, workers, memory",
+  help: `Usage: hob status [--json] [--home DIR]
+
+One view of hob: whether 'hob serve' runs, whether the model's provider
+answers, scheduled jobs (next runs, failures, missed runs), the heartbeat
+(last and next tick), tasks by state and who holds them, live workers, the
+memory index and the database.
+
+Options:
+  --json         print machine-readable output
+  --home DIR     hob home (default: $HOB_HOME or ~/.hob)
+  -h, --help     show this help`,
+  options: { json: { type: "boolean" } },
+  positionals: [0, 0],
+  async run(parsed) {
+    const runtime = await openHome(parsed);
+    try {
+      const report = await collectStatus(runtime);
+      if (parsed.values.json) outJson(report);
+      else out(render(report));
+      return EXIT.ok;
+    } finally {
+      await runtime.close();
+    }
+  },
+};
+
+function render(s: HobStatus): string {
+  const ok = (yes: boolean, text: string) => yes ? green(text) : red(text);
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const at = (iso: string | null) => when(iso, zone);
+  const lines: string[] = [];
+  lines.push(`${dim("home")}       ${s.home}`);
+  lines.push(
+    `${dim("server")}     ${
+      s.server.running ? green(`running at ${s.server.url}`) : `not running (${s.server.url})`
+    }`,
+  );
+  const model = (label: string, m: HobStatus["model"]) =>
+    `${dim(label)}${m.id} — ${
+      ok(
+        m.reachable,
+        m.reachable ? `${m.provider} reachable` : `${m.provider} unreachable: ${m.error}`,
+      )
+    }`;
+  lines.push(model("model      ", s.model));
+  if (s.heartbeat_model) lines.push(model("hb model   ", s.heartbeat_model));
+
+  const j = s.jobs;
+  lines.push(
+    `${dim("jobs")}       ${j.total} (${j.enabled} enabled)${
+      j.next ? `, next '${j.next.name}' at ${at(j.next.at)}` : ""
+    }`,
+  );
+  for (const f of j.failing) {
+    lines.push(red(`             '${f.name}' failed at ${at(f.at)}: ${f.error}`));
+  }
+  for (const m of j.missed) {
+    lines.push(
+      `             '${m.name}' missed ${m.runs} run(s) while hob was down (noticed ${
+        at(m.last_noticed)
+      })`,
+    );
+  }
+
+  const h = s.heartbeat;
+  lines.push(
+    `${dim("heartbeat")}  ${h.enabled ? `every ${h.interval_minutes} min` : "off"}${
+      h.last_tick
+        ? `, last ${at(h.last_tick)} ${
+          h.last_status === "error" ? red(`error: ${h.last_error}`) : h.last_status
+        }`
+        : ", not yet ticked"
+    }${h.enabled && h.next_tick ? `, next ${at(h.next_tick)}` : ""}`,
+  );
+
+  const c = s.tasks.counts;
+  lines.push(
+    `${
+      dim("tasks")
+    }      ${c.pending} pending · ${c.in_progress} in progress · ${c.waiting} waiting · ${c.complete} complete · ${c.failed} failed · ${c.cancelled} cancelled`,
+  );
+  for (const t of s.tasks.held) {
+    lines.push(
+      `             #${t.id} ${t.title} — ${t.status}, held by ${
+        t.worker.split("/")[0].split(":")[0]
+      } since ${at(t.since)}`,
+    );
+  }
+  lines.push(
+    `${dim("workers")}    ${s.workers.length} alive${
+      s.workers.length
+        ? ` (${
+          s.workers.map((w) => `${w.kind} pid ${w.pid}${w.task_id ? ` on #${w.task_id}` : ""}`)
+            .join(", ")
+        })`
+        : ""
+    }`,
+  );
+  lines.push(`${dim("notices")}    ${s.notifications.unread} unread`);
+  lines.push(
+    `${
+      dim("memory")
+    }     ${s.memory.files} files, ${s.memory.chunks} chunks, ${s.memory.vectors} vectors (${
+      s.memory.embedder ?? "keyword search only"
+    })${s.memory.pending ? `, ${s.memory.pending} waiting for vectors` : ""}`,
+  );
+  lines.push(
+    `${dim("database")}   ${(s.database.bytes / 1_048_576).toFixed(1)} MiB ${dim(s.database.path)}`,
+  );
+  return lines.join("\n") + "\n";
+}

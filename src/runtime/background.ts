@@ -1,0 +1,205 @@
+/**
+ * The work hob does on its own: scheduled jobs, the heartbeat, background
+ * tasks and the notifications they leave. Built with every runtime (so the
+ * CLI and API can list and change jobs and tasks) but started only by
+ * `hob serve` and `hob worker`.
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import type { HobConfig } from "../config/schema.ts";
+import type { TurnInput } from "../core/agent.ts";
+import type { ToolRegistryPort } from "../core/ports.ts";
+import { collectReply } from "../core/reply.ts";
+import type { AgentEvent } from "../core/types.ts";
+import { Heartbeat, type HeartbeatState, parseActiveHours } from "../scheduler/heartbeat.ts";
+import { defaultTimezone } from "../scheduler/schedule.ts";
+import { type JobOutcome, Scheduler } from "../scheduler/scheduler.ts";
+import type { SqliteConversationStore } from "../store/conversations.ts";
+import { type Job, SqliteJobs } from "../store/jobs.ts";
+import { SqliteNotifications } from "../store/notifications.ts";
+import { SqliteTasks } from "../store/tasks.ts";
+import { timestamp } from "../store/timestamp.ts";
+import { TaskWorker } from "../tasks/worker.ts";
+import type { Memory } from "../memory/memory.ts";
+
+/** What the background work needs from the runtime. */
+export interface BackgroundDeps {
+  home: string;
+  config: HobConfig;
+  db: DatabaseSync;
+  store: SqliteConversationStore;
+  memory: Memory;
+  turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent>;
+  tools: ToolRegistryPort;
+  now: () => Date;
+}
+
+/** Scheduled jobs, heartbeat, tasks and notifications of one runtime. */
+export interface Background {
+  jobs: SqliteJobs;
+  scheduler: Scheduler;
+  heartbeat: Heartbeat;
+  tasks: SqliteTasks;
+  notifications: SqliteNotifications;
+  /** A task worker of this process (`kind`: serve or worker). */
+  worker(kind: string): TaskWorker;
+  /**
+   * Starts the scheduler (catching up missed runs), the heartbeat and
+   * `workers` task workers, as the config allows. Returns what was started.
+   */
+  start(options?: { workers?: number }): Promise<BackgroundStart>;
+  stop(): Promise<void>;
+}
+
+/** What {@linkcode Background.start} started. */
+export interface BackgroundStart {
+  scheduler: boolean;
+  heartbeat: boolean;
+  workers: number;
+  missed: { job: string; missed: number; policy: string }[];
+}
+
+const HEARTBEAT_KEY = "heartbeat";
+
+/**
+ * Builds the background work of a runtime; nothing runs until `start`.
+ *
+ * @example
+ * ```ts
+ * const background = createBackground({ home, config, db, store, memory, turn, tools, now });
+ * await background.start();
+ * ```
+ */
+export function createBackground(deps: BackgroundDeps): Background {
+  const { config, db, store } = deps;
+  const jobs = new SqliteJobs(db);
+  const tasks = new SqliteTasks(db);
+  const notifications = new SqliteNotifications(db);
+  const stopping = new AbortController();
+  const loops: Promise<unknown>[] = [];
+
+  const scheduler = new Scheduler({
+    jobs,
+    now: deps.now,
+    defaultTimezone: config.scheduler.timezone,
+    run: (job, signal) => runJob(deps, job, signal),
+  });
+
+  const heartbeat = new Heartbeat({
+    intervalMs: config.heartbeat.interval_minutes * 60_000,
+    activeHours: config.heartbeat.active_hours
+      ? parseActiveHours(config.heartbeat.active_hours)
+      : null,
+    timezone: config.heartbeat.timezone ?? defaultTimezone(),
+    model: config.heartbeat.model ?? null,
+  }, {
+    turn: (input) => deps.turn(input),
+    conversations: store,
+    checklist: () => readOrEmpty(join(deps.home, "identity", "HEARTBEAT.md")),
+    logNote: (text, heading) => deps.memory.logNote(text, heading),
+    notify: (notification) => notifications.add(notification),
+    loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
+    saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
+    now: deps.now,
+  });
+
+  const worker = (kind: string) =>
+    new TaskWorker(kind, {
+      tasks,
+      turn: (input, tools) => deps.turn(input, tools),
+      tools: deps.tools,
+      conversations: store,
+      notify: (notification) => notifications.add(notification),
+      maxRunMs: config.tasks.max_run_minutes * 60_000,
+    });
+
+  let started = false;
+  return {
+    jobs,
+    scheduler,
+    heartbeat,
+    tasks,
+    notifications,
+    worker,
+    async start(options = {}) {
+      const result: BackgroundStart = {
+        scheduler: false,
+        heartbeat: false,
+        workers: 0,
+        missed: [],
+      };
+      if (started) return result;
+      started = true;
+      if (config.scheduler.enabled) {
+        result.missed = await scheduler.start();
+        result.scheduler = true;
+      }
+      if (config.heartbeat.enabled) {
+        heartbeat.start();
+        result.heartbeat = true;
+      }
+      const count = options.workers ?? config.tasks.workers;
+      for (let i = 0; i < count; i++) {
+        loops.push(
+          worker("serve").loop(stopping.signal).catch((error) => {
+            console.error(`hob: a task worker stopped: ${(error as Error).message}`);
+          }),
+        );
+      }
+      result.workers = count;
+      return result;
+    },
+    async stop() {
+      stopping.abort();
+      await Promise.all([scheduler.stop(), heartbeat.stop(), ...loops]);
+    },
+  };
+}
+
+/** Runs a job's prompt in the job's own conversation, without anyone watching. */
+async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Promise<JobOutcome> {
+  const existing = job.conversation_id
+    ? deps.store.getConversation(job.conversation_id)
+    : undefined;
+  const conversation = existing ??
+    deps.store.createConversation({ title: `Job: ${job.name}`, kind: "job", model: job.model });
+  const reply = await collectReply(deps.turn({
+    message: `[Scheduled job "${job.name}" (${job.schedule}), ${deps.now().toISOString()}. ` +
+      `No one is watching: do the work and answer with the result.]\n\n${job.prompt}`,
+    conversation_id: conversation.id,
+    model: job.model ?? undefined,
+    signal,
+  }));
+  const failed = reply.status === "error" || reply.status === "interrupted";
+  return {
+    ok: !failed,
+    result: reply.content,
+    error: failed ? reply.error?.message ?? reply.status : undefined,
+    input_tokens: reply.usage.input_tokens,
+    output_tokens: reply.usage.output_tokens,
+    conversation_id: conversation.id,
+  };
+}
+
+function readKv<T>(db: DatabaseSync, key: string): T | undefined {
+  const row = db.prepare("SELECT value FROM kv WHERE key = ?").get(key) as
+    | { value: string }
+    | undefined;
+  return row ? JSON.parse(row.value) as T : undefined;
+}
+
+function writeKv(db: DatabaseSync, key: string, value: unknown): void {
+  db.prepare(
+    "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+  ).run(key, JSON.stringify(value), timestamp());
+}
+
+async function readOrEmpty(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return "";
+    throw error;
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * The heartbeat: every `interval` (within active hours) hob reads
+ * identity/HEARTBEAT.md to the agent. `HEARTBEAT_OK` means nothing needed
+ * doing and nothing is logged; any other answer goes to today's log and to a
+ * notification. Each tick is a fresh conversation, so tick 100 costs what
+ * tick 1 did. Its state lives in SQLite, so it survives errors and restarts.
+ */
+
+import type { TurnInput } from "../core/agent.ts";
+import { collectReply } from "../core/reply.ts";
+import type { AgentEvent, Conversation, ConversationKind } from "../core/types.ts";
+import { onMinute } from "./clock.ts";
+
+/** The words the agent is given, as the seed has them. */
+export const HEARTBEAT_PROMPT = "HEARTBEAT CHECK. Review this checklist and take action if needed.";
+/** The answer that means nothing needed doing. */
+export const HEARTBEAT_OK = "HEARTBEAT_OK";
+
+/** How a tick ended. */
+export type TickStatus = "ok" | "reported" | "error" | "outside_hours" | "empty_checklist";
+
+/** What the heartbeat remembers between ticks and restarts. */
+export interface HeartbeatState {
+  last_tick: string | null;
+  last_status: TickStatus | null;
+  last_error: string | null;
+  last_reply: string | null;
+  last_conversation_id: string | null;
+  next_tick: string | null;
+  ticks: number;
+  failures: number;
+}
+
+/** One tick's outcome. */
+export interface TickResult {
+  status: TickStatus;
+  reply: string;
+  conversation_id: string | null;
+  error?: string;
+}
+
+/** Hours of the day (in `timezone`) the heartbeat runs in; may wrap midnight. */
+export interface ActiveHours {
+  start: number; // minutes after midnight
+  end: number;
+}
+
+/** The heartbeat's settings. */
+export interface HeartbeatSettings {
+  intervalMs: number;
+  activeHours: ActiveHours | null;
+  timezone: string;
+  model: string | null;
+  /**
+   * Heartbeat conversations kept for reading; older ones are deleted.
+   * @default {48}
+   */
+  keepConversations?: number;
+  /**
+   * Delay of the first tick after a fresh start.
+   * @default {60_000}
+   */
+  firstDelayMs?: number;
+}
+
+/** What the heartbeat uses of the runtime. */
+export interface HeartbeatDeps {
+  turn(input: TurnInput): AsyncGenerator<AgentEvent>;
+  conversations: {
+    createConversation(
+      init: { title: string; model: string | null; kind: ConversationKind },
+    ): Conversation;
+    listConversations(
+      options: { kind: ConversationKind; limit: number; offset: number },
+    ): { id: string }[];
+    deleteConversation(id: string): boolean;
+  };
+  /** The checklist, identity/HEARTBEAT.md; empty when there is none. */
+  checklist(): Promise<string>;
+  logNote(text: string, heading: string): Promise<unknown>;
+  notify(notification: { kind: string; title: string; body: string }): void;
+  loadState(): HeartbeatState | undefined;
+  saveState(state: HeartbeatState): void;
+  now?: () => Date;
+  /**
+   * Arm the timer and the minute tick (off in tests that tick by hand).
+   * @default {true}
+   */
+  timers?: boolean;
+}
+
+const EMPTY_STATE: HeartbeatState = {
+  last_tick: null,
+  last_status: null,
+  last_error: null,
+  last_reply: null,
+  last_conversation_id: null,
+  next_tick: null,
+  ticks: 0,
+  failures: 0,
+};
+/** Longest reply kept in the state. */
+const REPLY_CHARS = 2_000;
+
+/**
+ * Parses `"08:00-22:00"`.
+ *
+ * @example
+ * ```ts
+ * parseActiveHours("22:00-06:00"); // { start: 1320, end: 360 }: through the night
+ * ```
+ */
+export function parseActiveHours(text: string): ActiveHours {
+  const match = /^(\d{1,2}):(\d\d)\s*-\s*(\d{1,2}):(\d\d)$/.exec(text.trim());
+  const minutes = (h: string, m: string) => Number(h) * 60 + Number(m);
+  if (
+    !match || Number(match[1]) > 24 || Number(match[3]) > 24 || Number(match[2]) > 59 ||
+    Number(match[4]) > 59
+  ) {
+    throw new Error(`'${text}' is not a range of hours: write it as 08:00-22:00`);
+  }
+  return { start: minutes(match[1], match[2]), end: minutes(match[3], match[4]) };
+}
+
+/** Whether `at` falls within the active hours, read in `timezone`. */
+export function withinActiveHours(at: Date, hours: ActiveHours | null, timezone: string): boolean {
+  if (!hours || hours.start === hours.end) return true;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", {
+      timeZone: timezone,
+      hourCycle: "h23",
+      hour: "2-digit",
+      minute: "2-digit",
+    })
+      .formatToParts(at).map((p) => [p.type, p.value]),
+  );
+  const minute = Number(parts.hour) * 60 + Number(parts.minute);
+  return hours.start < hours.end
+    ? minute >= hours.start && minute < hours.end
+    : minute >= hours.start || minute < hours.end;
+}
+
+/**
+ * The heartbeat of one runtime.
+ *
+ * @example
+ * ```ts
+ * const heartbeat = new Heartbeat(settings, deps);
+ * heartbeat.start();
+ * ```
+ */
+export class Heartbeat {
+  readonly #settings: HeartbeatSettings;
+  readonly #deps: HeartbeatDeps;
+  readonly #now: () => Date;
+  readonly #stop = new AbortController();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #running: Promise<TickResult> | undefined;
+
+  constructor(settings: HeartbeatSettings, deps: HeartbeatDeps) {
+    this.#settings = settings;
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /** What the heartbeat remembers: last tick, next tick, failures. */
+  state(): HeartbeatState {
+    return { ...EMPTY_STATE, ...this.#deps.loadState() };
+  }
+
+  /**
+   * Starts ticking: the next tick is one interval after the last one (which
+   * may have been before a restart), or a minute after a first start.
+   */
+  start(): void {
+    const state = this.state();
+    const now = this.#now().getTime();
+    const next = state.last_tick
+      ? Math.max(new Date(state.last_tick).getTime() + this.#settings.intervalMs, now)
+      : now + (this.#settings.firstDelayMs ?? 60_000);
+    this.#deps.saveState({ ...state, next_tick: new Date(next).toISOString() });
+    if (this.#deps.timers ?? true) {
+      this.#unsubscribe = onMinute(() => void this.#dueCheck());
+      this.#arm();
+    }
+  }
+
+  /** Ticks if the next tick is due (the timers call this). */
+  async #dueCheck(): Promise<void> {
+    const next = this.state().next_tick;
+    if (this.#stop.signal.aborted || this.#running || !next) return;
+    if (new Date(next).getTime() <= this.#now().getTime()) await this.tick();
+    this.#arm();
+  }
+
+  #arm(): void {
+    if (this.#stop.signal.aborted || !(this.#deps.timers ?? true)) return;
+    clearTimeout(this.#timer);
+    const next = this.state().next_tick;
+    if (!next) return;
+    const delay = Math.min(60_000, Math.max(0, new Date(next).getTime() - this.#now().getTime()));
+    this.#timer = setTimeout(() => void this.#dueCheck(), delay);
+    Deno.unrefTimer(this.#timer as unknown as number);
+  }
+
+  /** Runs one tick now. Never throws: a failing tick is recorded and the next one comes as planned. */
+  tick(): Promise<TickResult> {
+    if (this.#running) return this.#running;
+    this.#running = this.#tick().finally(() => this.#running = undefined);
+    return this.#running;
+  }
+
+  async #tick(): Promise<TickResult> {
+    const started = this.#now();
+    const state = this.state();
+    const next = new Date(started.getTime() + this.#settings.intervalMs).toISOString();
+    const save = (result: TickResult): TickResult => {
+      const counted = result.status !== "outside_hours" && result.status !== "empty_checklist";
+      this.#deps.saveState({
+        ...state,
+        next_tick: next,
+        ...(counted
+          ? {
+            last_tick: started.toISOString(),
+            last_status: result.status,
+            last_error: result.error ?? null,
+            last_reply: result.reply.slice(0, REPLY_CHARS),
+            last_conversation_id: result.conversation_id,
+            ticks: state.ticks + 1,
+            failures: result.status === "error" ? state.failures + 1 : state.failures,
+          }
+          : { last_status: result.status }),
+      });
+      return result;
+    };
+
+    if (!withinActiveHours(started, this.#settings.activeHours, this.#settings.timezone)) {
+      return save({ status: "outside_hours", reply: "", conversation_id: null });
+    }
+    let conversationId: string | null = null;
+    try {
+      const checklist = (await this.#deps.checklist()).trim();
+      if (!checklist) return save({ status: "empty_checklist", reply: "", conversation_id: null });
+      const conversation = this.#deps.conversations.createConversation({
+        title: `Heartbeat ${started.toISOString().slice(0, 16).replace("T", " ")}`,
+        model: this.#settings.model,
+        kind: "heartbeat",
+      });
+      conversationId = conversation.id;
+      const reply = await collectReply(this.#deps.turn({
+        message: `${HEARTBEAT_PROMPT}\n\n${checklist}`,
+        conversation_id: conversation.id,
+        model: this.#settings.model ?? undefined,
+        signal: this.#stop.signal,
+      }));
+      this.#prune();
+      if (reply.error && !reply.content.trim()) {
+        return save({
+          status: "error",
+          reply: "",
+          conversation_id: conversationId,
+          error: reply.error.message,
+        });
+      }
+      const text = reply.content.trim();
+      if (text.includes(HEARTBEAT_OK)) {
+        return save({ status: "ok", reply: text, conversation_id: conversationId });
+      }
+      await this.#deps.logNote(text, "Heartbeat");
+      this.#deps.notify({ kind: "heartbeat", title: "Heartbeat", body: text });
+      return save({ status: "reported", reply: text, conversation_id: conversationId });
+    } catch (error) {
+      const message = (error as Error).message;
+      console.error(`hob: heartbeat tick failed: ${message}`);
+      return save({ status: "error", reply: "", conversation_id: conversationId, error: message });
+    }
+  }
+
+  /** Deletes heartbeat conversations beyond the newest `keepConversations`. */
+  #prune(): void {
+    const keep = this.#settings.keepConversations ?? 48;
+    for (
+      const old of this.#deps.conversations.listConversations({
+        kind: "heartbeat",
+        limit: 500,
+        offset: keep,
+      })
+    ) {
+      this.#deps.conversations.deleteConversation(old.id);
+    }
+  }
+
+  /** Stops ticking; a tick in progress is interrupted. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
+    await this.#running;
+  }
+}
