@@ -19,7 +19,8 @@ export const PROCESS_OWNER = `${Deno.pid}:${crypto.randomUUID()}`;
  * ```
  */
 export function isLiveOwner(owner: string): boolean {
-  if (owner === PROCESS_OWNER) return true;
+  // A worker's id is the owner of its process and a slot: `pid:nonce/slot`.
+  if (owner.split("/")[0] === PROCESS_OWNER) return true;
   const pid = Number(owner.split(":")[0]);
   if (!Number.isInteger(pid) || pid <= 0 || pid === Deno.pid) return false;
   return isProcessAlive(pid);

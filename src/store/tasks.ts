@@ -261,13 +261,14 @@ export class SqliteTasks {
     const reset: number[] = [];
     for (const row of rows) {
       const stale = now.getTime() - new Date(row.claimed_at).getTime() > staleMs;
-      if (!stale && isLiveOwner(row.claimed_by)) continue;
+      const live = isLiveOwner(row.claimed_by);
+      if (live && !stale) continue;
       const result = this.#sql(
         `UPDATE tasks SET status = 'pending', claimed_by = NULL, claimed_at = NULL,
                 waiting_reason = ?, updated_at = ?
           WHERE id = ? AND claimed_by = ?`,
       ).run(
-        stale
+        live
           ? "reset: its run took longer than three times the maximum"
           : "reset: its worker stopped",
         timestamp(),

@@ -20,6 +20,8 @@ export type FakeReply =
     tool_calls: { name: string; arguments: unknown; id?: string }[];
     /** Text streamed before the calls. */
     text?: string;
+    /** Milliseconds to wait before the calls. */
+    delay_ms?: number;
     usage?: { prompt_tokens: number; completion_tokens: number };
   }
   | {
@@ -60,6 +62,8 @@ export interface FakeOpenAIOptions {
   replies?: FakeReply[];
   /** Answers when the queue is empty. @default {{ text: "ok" }} */
   fallback?: FakeReply;
+  /** Answers when the queue is empty, from the request's body (instead of `fallback`). */
+  respond?: (body: Record<string, unknown>) => FakeReply;
   /** Model ids listed by /v1/models and /api/tags. */
   models?: string[];
   /** Port to bind; 0 picks a free one. */
@@ -130,7 +134,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     if (url.pathname !== "/v1/chat/completions") {
       return Response.json({ error: { message: "not found" } }, { status: 404 });
     }
-    const reply = queue.shift() ?? fallback;
+    const reply = queue.shift() ?? options.respond?.(body) ?? fallback;
     if ("status" in reply) {
       const headers: Record<string, string> = {};
       if (reply.retry_after_ms !== undefined) {
@@ -215,6 +219,7 @@ function streamChunks(
         let finish = "stop";
         if ("tool_calls" in reply) {
           finish = "tool_calls";
+          if (reply.delay_ms && !text) await sleep(reply.delay_ms, signal);
           reply.tool_calls.forEach((call, index) => {
             const args = typeof call.arguments === "string"
               ? call.arguments

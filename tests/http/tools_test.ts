@@ -1,25 +1,9 @@
 /** The tool routes and approvals inside a streamed turn, through the real app, runtime and Workers. */
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { createApp } from "../../src/http/app.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
-import { fakeProviderYaml, parseSse, type SseEvent, tempRuntime } from "../helpers/home.ts";
-
-async function setup(yaml: string) {
-  const env = await tempRuntime(yaml);
-  const app = createApp(env.runtime, { token: env.home.token });
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("authorization", `Bearer ${env.home.token}`);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set("content-type", "application/json");
-      body = JSON.stringify(init.json);
-    }
-    return app.request(path, { ...init, headers, body });
-  };
-  return { ...env, app, call, [Symbol.asyncDispose]: env[Symbol.asyncDispose] };
-}
+import { fakeProviderYaml, parseSse, type SseEvent } from "../helpers/home.ts";
+import { tempApi as setup } from "../helpers/api.ts";
 
 /** Reads SSE events as they arrive, so the test can act in the middle of a turn. */
 function sseReader(response: Response) {
