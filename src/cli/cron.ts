@@ -74,7 +74,7 @@ Options:
       const { jobs, scheduler } = runtime.background;
       const find = (key: string) => {
         const job = jobs.get(key);
-        if (!job) throw new CommandError(`hob cron: no job '${key}' — see 'hob cron list'`);
+        if (!job) throw new CommandError(`no job '${key}' — see 'hob cron list'`);
         return job;
       };
       try {
@@ -152,7 +152,7 @@ Options:
         }
       } catch (error) {
         if (error instanceof ScheduleError) throw new UsageError(`hob cron: ${error.message}`);
-        if (error instanceof JobError) throw new CommandError(`hob cron: ${error.message}`);
+        if (error instanceof JobError) throw new CommandError(error.message);
         throw error;
       }
     } finally {

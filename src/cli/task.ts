@@ -151,7 +151,7 @@ Options:
       } catch (error) {
         if (error instanceof TaskError) {
           if (error.code === "invalid") throw new UsageError(`hob task: ${error.message}`);
-          throw new CommandError(`hob task: ${error.message}`);
+          throw new CommandError(error.message);
         }
         throw error;
       }

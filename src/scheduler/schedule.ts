@@ -126,9 +126,10 @@ function checkTimezone(timezone: string): void {
 
 /** An ISO date-time; without an offset, read as wall-clock time in `timezone`. */
 function parseDateTime(value: string, timezone: string): Date | null {
-  const match = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?(Z|[+-]\d\d:?\d\d)?$/.exec(
-    value,
-  );
+  const match =
+    /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.\d+)?)?)?(Z|[+-]\d\d:?\d\d)?$/.exec(
+      value,
+    );
   if (!match) return null;
   const [, y, mo, d, h = "00", mi = "00", s = "00", offset] = match;
   if (offset) {

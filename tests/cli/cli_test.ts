@@ -7,7 +7,20 @@ import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 import { HOB_FLAGS, runHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
 
-const COMMANDS = ["serve", "ask", "chat", "init", "models", "config", "doctor"];
+const COMMANDS = [
+  "serve",
+  "ask",
+  "chat",
+  "init",
+  "models",
+  "config",
+  "doctor",
+  "cron",
+  "task",
+  "worker",
+  "status",
+  "reset",
+];
 
 Deno.test("hob --version and --help", async () => {
   const version = await runHob(["--version"]);
@@ -44,6 +57,23 @@ Deno.test("bad usage exits 2 with one line naming the problem", async (t) => {
       "hob config: unknown action 'edit' — use 'hob config show'\n",
     ],
     [["ask", "--home", home.home], `hob ask: missing the message — hob ask "your question"\n`],
+    [
+      ["cron", "add", "x", "every day", "p", "--home", home.home],
+      "hob cron: 'every day' is not a schedule: use 5-field cron ('0 9 * * 1-5'), 'every 10m', or 'once:2026-12-24T18:00'\n",
+    ],
+    [
+      ["cron", "add", "x", "0 9 * * *", "p", "--timezone", "Atlantis", "--home", home.home],
+      "hob cron: 'Atlantis' is not a time zone: use an IANA name such as 'Europe/Berlin'\n",
+    ],
+    [
+      ["cron", "add", "x", "--home", home.home],
+      `hob cron add: needs NAME, SCHEDULE and PROMPT — e.g. hob cron add standup "0 9 * * 1-5" "Plan my day"\n`,
+    ],
+    [["task", "show", "abc", "--home", home.home], "hob task show: needs a task id\n"],
+    [
+      ["reset", "everything", "--home", home.home],
+      "hob reset: unknown part 'everything' — use memory, tasks, schedules, conversations, all\n",
+    ],
   ];
   for (const [args, expected] of cases) {
     await t.step(args.join(" "), async () => {
@@ -343,4 +373,106 @@ Deno.test("hob serve on a port in use exits 1 and says so", async () => {
     result.stderr,
     `hob: port ${port} on 127.0.0.1 is in use — is hob already running? Pick another with --port\n`,
   );
+});
+
+Deno.test("hob cron, hob task, hob status and hob reset from the command line", async (t) => {
+  await using fake = startFakeOpenAI({ fallback: { text: "Morning plan: write." } });
+  await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  const h = ["--home", home.home];
+
+  await t.step("cron add, list, run, disable, remove", async () => {
+    const added = await runHob([
+      "cron",
+      "add",
+      "plan",
+      "30 7 * * *",
+      "Plan my day",
+      "--timezone",
+      "Asia/Tokyo",
+      ...h,
+    ]);
+    assertEquals(added.code, 0, added.stderr);
+    assertMatch(added.stdout, /^Added job 1 'plan'; next run \d{4}-\d\d-\d\d 07:30:00\.\n$/);
+    const run = await runHob(["cron", "run", "plan", ...h]);
+    assertEquals(run.code, 0, run.stderr);
+    assertStringIncludes(run.stdout, "Morning plan: write.");
+    const list = await runHob(["cron", "list", ...h]);
+    assertMatch(list.stdout, /plan {2}30 7 \* \* \* \(Asia\/Tokyo\)/);
+    assertMatch(list.stdout, /last .* ok/);
+    assertEquals((await runHob(["cron", "disable", "1", ...h])).stdout, "Disabled 'plan'.\n");
+    const missing = await runHob(["cron", "run", "nope", ...h]);
+    assertEquals([missing.code, missing.stderr], [1, "hob: no job 'nope' — see 'hob cron list'\n"]);
+    assertEquals(
+      (await runHob(["cron", "remove", "plan", ...h])).stdout,
+      "Removed job 1 'plan' and its run log.\n",
+    );
+  });
+
+  await t.step("task add, list, cancel", async () => {
+    const added = await runHob([
+      "task",
+      "add",
+      "Sort photos",
+      "Sort the photos by year",
+      "--priority",
+      "2",
+      ...h,
+    ]);
+    assertEquals(added.code, 0, added.stderr);
+    assertStringIncludes(added.stdout, "Added task 1 'Sort photos'");
+    const blocked = await runHob([
+      "task",
+      "add",
+      "Print album",
+      "--blocked-by",
+      "1",
+      "--json",
+      ...h,
+    ]);
+    assertEquals(JSON.parse(blocked.stdout).blocked_by, [1]);
+    const list = await runHob(["task", "list", ...h]);
+    assertMatch(list.stdout, /1 {2}pending +Sort photos {2}priority 2/);
+    assertMatch(list.stdout, /2 {2}pending +Print album {2}after 1/);
+    assertEquals((await runHob(["task", "cancel", "2", ...h])).stdout, "Cancelled task 2.\n");
+    const again = await runHob(["task", "cancel", "2", ...h]);
+    assertEquals([again.code, again.stderr], [1, "hob: Task 2 is cancelled already\n"]);
+  });
+
+  await t.step("status shows the whole assistant", async () => {
+    const status = await runHob(["status", ...h]);
+    assertEquals(status.code, 0, status.stderr);
+    assertMatch(status.stdout, /server +not running/);
+    assertMatch(status.stdout, /model +fake\/fake-model — fake reachable/);
+    assertMatch(
+      status.stdout,
+      /tasks +1 pending · 0 in progress · 0 waiting · 0 complete · 0 failed · 1 cancelled/,
+    );
+    assertMatch(status.stdout, /heartbeat +every 30 min, not yet ticked/);
+  });
+
+  await t.step("reset prints what it would delete and deletes only with --yes", async () => {
+    const dry = await runHob(["reset", "tasks", ...h]);
+    assertEquals(dry.code, 0, dry.stderr);
+    assertMatch(dry.stdout, /^Would delete:\n +2 {2}background tasks\n/);
+    assertStringIncludes(dry.stdout, "Nothing was deleted. Run 'hob reset tasks --yes' to delete.");
+    assertEquals(
+      JSON.parse((await runHob(["task", "list", "--json", ...h])).stdout).tasks.length,
+      2,
+    );
+    const done = await runHob(["reset", "tasks", "--yes", ...h]);
+    assertMatch(done.stdout, /^Deleted:\n +2 {2}background tasks\n/);
+    assertEquals(
+      JSON.parse((await runHob(["task", "list", "--json", ...h])).stdout).tasks.length,
+      0,
+    );
+
+    await Deno.writeTextFile(`${home.home}/memory/2026-01-01.md`, "# 2026-01-01\n\nA note.\n");
+    const all = JSON.parse((await runHob(["reset", "all", "--json", ...h])).stdout);
+    assertEquals(all.deleted, false);
+    const memoryFiles = all.items.find((i: { what: string }) => i.what.startsWith("memory files"));
+    assertEquals(memoryFiles.count, 2);
+    await runHob(["reset", "memory", "--yes", ...h]);
+    assertEquals(await Deno.stat(`${home.home}/memory/2026-01-01.md`).catch(() => null), null);
+    assertStringIncludes(await Deno.readTextFile(`${home.home}/memory/MEMORY.md`), "#");
+  });
 });
