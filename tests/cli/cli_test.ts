@@ -476,3 +476,30 @@ Deno.test("hob cron, hob task, hob status and hob reset from the command line", 
     assertStringIncludes(await Deno.readTextFile(`${home.home}/memory/MEMORY.md`), "#");
   });
 });
+
+Deno.test("./hob routes 'task add|list|…' to hob's background tasks and other 'task' names to deno.json", async () => {
+  await using home = await tempHome("memory: { embedder: none }");
+  const script = new URL("../../hob", import.meta.url).pathname;
+  const run = async (...args: string[]) => {
+    const output = await new Deno.Command("bash", {
+      args: [script, ...args],
+      env: {
+        NO_COLOR: "1",
+        PATH: `${Deno.execPath().replace(/\/[^/]+$/, "")}:${Deno.env.get("PATH")}`,
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return { code: output.code, stdout: text(output.stdout), stderr: text(output.stderr) };
+  };
+  const added = await run("task", "add", "Water plants", "--home", home.home);
+  assertEquals(added.code, 0, added.stderr);
+  assertStringIncludes(added.stdout, "Added task 1 'Water plants'");
+  const listed = await run("task", "list", "--home", home.home);
+  assertStringIncludes(listed.stdout, "Water plants");
+  // Any other name is a deno.json task; an unknown one is deno's error, not hob's.
+  const unknown = await run("task", "no-such-task");
+  assertEquals(unknown.code !== 0, true);
+  assertStringIncludes(unknown.stderr, "no-such-task");
+});
