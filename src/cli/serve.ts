@@ -2,6 +2,9 @@
 
 import { createApp } from "../http/app.ts";
 import { readToken } from "../home/home.ts";
+import { deleteKv, writeKv } from "../store/kv.ts";
+import { PROCESS_OWNER } from "../store/owner.ts";
+import { SERVER_KEY } from "../runtime/status.ts";
 import { VERSION } from "../version.ts";
 import { type Command, CommandError, EXIT, intOption } from "./command.ts";
 import { homeOf, openHome } from "./open.ts";
@@ -62,6 +65,8 @@ Options:
         onListen({ hostname, port }) {
           const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
           const base = `http://${shown}:${port}`;
+          // So `hob status` finds this server whatever port it was given.
+          writeKv(runtime.db, SERVER_KEY, { url: base, pid: Deno.pid, owner: PROCESS_OWNER });
           out(`hob ${VERSION} listening on ${base}\n`);
           out(`Open ${base}/?token=${token}\n`);
           err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
@@ -105,6 +110,7 @@ Options:
     const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
     for (const signal of signals) Deno.addSignalListener(signal, stop);
     await server.finished;
+    deleteKv(runtime.db, SERVER_KEY);
     for (const signal of signals) Deno.removeSignalListener(signal, stop);
     await runtime.close();
     return EXIT.ok;

@@ -19,7 +19,7 @@ import type { SqliteConversationStore } from "../store/conversations.ts";
 import { type Job, SqliteJobs } from "../store/jobs.ts";
 import { SqliteNotifications } from "../store/notifications.ts";
 import { SqliteTasks } from "../store/tasks.ts";
-import { timestamp } from "../store/timestamp.ts";
+import { readKv, writeKv } from "../store/kv.ts";
 import { TaskWorker } from "../tasks/worker.ts";
 import type { Memory } from "../memory/memory.ts";
 
@@ -180,19 +180,6 @@ async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Prom
     output_tokens: reply.usage.output_tokens,
     conversation_id: conversation.id,
   };
-}
-
-function readKv<T>(db: DatabaseSync, key: string): T | undefined {
-  const row = db.prepare("SELECT value FROM kv WHERE key = ?").get(key) as
-    | { value: string }
-    | undefined;
-  return row ? JSON.parse(row.value) as T : undefined;
-}
-
-function writeKv(db: DatabaseSync, key: string, value: unknown): void {
-  db.prepare(
-    "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-  ).run(key, JSON.stringify(value), timestamp());
 }
 
 async function readOrEmpty(path: string): Promise<string> {

@@ -6,6 +6,8 @@
 
 import { join } from "node:path";
 import type { HeartbeatState } from "../scheduler/heartbeat.ts";
+import { readKv } from "../store/kv.ts";
+import { isLiveOwner } from "../store/owner.ts";
 import type { JobView } from "../store/jobs.ts";
 import type { TaskStatus, WorkerRow } from "../store/tasks.ts";
 import type { Runtime } from "./runtime.ts";
@@ -41,6 +43,9 @@ export interface HobStatus {
   database: { path: string; bytes: number };
 }
 
+/** Where `hob serve` records the address it listens on. */
+export const SERVER_KEY = "server";
+
 /** How long the status waits for a provider or the server to answer. */
 const PROBE_TIMEOUT_MS = 3_000;
 
@@ -61,7 +66,11 @@ export async function collectStatus(
   const { config, background } = runtime;
   const { jobs, tasks, heartbeat, notifications } = background;
   const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
-  const url = `http://${host}:${config.server.port}`;
+  // A running `hob serve` says where it listens; otherwise, where it would.
+  const recorded = readKv<{ url: string; owner: string }>(runtime.db, SERVER_KEY);
+  const url = recorded && isLiveOwner(recorded.owner)
+    ? recorded.url
+    : `http://${host}:${config.server.port}`;
 
   const [server, discovery] = await Promise.all([
     options.serverRunning === undefined

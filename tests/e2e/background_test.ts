@@ -76,6 +76,9 @@ Deno.test("runs that fall due while hob is stopped are logged missed, then caugh
       if (runs.some((r: Run) => r.trigger === "catch_up" && r.status === "ok")) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    // `hob status` finds the server at the port it was given, not the configured one.
+    const live = await hobJson<{ server: { url: string; running: boolean } }>(["status", ...h]);
+    assertEquals([live.server.url, live.server.running], [hob.url, true]);
     assertEquals(await hob.stop(), 0);
   }
 
