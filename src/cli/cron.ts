@@ -1,6 +1,6 @@
 /** `hob cron`: scheduled jobs — list, add, remove, enable, disable, run now, and their run logs. */
 
-import { ScheduleError } from "../scheduler/schedule.ts";
+import { ScheduleError, zonedParts } from "../scheduler/schedule.ts";
 import { JobError, type JobRun, type JobView, type MissedPolicy } from "../store/jobs.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
@@ -201,15 +201,9 @@ function describeRun(run: JobRun, timezone: string): string {
 /** A time as the job's zone shows it. */
 export function when(iso: string | null, timezone: string): string {
   if (!iso) return "—";
-  return new Intl.DateTimeFormat("sv-SE", {
-    timeZone: timezone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).format(new Date(iso));
+  const p = zonedParts(new Date(iso), timezone);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${p.y}-${two(p.mo)}-${two(p.d)} ${two(p.h)}:${two(p.mi)}:${two(p.s)}`;
 }
 
 function oneLine(text: string, max: number): string {

@@ -321,7 +321,8 @@ function tail(
   };
 }
 
-async function readOrEmpty(path: string): Promise<string> {
+/** A text file's content, or empty when it does not exist. */
+export async function readOrEmpty(path: string): Promise<string> {
   try {
     return await Deno.readTextFile(path);
   } catch (error) {

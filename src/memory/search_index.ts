@@ -5,6 +5,7 @@
  * incremental by content hash and can be deleted and rebuilt without loss.
  */
 
+import { statements } from "../store/statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { join, relative, sep } from "node:path";
 import { timestamp } from "../store/timestamp.ts";
@@ -195,7 +196,7 @@ export class MemoryIndex {
   readonly #db: DatabaseSync;
   readonly #dir: string;
   readonly #embedder: Embedder | null;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #sql: (sql: string) => StatementSync;
   #signatures: Signatures | null = null;
   #chunkCount: number | null = null;
   #embedding: Promise<void> | null = null;
@@ -206,6 +207,7 @@ export class MemoryIndex {
 
   constructor(db: DatabaseSync, dir: string, embedder: Embedder | null, fusion?: Fusion) {
     this.#db = db;
+    this.#sql = statements(db);
     this.#dir = dir;
     this.#embedder = embedder;
     this.#fusion = fusion ?? defaultFusion(embedder?.id ?? null);
@@ -215,15 +217,6 @@ export class MemoryIndex {
   /** The embedder's id, or null when searches are by keyword only. */
   get embedderId(): string | null {
     return this.#embedder?.id ?? null;
-  }
-
-  #sql(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
   }
 
   /** The last warning given, so a failing embedder is reported once, not per search. */

@@ -21,7 +21,7 @@ import { SqliteNotifications } from "../store/notifications.ts";
 import { SqliteTasks } from "../store/tasks.ts";
 import { readKv, writeKv } from "../store/kv.ts";
 import { TaskWorker } from "../tasks/worker.ts";
-import type { Memory } from "../memory/memory.ts";
+import { type Memory, readOrEmpty } from "../memory/memory.ts";
 
 /** What the background work needs from the runtime. */
 export interface BackgroundDeps {
@@ -180,13 +180,4 @@ async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Prom
     output_tokens: reply.usage.output_tokens,
     conversation_id: conversation.id,
   };
-}
-
-async function readOrEmpty(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return "";
-    throw error;
-  }
 }

@@ -10,6 +10,7 @@ import type { TurnInput } from "../core/agent.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent, Conversation, ConversationKind } from "../core/types.ts";
 import { onMinute } from "./clock.ts";
+import { zonedParts } from "./schedule.ts";
 
 /** The words the agent is given, as the seed has them. */
 export const HEARTBEAT_PROMPT = "HEARTBEAT CHECK. Review this checklist and take action if needed.";
@@ -125,16 +126,8 @@ export function parseActiveHours(text: string): ActiveHours {
 /** Whether `at` falls within the active hours, read in `timezone`. */
 export function withinActiveHours(at: Date, hours: ActiveHours | null, timezone: string): boolean {
   if (!hours || hours.start === hours.end) return true;
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone,
-      hourCycle: "h23",
-      hour: "2-digit",
-      minute: "2-digit",
-    })
-      .formatToParts(at).map((p) => [p.type, p.value]),
-  );
-  const minute = Number(parts.hour) * 60 + Number(parts.minute);
+  const shown = zonedParts(at, timezone);
+  const minute = shown.h * 60 + shown.mi;
   return hours.start < hours.end
     ? minute >= hours.start && minute < hours.end
     : minute >= hours.start || minute < hours.end;

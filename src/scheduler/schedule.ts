@@ -148,7 +148,8 @@ function parseDateTime(value: string, timezone: string): Date | null {
   return new Date(first.getTime() - off);
 }
 
-function zonedParts(date: Date, timezone: string) {
+/** The wall-clock fields `date` shows in `timezone`. */
+export function zonedParts(date: Date, timezone: string) {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat("en-US", {
       timeZone: timezone,

@@ -4,6 +4,7 @@
  * its own statement under WAL, so it is durable when the call returns.
  */
 
+import { statements } from "./statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ConversationStore } from "../core/ports.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
@@ -66,19 +67,11 @@ const MESSAGE_COLUMNS =
  */
 export class SqliteConversationStore implements ConversationStore {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #sql: (sql: string) => StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-  }
-
-  #sql(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    this.#sql = statements(db);
   }
 
   getConversation(id: string): Conversation | undefined {

@@ -4,6 +4,7 @@
  * so a job never runs twice at once, even with two processes on one hob.db.
  */
 
+import { statements } from "./statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
@@ -99,19 +100,11 @@ const COLUMNS =
  */
 export class SqliteJobs {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #sql: (sql: string) => StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-  }
-
-  #sql(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    this.#sql = statements(db);
   }
 
   create(job: NewJob): Job {

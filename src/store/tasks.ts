@@ -5,6 +5,7 @@
  * task. Claims of workers that are gone, or that ran far too long, are reset.
  */
 
+import { statements } from "./statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isLiveOwner } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
@@ -82,19 +83,11 @@ const COLUMNS =
  */
 export class SqliteTasks {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #sql: (sql: string) => StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-  }
-
-  #sql(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    this.#sql = statements(db);
   }
 
   add(task: NewTask): Task {

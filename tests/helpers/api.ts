@@ -7,9 +7,10 @@ import { tempRuntime } from "./home.ts";
 export async function tempApi(yaml: string) {
   const env = await tempRuntime(yaml);
   const app = createApp(env.runtime, { token: env.home.token });
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+  /** `auth: false` sends no token. */
+  const call = (path: string, init: RequestInit & { json?: unknown; auth?: boolean } = {}) => {
     const headers = new Headers(init.headers);
-    headers.set("authorization", `Bearer ${env.home.token}`);
+    if (init.auth !== false) headers.set("authorization", `Bearer ${env.home.token}`);
     let body = init.body;
     if (init.json !== undefined) {
       headers.set("content-type", "application/json");

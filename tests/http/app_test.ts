@@ -1,24 +1,8 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { createApp } from "../../src/http/app.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { closedPort } from "../helpers/providers.ts";
-import { fakeProviderYaml, parseSse, tempRuntime } from "../helpers/home.ts";
-
-async function setup(yaml: string) {
-  const env = await tempRuntime(yaml);
-  const app = createApp(env.runtime, { token: env.home.token });
-  const call = (path: string, init: RequestInit & { json?: unknown; auth?: boolean } = {}) => {
-    const headers = new Headers(init.headers);
-    if (init.auth !== false) headers.set("authorization", `Bearer ${env.home.token}`);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set("content-type", "application/json");
-      body = JSON.stringify(init.json);
-    }
-    return app.request(path, { ...init, headers, body });
-  };
-  return { ...env, app, call, [Symbol.asyncDispose]: env[Symbol.asyncDispose] };
-}
+import { fakeProviderYaml, parseSse } from "../helpers/home.ts";
+import { tempApi as setup } from "../helpers/api.ts";
 
 Deno.test("the API answers health openly and everything else only with the token", async (t) => {
   await using fake = startFakeOpenAI();
