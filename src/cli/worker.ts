@@ -30,7 +30,10 @@ Options:
       if (!parsed.values.once) {
         err(dim(`hob worker ${worker.id} waiting for tasks · home ${runtime.home}\n`));
       }
-      const ran = await worker.loop(stopping.signal, { once: Boolean(parsed.values.once) });
+      const ran = await worker.loop(stopping.signal, {
+        once: Boolean(parsed.values.once),
+        onRun: ({ task, status }) => err(dim(`task ${task.id} ${status}: ${task.title}\n`)),
+      });
       out(`Ran ${ran} task(s).\n`);
       return EXIT.ok;
     } finally {

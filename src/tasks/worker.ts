@@ -155,7 +155,7 @@ export class TaskWorker {
    */
   async loop(
     signal: AbortSignal,
-    options: { once?: boolean; pollMs?: number } = {},
+    options: { once?: boolean; pollMs?: number; onRun?: (result: TaskRunResult) => void } = {},
   ): Promise<number> {
     const pollMs = options.pollMs ?? 1_000;
     let ran = 0;
@@ -165,6 +165,7 @@ export class TaskWorker {
         const result = await this.runOnce(signal);
         if (result) {
           ran++;
+          options.onRun?.(result);
           continue;
         }
         if (options.once) break;
