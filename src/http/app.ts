@@ -12,7 +12,8 @@ import { ConversationNotFoundError } from "../core/agent.ts";
 import { collectReply } from "../core/reply.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
-import { requireToken } from "./auth.ts";
+import { createAuth } from "./auth.ts";
+import { webRoutes } from "../web/routes.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
 import { memoryRoutes } from "./memory.ts";
 import { backgroundRoutes } from "./background.ts";
@@ -81,7 +82,10 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
       uptime_ms: Date.now() - startedAt,
     }));
 
-  app.use("/api/*", requireToken(options.token));
+  const auth = createAuth(options.token);
+  // The page: the shell, its static files and the fragments htmx swaps in.
+  app.route("/", webRoutes(runtime, auth));
+  app.use("/api/*", auth.require());
   app.use(
     "/api/*",
     bodyLimit({

@@ -1,0 +1,138 @@
+/**
+ * The page's HTML: the shell every view shares, and the page shown to a
+ * browser without a session. Rendered with hono/html, which escapes every
+ * interpolated value.
+ */
+
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+
+/** The htmx settings: no eval, no inline styles, only requests to hob, 422 swaps (form errors). */
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  selfRequestsOnly: true,
+  historyCacheSize: 0,
+  responseHandling: [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "422", swap: true, error: false },
+    { code: "[45]..", swap: false, error: true },
+  ],
+});
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+function page(title: string, body: Html, scripts = true): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="referrer" content="no-referrer">
+<meta name="htmx-config" content="${HTMX_CONFIG}">
+<title>${title}</title>
+<link rel="icon" href="/static/icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/style.css">
+${
+    scripts
+      ? html`<script src="/static/htmx.js" defer></script>
+<script src="/static/purify.js" defer></script>
+<script type="module" src="/static/app.js"></script>`
+      : ""
+  }
+</head>
+${body}
+</html>`;
+}
+
+/** The shell: sidebar, chat and the panel the sections load into. */
+export function shell(): Html {
+  return page(
+    "hob",
+    html`
+      <body hx-headers='{"x-hob-request": "1"}'>
+        <a class="skip-link" href="#composer-input">Skip to the message box</a>
+        <div class="app">
+          <aside class="sidebar" aria-label="Conversations and sections">
+            <div class="brand">
+              <strong>hob</strong>
+              <button id="new-chat" type="button" class="primary">New chat</button>
+            </div>
+            <label class="visually-hidden" for="conversation-search">Search conversations</label>
+            <input id="conversation-search" type="search" name="q" placeholder="Search conversations"
+              autocomplete="off"
+              hx-get="/ui/conversations" hx-trigger="input changed delay:200ms, search"
+              hx-target="#conversation-list">
+            <nav id="conversation-list" class="conversations" aria-label="Conversations"
+              hx-get="/ui/conversations" hx-trigger="load, hob:conversations from:body"
+              hx-include="#conversation-search"></nav>
+            <nav class="sections" aria-label="Sections">
+              <ul>
+                <li><a href="/" data-view="chat">Chat</a></li>
+                <li><a href="/memory" data-view="memory">Memory</a></li>
+                <li><a href="/schedules" data-view="schedules">Schedules</a></li>
+                <li><a href="/tasks" data-view="tasks">Tasks</a></li>
+                <li><a href="/approvals" data-view="approvals">Approvals <span class="badge" id="approvals-badge"></span></a></li>
+                <li><a href="/tools" data-view="tools">Tools</a></li>
+                <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
+              </ul>
+            </nav>
+            <div hx-get="/ui/badges" hx-trigger="load, every 15s, hob:badges from:body"
+              hx-swap="none"></div>
+          </aside>
+          <main id="main">
+            <section id="chat-view" class="chat" aria-labelledby="chat-title">
+              <header class="chat-header">
+                <h1 id="chat-title">New chat</h1>
+                <button id="rename" type="button" aria-label="Rename this conversation">Rename</button>
+                <div class="model-picker">
+                  <label for="model-select" class="visually-hidden">Model</label>
+                  <select id="model-select"><option value="">Default model</option></select>
+                  <button id="refresh-models" type="button"
+                    aria-label="Ask the providers for their models again"
+                    title="Refresh models">↻</button>
+                </div>
+              </header>
+              <div id="model-banner" class="banner" role="status" hidden></div>
+              <div id="messages" class="messages" role="log" aria-live="polite" aria-label="Messages">
+                <div id="messages-inner" class="messages-inner"></div>
+              </div>
+              <div class="composer">
+                <form id="composer" aria-label="Send a message">
+                  <label for="composer-input" class="visually-hidden">Message</label>
+                  <textarea id="composer-input" rows="1" placeholder="Message hob"
+                    autocomplete="off"></textarea>
+                  <button id="send" type="submit" class="primary">Send</button>
+                  <button id="stop" type="button" class="danger" hidden>Stop</button>
+                </form>
+                <p class="hint">Enter sends · Shift+Enter for a new line</p>
+              </div>
+            </section>
+            <section id="panel" class="panel" hidden aria-live="polite"></section>
+          </main>
+        </div>
+      </body>
+    `,
+  );
+}
+
+/** What a browser without a session sees: how to get in. */
+export function signIn(wrongToken: boolean): Html {
+  return page(
+    "hob — sign in",
+    html`
+      <body>
+        <main class="panel">
+        <h1>hob</h1>
+        ${wrongToken ? html`<p class="status-bad">That link's token is not this hob's.</p>` : ""}
+        <p>Open the link <code>hob serve</code> printed when it started — it ends in <code>?token=…</code>.
+        The token is also in <code>HOME/token</code> (by default <code>~/.hob/token</code>).</p>
+        </main>
+      </body>
+    `,
+    false,
+  );
+}

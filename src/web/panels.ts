@@ -1,0 +1,385 @@
+/**
+ * The page's fragments: the conversation list, the badges, and the panels
+ * for memory, schedules, tasks, approvals, tools and notifications. Each is
+ * plain HTML that htmx swaps in; every value is escaped by hono/html.
+ */
+
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { ConversationSummary } from "../store/conversations.ts";
+import type { JobView } from "../store/jobs.ts";
+import type { Notification } from "../store/notifications.ts";
+import type { Task, TaskStatus } from "../store/tasks.ts";
+import type { Approval } from "../store/approvals.ts";
+import type { MemoryHit } from "../memory/search_index.ts";
+import type { ToolInfo } from "../tools/registry.ts";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** A message shown at the top of a panel after an action. */
+export interface Flash {
+  ok: boolean;
+  text: string;
+}
+
+function flash(message?: Flash): Html | string {
+  if (!message) return "";
+  return html`<p role="status" class="${message.ok ? "saved" : "status-bad"}">${message.text}</p>`;
+}
+
+/** A time as the browser's reader sees it, in the machine's zone, to the minute. */
+function at(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  return iso.slice(0, 16).replace("T", " ") + " UTC";
+}
+
+function cut(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function conversationList(conversations: ConversationSummary[], query: string): Html {
+  if (conversations.length === 0) {
+    return html`<p class="empty">${
+      query ? `No conversation titled like “${query}”.` : "No conversations yet."
+    }</p>`;
+  }
+  return html`<ul>${
+    conversations.map((c) =>
+      html`<li data-id="${c.id}">
+  <a href="/c/${encodeURIComponent(c.id)}" data-conversation="${c.id}" title="${
+        c.title || "Untitled"
+      }">${c.title || "Untitled"}</a>
+  <button type="button" aria-label="Delete ${c.title || "this conversation"}"
+    hx-delete="/ui/conversations/${encodeURIComponent(c.id)}" hx-confirm="Delete “${
+        c.title || "Untitled"
+      }” and its messages?"
+    hx-target="closest li" hx-swap="outerHTML">×</button>
+</li>`
+    )
+  }</ul>`;
+}
+
+export function badges(approvals: number, notifications: number): Html {
+  return html`<span id="approvals-badge" class="badge" hx-swap-oob="true">${approvals || ""}</span>
+<span id="notifications-badge" class="badge" hx-swap-oob="true">${notifications || ""}</span>`;
+}
+
+// Memory
+
+/** The files the memory panel edits, by the name shown. */
+export const EDITABLE_FILES = [
+  "memory/MEMORY.md",
+  "TODAY",
+  "identity/SOUL.md",
+  "identity/USER.md",
+  "identity/HEARTBEAT.md",
+];
+
+export function memoryPanel(options: { today: string; file?: Html; message?: Flash }): Html {
+  return html`
+    <h1>Memory</h1>
+    ${flash(options.message)}
+    <form class="inline" role="search" hx-get="/ui/memory/search" hx-target="#memory-results"
+      hx-trigger="submit">
+      <label class="visually-hidden" for="memory-query">Search memory</label>
+      <input id="memory-query" type="search" name="q" placeholder="Search memory, by words or meaning"
+        required>
+      <button type="submit">Search</button>
+    </form>
+    <div id="memory-results" aria-live="polite"></div>
+    <h2>Edit</h2>
+    <div class="toolbar" role="group" aria-label="Files">
+      ${EDITABLE_FILES.map((name) =>
+        html`
+          <button type="button" hx-get="/ui/memory/file?name=${encodeURIComponent(name)}"
+            hx-target="#memory-file">${name === "TODAY"
+              ? `Today's log (${options.today})`
+              : name.split("/")[1]}</button>
+        `
+      )}
+    </div>
+    <div id="memory-file">${options.file ?? ""}</div>
+  `;
+}
+
+export function memoryResults(query: string, hits: MemoryHit[]): Html {
+  if (hits.length === 0) return html`<p class="muted">Nothing in memory matches “${query}”.</p>`;
+  return html`<ul class="cards">${
+    hits.map((hit) =>
+      html`
+        <li>
+          <div
+            class="title">memory/${hit.path} <span class="muted">lines ${hit.start_line}–${hit
+              .end_line}${hit.heading ? ` · ${hit.heading}` : ""}</span></div>
+          <div>${cut(hit.snippet || hit.text, 400)}</div>
+        </li>
+      `
+    )
+  }</ul>`;
+}
+
+export function memoryEditor(path: string, content: string, message?: Flash): Html {
+  return html`<form class="stacked" hx-post="/ui/memory/file" hx-target="#memory-file">
+  ${flash(message)}
+  <input type="hidden" name="path" value="${path}">
+  <label>${path}
+    <textarea class="editor" name="content" spellcheck="false">${content}</textarea>
+  </label>
+  <div><button type="submit" class="primary">Save</button></div>
+</form>`;
+}
+
+// Schedules
+
+export function schedulesPanel(jobs: JobView[], timezone: string, message?: Flash): Html {
+  return html`<h1>Schedules</h1>
+${flash(message)}
+${
+    jobs.length === 0
+      ? html`<p class="muted">No scheduled jobs yet.</p>`
+      : html`<ul class="cards">${jobs.map(jobCard)}</ul>`
+  }
+<h2>Add a job</h2>
+<form class="stacked" hx-post="/ui/schedules" hx-target="#panel">
+  <label>Name <input type="text" name="name" required maxlength="100" placeholder="morning-briefing"></label>
+  <label>Schedule <input type="text" name="schedule" required placeholder="0 9 * * 1-5 · every 30m · once:2026-12-24T18:00"></label>
+  <label>Time zone <input type="text" name="timezone" value="${timezone}"></label>
+  <label>Prompt <textarea name="prompt" required rows="3" placeholder="What hob should do when it runs"></textarea></label>
+  <label>If hob was off when it fell due
+    <select name="missed_policy"><option value="run_once">run it once when hob starts</option><option value="skip">skip it</option></select>
+  </label>
+  <div><button type="submit" class="primary">Add job</button></div>
+</form>`;
+}
+
+function jobCard(job: JobView): Html {
+  const status = job.last_status === "ok" ? "status-ok" : job.last_status ? "status-bad" : "muted";
+  return html`<li>
+  <div class="title">${job.name} <span class="muted">${job.schedule} (${job.timezone})${
+    job.enabled ? "" : " · disabled"
+  }</span></div>
+  <div class="muted">next ${at(job.next_run)} · last ${at(job.last_run)} <span class="${status}">${
+    job.last_status ?? ""
+  }</span>${
+    job.missed_runs
+      ? html`
+        · <span class="status-warn">${job.missed_runs} missed while hob was off</span>
+      `
+      : ""
+  }</div>
+  ${job.last_result ? html`<div>${cut(job.last_result, 300)}</div>` : ""}
+  ${
+    job.last_failure
+      ? html`<div class="status-bad">Last failure ${
+        at(job.last_failure.at)
+      }: ${job.last_failure.error}</div>`
+      : ""
+  }
+  <div class="row-actions">
+    <button type="button" hx-post="/ui/schedules/${job.id}/run" hx-target="#panel" hx-disabled-elt="this">Run now</button>
+    <button type="button" hx-post="/ui/schedules/${job.id}/toggle" hx-target="#panel">${
+    job.enabled ? "Disable" : "Enable"
+  }</button>
+    ${
+    job.conversation_id ? html`<a href="/c/${job.conversation_id}" data-nav>Conversation</a>` : ""
+  }
+    <button type="button" class="danger" hx-post="/ui/schedules/${job.id}/delete" hx-target="#panel"
+      hx-confirm="Delete the job “${job.name}” and its run log?">Delete</button>
+  </div>
+</li>`;
+}
+
+// Tasks
+
+const TASK_ORDER: TaskStatus[] = [
+  "in_progress",
+  "waiting",
+  "pending",
+  "failed",
+  "complete",
+  "cancelled",
+];
+
+export function tasksPanel(tasks: Task[], message?: Flash): Html {
+  const groups = TASK_ORDER.map((status) =>
+    [status, tasks.filter((t) => t.status === status)] as const
+  )
+    .filter(([, list]) => list.length > 0);
+  return html`<h1>Background tasks</h1>
+${flash(message)}
+${groups.length === 0 ? html`<p class="muted">No tasks yet.</p>` : ""}
+${
+    groups.map(([status, list]) =>
+      html`
+        <h2>${status.replace("_", " ")} (${list.length})</h2>
+        <ul class="cards">${list.map(taskCard)}</ul>
+      `
+    )
+  }
+<h2>Add a task</h2>
+<form class="stacked" hx-post="/ui/tasks" hx-target="#panel">
+  <label>Title <input type="text" name="title" required maxlength="200"></label>
+  <label>What to do <textarea name="prompt" rows="3" placeholder="The whole instruction: the worker sees only this"></textarea></label>
+  <label>Priority <input type="text" name="priority" value="0" inputmode="numeric"></label>
+  <div><button type="submit" class="primary">Add task</button></div>
+</form>`;
+}
+
+function taskCard(task: Task): Html {
+  return html`<li>
+  <div class="title">#${task.id} ${task.title}${
+    task.priority
+      ? html`
+        <span class="muted">priority ${task.priority}</span>
+      `
+      : ""
+  }</div>
+  ${task.waiting_reason ? html`<div class="status-warn">${task.waiting_reason}</div>` : ""}
+  ${task.output ? html`<div>${cut(task.output, 400)}</div>` : ""}
+  <div class="muted">updated ${at(task.updated_at)}${
+    task.blocked_by.length ? ` · after ${task.blocked_by.join(", ")}` : ""
+  }</div>
+  <div class="row-actions">
+    ${
+    task.conversation_id ? html`<a href="/c/${task.conversation_id}" data-nav>Conversation</a>` : ""
+  }
+    ${
+    ["pending", "in_progress", "waiting"].includes(task.status)
+      ? html`<button type="button" hx-post="/ui/tasks/${task.id}/cancel" hx-target="#panel">Cancel</button>`
+      : ""
+  }
+    ${
+    (task.status === "waiting" && !task.claimed_by) || task.status === "failed" ||
+      task.status === "cancelled"
+      ? html`<button type="button" hx-post="/ui/tasks/${task.id}/resume" hx-target="#panel">Resume</button>`
+      : ""
+  }
+  </div>
+</li>`;
+}
+
+// Approvals
+
+export function approvalsPanel(pending: Approval[], recent: Approval[], message?: Flash): Html {
+  return html`<h1>Approvals</h1>
+${flash(message)}
+${
+    pending.length === 0
+      ? html`<p class="muted">Nothing is waiting for your decision.</p>`
+      : html`<ul class="cards">${
+        pending.map((a) =>
+          html`<li>
+  <div class="title">${a.tool} <span class="muted">asked ${at(a.created_at)}, expires ${
+            at(a.expires_at)
+          }</span></div>
+  ${a.reason ? html`<div>${a.reason}</div>` : ""}
+  <pre>${a.arguments}</pre>
+  <div class="row-actions">
+    <button type="button" class="primary" hx-post="/ui/approvals/${a.id}" hx-vals='{"decision": "approve"}' hx-target="#panel">Approve</button>
+    <button type="button" hx-post="/ui/approvals/${a.id}" hx-vals='{"decision": "approve", "remember": "1"}' hx-target="#panel">Always allow</button>
+    <button type="button" class="danger" hx-post="/ui/approvals/${a.id}" hx-vals='{"decision": "deny"}' hx-target="#panel">Deny</button>
+  </div>
+</li>`
+        )
+      }</ul>`
+  }
+${
+    recent.length
+      ? html`
+        <h2>Decided</h2>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>Tool</th>
+              <th>Decision</th>
+              <th>When</th>
+            </tr>
+          </thead>
+          <tbody>${recent.map((a) =>
+            html`
+              <tr>
+                <td>${a.tool}</td>
+                <td>${a.status}${a.remember ? " (remembered)" : ""}</td>
+                <td>${at(a.decided_at)}</td>
+              </tr>
+            `
+          )}</tbody>
+        </table>
+      `
+      : ""
+  }`;
+}
+
+// Tools
+
+export function toolsPanel(tools: ToolInfo[]): Html {
+  return html`
+    <h1>Tools</h1>
+    <p
+      class="muted">Each call runs in a fresh Worker with only the permissions listed. The policy says whether hob asks you first.</p>
+    <table class="grid">
+      <thead>
+        <tr>
+          <th>Tool</th>
+          <th>What it does</th>
+          <th>Permissions</th>
+          <th>Policy</th>
+        </tr>
+      </thead>
+      <tbody>${tools.map((tool) =>
+        html`
+          <tr>
+            <td><code>${tool.name}</code>${tool.origin.kind === "user"
+              ? html`
+                <span class="muted">(yours)</span>
+              `
+              : ""}</td>
+            <td>${cut(tool.description, 160)}</td>
+            <td>${describePermissions(tool.permissions)}</td>
+            <td>${tool.policy}</td>
+          </tr>
+        `
+      )}</tbody>
+    </table>
+  `;
+}
+
+function describePermissions(permissions: unknown): string {
+  if (!permissions || typeof permissions !== "object") return "none";
+  const parts = Object.entries(permissions as Record<string, unknown>)
+    .filter(([, value]) =>
+      value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0)
+    )
+    .map(([key, value]) =>
+      `${key}: ${Array.isArray(value) ? value.join(", ") : value === true ? "any" : String(value)}`
+    );
+  return parts.length ? parts.join("; ") : "none";
+}
+
+// Notifications
+
+export function notificationsPanel(list: Notification[], message?: Flash): Html {
+  return html`<h1>Notifications</h1>
+${flash(message)}
+${
+    list.length === 0
+      ? html`<p class="muted">No notifications. Heartbeat findings and finished tasks show here.</p>`
+      : html`<div class="toolbar">
+  <button type="button" hx-post="/ui/notifications/read" hx-target="#panel">Mark all read</button>
+</div>
+<ul class="cards">${
+        list.map((n) =>
+          html`
+            <li>
+              <div class="title">${n.title} ${n.read_at
+                ? ""
+                : html`<span class="badge">new</span>`}</div>
+              <div class="muted">${n.kind} · ${at(n.created_at)}</div>
+              <div>${n.body}</div>
+            </li>
+          `
+        )
+      }</ul>`
+  }`;
+}

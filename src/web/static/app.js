@@ -1,0 +1,664 @@
+// hob's page: the chat (streamed over SSE, Markdown sanitised by DOMPurify),
+// the views the sidebar links to, and the glue htmx does not do. Plain JS,
+// no build step; everything it loads comes from hob itself.
+
+import { marked } from "./marked.js";
+
+/** DOMPurify's minified build (a classic script, loaded first) defines it. */
+const DOMPurify = globalThis.DOMPurify;
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const PANELS = ["memory", "schedules", "tasks", "approvals", "tools", "notifications"];
+/** Every request that changes something carries this header (the server refuses session writes without it). */
+const PAGE_HEADERS = { "x-hob-request": "1" };
+
+const state = {
+  conversationId: null,
+  /** The model chosen in the picker for the next turn ("" = the conversation's or the default). */
+  model: "",
+  defaultModel: "",
+  controller: null,
+  stick: true,
+};
+
+const els = {
+  chatView: $("#chat-view"),
+  panel: $("#panel"),
+  title: $("#chat-title"),
+  rename: $("#rename"),
+  messages: $("#messages"),
+  inner: $("#messages-inner"),
+  form: $("#composer"),
+  input: $("#composer-input"),
+  send: $("#send"),
+  stop: $("#stop"),
+  model: $("#model-select"),
+  refresh: $("#refresh-models"),
+  banner: $("#model-banner"),
+};
+
+// ---------------------------------------------------------------- API
+
+async function api(path, init = {}) {
+  const headers = {
+    ...PAGE_HEADERS,
+    ...(init.json ? { "content-type": "application/json" } : {}),
+    ...init.headers,
+  };
+  const response = await fetch(path, {
+    ...init,
+    headers,
+    body: init.json ? JSON.stringify(init.json) : init.body,
+  });
+  if (response.status === 401) {
+    location.reload();
+    throw new Error("signed out");
+  }
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+  }
+  return response.status === 204 ? null : response.json();
+}
+
+// ---------------------------------------------------------------- Markdown
+
+marked.use({ gfm: true, breaks: false });
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.getAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+/** Model output as safe HTML: Markdown parsed, then sanitised — nothing in it can run. */
+function renderMarkdown(target, text) {
+  const html = DOMPurify.sanitize(marked.parse(text), { USE_PROFILES: { html: true } });
+  target.innerHTML = html;
+  for (const pre of target.querySelectorAll("pre")) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy code");
+    button.addEventListener("click", async () => {
+      await navigator.clipboard.writeText(
+        pre.querySelector("code")?.textContent ?? pre.textContent,
+      );
+      button.textContent = "Copied";
+      setTimeout(() => button.textContent = "Copy", 1_500);
+    });
+    pre.append(button);
+  }
+}
+
+// ---------------------------------------------------------------- Rendering
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function scrollToEnd() {
+  if (state.stick) els.messages.scrollTop = els.messages.scrollHeight;
+}
+
+els.messages.addEventListener("scroll", () => {
+  const { scrollTop, clientHeight, scrollHeight } = els.messages;
+  state.stick = scrollTop + clientHeight >= scrollHeight - 40;
+});
+
+function clearMessages() {
+  els.inner.replaceChildren();
+  state.stick = true;
+}
+
+function showWelcome() {
+  const welcome = el("div", "welcome");
+  welcome.append(
+    el("p", "", "Ask hob anything. It can use tools, remember things, and work in the background."),
+  );
+  els.inner.replaceChildren(welcome);
+}
+
+function addUserMessage(text) {
+  $(".welcome", els.inner)?.remove();
+  const node = el("div", "msg user", text);
+  els.inner.append(node);
+  scrollToEnd();
+  return node;
+}
+
+/** An assistant reply whose Markdown re-renders (at most once a frame) as text streams in. */
+function addAssistantMessage(initial = "") {
+  const node = el("div", "msg assistant");
+  const body = el("div", "markdown");
+  const meta = el("div", "meta");
+  node.append(body, meta);
+  els.inner.append(node);
+  let text = initial;
+  let queued = false;
+  const paint = () => {
+    queued = false;
+    renderMarkdown(body, text);
+    scrollToEnd();
+  };
+  if (initial) paint();
+  return {
+    node,
+    get text() {
+      return text;
+    },
+    append(piece) {
+      text += piece;
+      if (!queued) {
+        queued = true;
+        requestAnimationFrame(paint);
+      }
+    },
+    streaming(on) {
+      body.classList.toggle("cursor", on);
+    },
+    meta(line) {
+      meta.textContent = line;
+    },
+  };
+}
+
+const cards = new Map();
+
+/** A collapsible card for a tool call: its arguments, then its result and duration. */
+function addToolCard(id, name, args) {
+  const card = el("details", "tool running");
+  const summary = el("summary");
+  summary.append(el("span", "", "Tool"), el("span", "name", name), el("span", "state", "running…"));
+  card.append(summary, el("h3", "", "Arguments"), el("pre", "args", prettyJson(args)));
+  card.dataset.toolCallId = id;
+  els.inner.append(card);
+  cards.set(id, card);
+  scrollToEnd();
+  return card;
+}
+
+function finishToolCard(id, name, content, isError, durationMs) {
+  const card = cards.get(id) ?? addToolCard(id, name, "");
+  card.classList.remove("running");
+  card.classList.add(isError ? "failed" : "done");
+  const stateText = `${isError ? "error" : "done"}${
+    durationMs != null ? ` · ${formatMs(durationMs)}` : ""
+  }`;
+  $(".state", card).textContent = stateText;
+  card.append(el("h3", "", isError ? "Error" : "Result"), el("pre", "result", content));
+  scrollToEnd();
+}
+
+function addApproval(event) {
+  const box = el("div", "approval");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", `Approval for ${event.name}`);
+  box.dataset.approvalId = event.approval_id;
+  const text = el("p");
+  text.append(
+    "hob wants to run ",
+    el("code", "", event.name),
+    event.reason ? ` — ${event.reason}` : "",
+    ".",
+  );
+  const args = el("pre", "", prettyJson(event.arguments));
+  const actions = el("div", "actions");
+  const decide = (decision, remember) => async () => {
+    for (const b of actions.querySelectorAll("button")) b.disabled = true;
+    try {
+      await api(`/api/approvals/${encodeURIComponent(event.approval_id)}`, {
+        method: "POST",
+        json: { decision, remember },
+      });
+    } catch (error) {
+      text.textContent = `Could not decide: ${error.message}`;
+    }
+  };
+  const approve = el("button", "primary", "Approve");
+  approve.type = "button";
+  approve.addEventListener("click", decide("approve", false));
+  const always = el("button", "", "Always allow");
+  always.type = "button";
+  always.addEventListener("click", decide("approve", true));
+  const deny = el("button", "danger", "Deny");
+  deny.type = "button";
+  deny.addEventListener("click", decide("deny", false));
+  actions.append(approve, always, deny);
+  box.append(text, args, actions);
+  els.inner.append(box);
+  scrollToEnd();
+  approve.focus({ preventScroll: true });
+}
+
+function resolveApproval(event) {
+  const box = els.inner.querySelector(`[data-approval-id="${CSS.escape(event.approval_id)}"]`);
+  if (!box) return;
+  box.querySelector(".actions")?.remove();
+  box.append(
+    el(
+      "p",
+      "muted",
+      event.status === "approved"
+        ? "Approved."
+        : event.status === "denied"
+        ? "Denied."
+        : "No decision in time.",
+    ),
+  );
+  htmx.trigger(document.body, "hob:badges");
+}
+
+function addNotice(text, info = false) {
+  els.inner.append(el("div", `notice${info ? " info" : ""}`, text));
+  scrollToEnd();
+}
+
+function prettyJson(text) {
+  if (typeof text !== "string") return JSON.stringify(text, null, 2);
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function formatMs(ms) {
+  return ms >= 1_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+function usageLine(model, usage, ms) {
+  const parts = [model];
+  if (usage) parts.push(`${usage.input_tokens} in · ${usage.output_tokens} out tokens`);
+  if (ms != null) parts.push(formatMs(ms));
+  return parts.filter(Boolean).join(" · ");
+}
+
+/** A stored conversation, with its tool calls as cards next to their results. */
+function renderHistory(messages) {
+  clearMessages();
+  cards.clear();
+  if (messages.length === 0) return showWelcome();
+  for (const message of messages) {
+    if (message.role === "user") addUserMessage(message.content);
+    else if (message.role === "assistant") {
+      if (message.content) {
+        const reply = addAssistantMessage(message.content);
+        const notes = [];
+        if (message.status === "interrupted") notes.push("stopped");
+        if (message.status === "error") notes.push("failed");
+        reply.meta(
+          [usageLine(message.model, message.output_tokens != null ? message : null), ...notes]
+            .filter(Boolean).join(" · "),
+        );
+      }
+      for (const call of message.tool_calls ?? []) addToolCard(call.id, call.name, call.arguments);
+    } else if (message.role === "tool") {
+      finishToolCard(
+        message.tool_call_id,
+        message.tool_name,
+        message.content,
+        message.is_error,
+        null,
+      );
+    }
+  }
+  state.stick = true;
+  scrollToEnd();
+}
+
+// ---------------------------------------------------------------- Streaming a turn
+
+/** Reads server-sent events from a fetch response. */
+async function* readEvents(response) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let type = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) type = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length) yield { type, data: JSON.parse(data.join("\n")) };
+    }
+  }
+}
+
+function setBusy(busy) {
+  els.send.hidden = busy;
+  els.stop.hidden = !busy;
+  els.input.setAttribute("aria-busy", String(busy));
+}
+
+async function send(text) {
+  addUserMessage(text);
+  state.stick = true;
+  const controller = new AbortController();
+  state.controller = controller;
+  setBusy(true);
+  const started = performance.now();
+  let reply = null;
+  let model = "";
+  const body = { message: text };
+  if (state.conversationId) body.conversation_id = state.conversationId;
+  if (state.model) body.model = state.model;
+  try {
+    const response = await fetch("/api/chat", {
+      method: "POST",
+      headers: { ...PAGE_HEADERS, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    if (!response.ok) {
+      const problem = await response.json().catch(() => ({}));
+      throw new Error(problem.error?.message ?? `HTTP ${response.status}`);
+    }
+    for await (const { type, data } of readEvents(response)) {
+      switch (type) {
+        case "start": {
+          model = data.model;
+          if (state.conversationId !== data.conversation_id) {
+            state.conversationId = data.conversation_id;
+            history.pushState({}, "", `/c/${data.conversation_id}`);
+            els.title.textContent = text.slice(0, 60);
+            htmx.trigger(document.body, "hob:conversations");
+          }
+          break;
+        }
+        case "text":
+          if (!reply) {
+            reply = addAssistantMessage();
+            reply.streaming(true);
+          }
+          reply.append(data.text);
+          break;
+        case "tool_call":
+          if (reply) reply.streaming(false);
+          reply = null;
+          addToolCard(data.id, data.name, data.arguments);
+          break;
+        case "tool_result":
+          finishToolCard(
+            data.tool_call_id,
+            data.name,
+            data.content,
+            data.is_error,
+            data.duration_ms,
+          );
+          break;
+        case "approval_required":
+          addApproval(data);
+          htmx.trigger(document.body, "hob:badges");
+          break;
+        case "approval_resolved":
+          resolveApproval(data);
+          break;
+        case "notice":
+          addNotice(data.message, true);
+          break;
+        case "error":
+          addNotice(data.message);
+          break;
+        case "done": {
+          const line = usageLine(model, data.usage, performance.now() - started);
+          const target = reply ?? addAssistantMessage();
+          target.streaming(false);
+          target.meta(data.status === "interrupted" ? `${line} · stopped` : line);
+          htmx.trigger(document.body, "hob:conversations");
+          break;
+        }
+      }
+    }
+  } catch (error) {
+    if (error.name === "AbortError") {
+      reply?.streaming(false);
+      addNotice("Stopped.", true);
+    } else addNotice(`Could not send: ${error.message}`);
+  } finally {
+    reply?.streaming(false);
+    state.controller = null;
+    setBusy(false);
+    els.input.focus();
+  }
+}
+
+els.form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = els.input.value.trim();
+  if (!text || state.controller) return;
+  els.input.value = "";
+  growInput();
+  send(text);
+});
+
+els.input.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    els.form.requestSubmit();
+  }
+});
+
+function growInput() {
+  els.input.style.height = "auto";
+  els.input.style.height = `${Math.min(els.input.scrollHeight, 224)}px`;
+}
+els.input.addEventListener("input", growInput);
+
+els.stop.addEventListener("click", () => state.controller?.abort());
+
+// ---------------------------------------------------------------- Models
+
+async function loadModels(refresh = false) {
+  els.refresh.disabled = true;
+  try {
+    const report = await api(`/api/models${refresh ? "?refresh=1" : ""}`);
+    state.defaultModel = report.default;
+    const current = els.model.value;
+    els.model.replaceChildren();
+    const ids = new Set(report.models.map((m) => m.id));
+    const add = (parent, id, label) => {
+      const option = el("option", "", label ?? id);
+      option.value = id;
+      parent.append(option);
+    };
+    add(els.model, "", `Default (${report.default})`);
+    const byProvider = Map.groupBy(report.models, (m) => m.provider);
+    for (const [provider, models] of byProvider) {
+      const group = document.createElement("optgroup");
+      group.label = provider;
+      for (const m of models) add(group, m.id);
+      els.model.append(group);
+    }
+    if (current && !ids.has(current)) add(els.model, current);
+    els.model.value = current;
+    const reachable = report.providers.filter((p) => p.ok);
+    els.banner.hidden = reachable.length > 0;
+    if (reachable.length === 0) {
+      els.banner.replaceChildren(
+        el("strong", "", "No model provider answered. "),
+        "Start Ollama (",
+        el("code", "", "ollama serve"),
+        ") or LM Studio, or set ",
+        el("code", "", "OPENROUTER_API_KEY"),
+        " or ",
+        el("code", "", "ANTHROPIC_API_KEY"),
+        " and restart hob — then press ↻. ",
+        el("code", "", "hob doctor"),
+        " says what is wrong.",
+      );
+    }
+  } catch (error) {
+    els.banner.hidden = false;
+    els.banner.textContent = `Could not list models: ${error.message}`;
+  } finally {
+    els.refresh.disabled = false;
+  }
+}
+
+els.refresh.addEventListener("click", () => loadModels(true));
+els.model.addEventListener("change", async () => {
+  state.model = els.model.value;
+  if (state.conversationId) {
+    await api(`/api/conversations/${state.conversationId}/model`, {
+      method: "PUT",
+      json: { model: state.model || null },
+    }).catch((error) => addNotice(`Could not switch the model: ${error.message}`));
+  }
+});
+
+function showModel(model) {
+  state.model = model ?? "";
+  if (model && ![...els.model.options].some((o) => o.value === model)) {
+    const option = el("option", "", model);
+    option.value = model;
+    els.model.append(option);
+  }
+  els.model.value = state.model;
+}
+
+// ---------------------------------------------------------------- Conversations
+
+async function openConversation(id) {
+  state.controller?.abort();
+  state.conversationId = id;
+  markCurrent();
+  try {
+    const [conversation, { messages }] = await Promise.all([
+      api(`/api/conversations/${encodeURIComponent(id)}`),
+      api(`/api/conversations/${encodeURIComponent(id)}/messages`),
+    ]);
+    els.title.textContent = conversation.title || "Untitled";
+    showModel(conversation.model);
+    renderHistory(messages);
+  } catch (error) {
+    clearMessages();
+    addNotice(`Could not open the conversation: ${error.message}`);
+  }
+}
+
+function newChat() {
+  state.controller?.abort();
+  state.conversationId = null;
+  els.title.textContent = "New chat";
+  showModel("");
+  cards.clear();
+  showWelcome();
+  markCurrent();
+}
+
+function markCurrent() {
+  for (const li of document.querySelectorAll("#conversation-list li")) {
+    const current = li.dataset.id === state.conversationId;
+    li.classList.toggle("current", current);
+    const link = li.querySelector("a");
+    if (current) link?.setAttribute("aria-current", "page");
+    else link?.removeAttribute("aria-current");
+  }
+}
+
+document.body.addEventListener("htmx:afterSwap", (event) => {
+  if (event.target.id === "conversation-list") markCurrent();
+});
+
+document.body.addEventListener("hob:conversation-deleted", (event) => {
+  if (event.detail?.id === state.conversationId) navigate("/");
+});
+
+els.rename.addEventListener("click", () => {
+  if (!state.conversationId) return;
+  const input = el("input");
+  input.type = "text";
+  input.value = els.title.textContent;
+  input.setAttribute("aria-label", "Conversation title");
+  els.title.replaceChildren(input);
+  input.focus();
+  input.select();
+  let done = false;
+  const finish = async (save) => {
+    if (done) return;
+    done = true;
+    const title = input.value.trim();
+    if (save && title) {
+      try {
+        const updated = await api(`/api/conversations/${state.conversationId}`, {
+          method: "PATCH",
+          json: { title },
+        });
+        els.title.textContent = updated.title;
+        htmx.trigger(document.body, "hob:conversations");
+        return;
+      } catch (error) {
+        addNotice(`Could not rename: ${error.message}`);
+      }
+    }
+    els.title.textContent = input.defaultValue;
+  };
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") finish(true);
+    if (event.key === "Escape") finish(false);
+  });
+  input.addEventListener("blur", () => finish(true));
+});
+
+// ---------------------------------------------------------------- Views and navigation
+
+function route() {
+  const path = location.pathname;
+  const panel = PANELS.find((name) => path === `/${name}`);
+  for (const link of document.querySelectorAll(".sections a")) {
+    const view = link.dataset.view;
+    const current = panel ? view === panel : view === "chat";
+    if (current) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  if (panel) {
+    els.chatView.hidden = true;
+    els.panel.hidden = false;
+    htmx.ajax("GET", `/ui/panel/${panel}`, { target: "#panel", swap: "innerHTML" });
+    return;
+  }
+  els.panel.hidden = true;
+  els.chatView.hidden = false;
+  const match = /^\/c\/([^/]+)$/.exec(path);
+  if (match) openConversation(decodeURIComponent(match[1]));
+  else newChat();
+  els.input.focus();
+}
+
+function navigate(path) {
+  if (location.pathname !== path) history.pushState({}, "", path);
+  route();
+}
+
+document.addEventListener("click", (event) => {
+  if (
+    event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey
+  ) return;
+  const link = event.target.closest("a[data-view], a[data-conversation], a[data-nav]");
+  if (!link) return;
+  event.preventDefault();
+  navigate(new URL(link.href).pathname);
+});
+
+$("#new-chat").addEventListener("click", () => navigate("/"));
+addEventListener("popstate", route);
+
+// htmx loads after this module may run; wait for it before the first route.
+function start() {
+  loadModels();
+  route();
+}
+if (globalThis.htmx) start();
+else addEventListener("load", start, { once: true });
