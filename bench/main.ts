@@ -1,6 +1,7 @@
 /** `deno task bench`: every benchmark, one figure per line. */
 
 import { formatColdStart, measureColdStart } from "./cold_start.ts";
+import { formatPageLoad, measurePageLoad } from "./page.ts";
 import { formatScheduling, measureScheduling } from "./scheduling.ts";
 import { formatToolOverhead, measureToolOverhead } from "./tool_overhead.ts";
 import { formatOverhead, measureTurnOverhead } from "./turn_overhead.ts";
@@ -14,4 +15,5 @@ for (const size of [10, 10_000]) console.log(formatOverhead(await measureTurnOve
 console.log(formatColdStart(await measureColdStart()));
 console.log(formatToolOverhead(await measureToolOverhead()));
 console.log(formatScheduling(await measureScheduling()));
+console.log(formatPageLoad(await measurePageLoad()));
 Deno.exit(0); // the scheduler's Deno.cron minute tick would keep the process alive

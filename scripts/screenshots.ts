@@ -1,0 +1,64 @@
+/**
+ * `deno task screenshots`: the README's pictures of the page, light and dark,
+ * taken in headless Chromium from a real `hob serve` talking to the fake
+ * model the tests use. Writes docs/screenshot-light.png and -dark.png.
+ */
+
+import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
+import { launchBrowser } from "../tests/helpers/browser.ts";
+import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
+import { startHob } from "../tests/helpers/hob_process.ts";
+
+const ANSWER = `Here is a plan for **Saturday**:
+
+1. Farmers' market at 9 — it closes at noon.
+2. Bike the river loop (about 25 km).
+3. Dinner with Grace at 19:30.
+
+\`\`\`sh
+hob cron add saturday "0 8 * * 6" "Remind me of the market"
+\`\`\``;
+
+await using fake = startFakeOpenAI({
+  models: ["llama3.2", "qwen2.5-coder"],
+  respond(body) {
+    const messages = body.messages as { role: string; content: string }[];
+    const last = messages.at(-1)!;
+    if (last.role === "tool") return { text: ANSWER };
+    return { tool_calls: [{ name: "get_time", arguments: { timezone: "Europe/Lisbon" } }] };
+  },
+});
+await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+await using hob = await startHob(home.home);
+await using browser = await launchBrowser();
+
+for (const scheme of ["light", "dark"] as const) {
+  const context = await browser.newContext({
+    colorScheme: scheme,
+    viewport: { width: 1180, height: 720 },
+  });
+  const page = await context.newPage();
+  await page.goto(`${hob.url}/?token=${hob.token}`);
+  if (scheme === "light") {
+    for (const title of ["Groceries for the week", "Fix the bike's brakes"]) {
+      await hob.fetch("/api/conversations", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title }),
+      });
+    }
+    await page.fill("#composer-input", "What could I do this Saturday in Lisbon?");
+    await page.press("#composer-input", "Enter");
+    await page.waitForSelector(".msg.assistant .meta:not(:empty)");
+  } else {
+    await page.click("#conversation-list a >> text=Saturday");
+    await page.waitForSelector(".msg.assistant .meta:not(:empty)");
+  }
+  await page.locator("details.tool summary").first().click();
+  await page.waitForTimeout(300);
+  const path = new URL(`../docs/screenshot-${scheme}.png`, import.meta.url).pathname;
+  await page.screenshot({ path });
+  console.log(`wrote ${path}`);
+  await context.close();
+}
+Deno.exit(0);
