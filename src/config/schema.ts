@@ -206,6 +206,8 @@ export const configSchema = z.strictObject({
     ),
     max_output_tokens: z.number().int().min(16).max(1_000_000).default(4_096),
     max_history_messages: z.number().int().min(2).max(100_000).default(200),
+    /** Let the model title each new conversation from its first message. */
+    auto_title: z.boolean().default(true),
   }).prefault({}),
 });
 

@@ -10,6 +10,7 @@ import { estimateTokens, estimateToolTokens, fitHistory } from "./budget.ts";
 import { toChatHistory } from "./history.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { flushIfNeeded, type FlushSettings } from "./flush.ts";
+import { nameConversation } from "./title.ts";
 import type {
   Clock,
   CommandPort,
@@ -43,6 +44,8 @@ export interface AgentSettings {
   flushIntervalMs: number;
   /** Auto-flush of long conversations into the daily log; off without it. */
   flush?: FlushSettings;
+  /** Let the model title a new conversation from its first message (one small request). */
+  autoTitle?: boolean;
 }
 
 /** What the loop runs on. */
@@ -82,6 +85,8 @@ export class ConversationNotFoundError extends Error {
   }
 }
 
+/** How long the end of a turn waits for the model's title of a new conversation. */
+const TITLE_WAIT_MS = 5_000;
 /** Longest automatic title taken from a conversation's first message. */
 const TITLE_MAX_CHARS = 60;
 /** Tokens kept free for the pruning notice added to the system prompt. */
@@ -120,8 +125,21 @@ export async function* runTurn(
     role: "user",
     content: input.message,
   });
+  let naming: Promise<string | null> | undefined;
   if (!conversation.title) {
-    store.setConversationTitle(conversationId, titleFrom(input.message));
+    const provisional = titleFrom(input.message);
+    store.setConversationTitle(conversationId, provisional);
+    // The model names the conversation while it replies; the first line stands until then.
+    if (
+      settings.autoTitle && (conversation.kind ?? "chat") === "chat" &&
+      !deps.commands?.match(input.message)
+    ) {
+      naming = nameConversation(deps.llm, model, input.message, input.signal).then((title) => {
+        if (!title || store.getConversation(conversationId)?.title !== provisional) return null;
+        store.setConversationTitle(conversationId, title);
+        return title;
+      });
+    }
   }
   yield {
     type: "start",
@@ -327,6 +345,11 @@ export async function* runTurn(
     }
   }
 
+  if (naming) {
+    const title = await withTimeout(naming, TITLE_WAIT_MS);
+    if (title) yield { type: "title", conversation_id: conversationId, title };
+  }
+
   yield {
     type: "done",
     conversation_id: conversationId,
@@ -473,6 +496,19 @@ function addUsage(total: Usage, add: Usage): void {
   if (add.cache_write_tokens) {
     total.cache_write_tokens = (total.cache_write_tokens ?? 0) +
       add.cache_write_tokens;
+  }
+}
+
+/** The promise's value, or null when it takes longer than `ms`. */
+async function withTimeout<T>(promise: Promise<T | null>, ms: number): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), ms)),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

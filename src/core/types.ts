@@ -140,6 +140,8 @@ export type AgentEvent =
   }
   | { type: "notice"; code: string; message: string }
   | { type: "error"; code: string; message: string }
+  /** The model named a new conversation (sent just before `done`). */
+  | { type: "title"; conversation_id: string; title: string }
   | {
     type: "done";
     conversation_id: string;

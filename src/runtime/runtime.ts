@@ -99,6 +99,7 @@ export async function openRuntime(
       contextTokens: config.agent.context_tokens,
       maxOutputTokens: config.agent.max_output_tokens,
       maxHistoryMessages: config.agent.max_history_messages,
+      autoTitle: config.agent.auto_title,
       flushIntervalMs: FLUSH_INTERVAL_MS,
       flush: {
         enabled: config.memory.flush.enabled,

@@ -424,3 +424,56 @@ Deno.test("runTurn refuses an unknown conversation before storing anything", asy
   assert(error instanceof ConversationNotFoundError);
   assertEquals(t.store.listConversations().length, 0);
 });
+
+Deno.test("runTurn lets the model title a new chat while it replies, and never overrides a rename", async (t) => {
+  const titled = (name: string): ScriptStep[] => textReply(name);
+  await t.step(
+    "the title request runs beside the reply; its answer is stored and sent before done",
+    async () => {
+      using s = tempStore();
+      // The title is asked for first, so it is usually back before the reply ends.
+      const llm = scriptedLlm([
+        titled('"Title: Descaling the kettle."'),
+        textReply("Descale it with citric acid."),
+      ]);
+      const events = await run(deps(s.store, llm, { autoTitle: true }), {
+        message: "How do I descale my kettle?",
+      });
+      assertEquals(events.map((e) => e.type).slice(-2), ["title", "done"]);
+      const done = doneOf(events);
+      assertEquals(events.at(-2), {
+        type: "title",
+        conversation_id: done.conversation_id,
+        title: "Descaling the kettle",
+      });
+      assertEquals(s.store.getConversation(done.conversation_id)?.title, "Descaling the kettle");
+      const request = llm.requests.find((r) => r.system.startsWith("You name conversations"))!;
+      assertStringIncludes(request.messages[0].content as string, "How do I descale my kettle?");
+      assertEquals(request.tools, []);
+    },
+  );
+
+  await t.step("a failing title request leaves the first line as the title", async () => {
+    using s = tempStore();
+    const llm = scriptedLlm([
+      [{ type: "error", error: { code: "server", message: "down" } }],
+      textReply("Sure."),
+    ]);
+    const events = await run(deps(s.store, llm, { autoTitle: true }), { message: "Plan a picnic" });
+    assertEquals(events.some((e) => e.type === "title"), false);
+    assertEquals(s.store.getConversation(doneOf(events).conversation_id)?.title, "Plan a picnic");
+  });
+
+  await t.step("off, or in a conversation that has a title, nothing is asked", async () => {
+    using s = tempStore();
+    const llm = scriptedLlm([textReply("One."), textReply("Two.")]);
+    await run(deps(s.store, llm), { message: "no titles please" });
+    const named = s.store.createConversation({ title: "Mine" });
+    await run(deps(s.store, llm, { autoTitle: true }), {
+      message: "hi",
+      conversation_id: named.id,
+    });
+    assertEquals(llm.requests.length, 2);
+    assertEquals(s.store.getConversation(named.id)?.title, "Mine");
+  });
+});

@@ -43,8 +43,12 @@ Deno.test("hob serve streams a chat with a tool call and keeps it across a resta
       "start",
       "tool_call",
       "tool_result",
+      "title",
       "done",
     ]);
+    // The model named the conversation while it replied (the fake names it by its first line).
+    assertEquals((events.at(-2)!.data as { title: string }).title, "What time is it in Oslo?");
+    assertEquals(fake.titleRequests.length, 1);
     const text = events.filter((e) => e.event === "text").map((e) =>
       (e.data as { text: string }).text
     ).join("");

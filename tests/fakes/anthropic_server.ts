@@ -5,6 +5,8 @@
  * the API's shape, and mid-stream `error` events. Also answers `/v1/models`.
  */
 
+import { fakeTitle, isTitleRequest } from "./openai_server.ts";
+
 /** One scripted answer. */
 export type FakeAnthropicReply =
   | { text: string | string[]; delay_ms?: number; cache_read?: number }
@@ -75,6 +77,19 @@ export function startFakeAnthropic(
     }
     if (url.pathname !== "/v1/messages") {
       return errorResponse(404, "not_found_error", "not found");
+    }
+    const system = Array.isArray(body.system)
+      ? (body.system as { text?: string }[]).map((block) => block.text ?? "").join("")
+      : String(body.system ?? "");
+    if (isTitleRequest(system)) {
+      // hob names new conversations with a side request; answer it apart from the queue.
+      requests.pop();
+      const messages = body.messages as { content: string | { text?: string }[] }[];
+      const last = messages.at(-1)?.content;
+      const text = typeof last === "string" ? last : (last ?? []).map((b) => b.text ?? "").join("");
+      return new Response(events(String(body.model), { text: fakeTitle(text) }), {
+        headers: { "content-type": "text/event-stream" },
+      });
     }
     const reply = queue.shift() ?? fallback;
     if ("status" in reply) {

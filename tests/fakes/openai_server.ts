@@ -6,6 +6,9 @@
  * queue in order; when it is empty the fallback answers.
  */
 
+import { titleFrom } from "../../src/core/agent.ts";
+import { TITLE_PROMPT } from "../../src/core/title.ts";
+
 /** One scripted answer. */
 export type FakeReply =
   | {
@@ -52,6 +55,8 @@ export interface FakeOpenAI extends AsyncDisposable {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** hob's requests to title a new conversation, answered apart from the queue (not in `requests`). */
+  titleRequests: RecordedRequest[];
   /** Adds replies to the end of the queue. */
   enqueue(...replies: FakeReply[]): void;
   close(): Promise<void>;
@@ -85,6 +90,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
   const fallback = options.fallback ?? { text: "ok" };
   const models = options.models ?? ["fake-model"];
   const requests: RecordedRequest[] = [];
+  const titleRequests: RecordedRequest[] = [];
   const controller = new AbortController();
 
   const server = Deno.serve({
@@ -134,6 +140,19 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     if (url.pathname !== "/v1/chat/completions") {
       return Response.json({ error: { message: "not found" } }, { status: 404 });
     }
+    const messages = Array.isArray(body.messages)
+      ? body.messages as { role: string; content: string }[]
+      : [];
+    if (isTitleRequest(messages[0]?.role === "system" ? messages[0].content : "")) {
+      // hob names new conversations with a side request; answer it apart, so scripted replies keep their order.
+      titleRequests.push(record);
+      requests.pop();
+      return titleReply(
+        String(body.model ?? "fake-model"),
+        messages.at(-1)?.content ?? "",
+        body.stream === true,
+      );
+    }
     const reply = queue.shift() ?? options.respond?.(body) ?? fallback;
     if ("status" in reply) {
       const headers: Record<string, string> = {};
@@ -166,10 +185,29 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     url: `http://127.0.0.1:${server.addr.port}/v1`,
     port: server.addr.port,
     requests,
+    titleRequests,
     enqueue: (...replies) => queue.push(...replies),
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** Whether a system prompt is hob's conversation-naming one. */
+export function isTitleRequest(system: string): boolean {
+  return system === TITLE_PROMPT;
+}
+
+/** The fake's title: the conversation's first line, as hob would cut it — so titles stay predictable. */
+export function fakeTitle(prompt: string): string {
+  return titleFrom(prompt.replace(/^Title this conversation\. It begins:\n\n/, ""));
+}
+
+function titleReply(model: string, prompt: string, stream: boolean): Response {
+  const reply = { text: [fakeTitle(prompt)] };
+  if (!stream) return Response.json(completion(model, reply));
+  return new Response(streamChunks(model, reply, () => {}), {
+    headers: { "content-type": "text/event-stream" },
+  });
 }
 
 function chunk(model: string, delta: Record<string, unknown>, finish: string | null = null) {

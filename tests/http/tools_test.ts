@@ -72,6 +72,7 @@ Deno.test("an 'ask' tool pauses the stream until the user decides", async (t) =>
       "approval_required",
       "approval_resolved",
       "tool_result",
+      "title",
       "done",
     ]);
     const again = await api.call(`/api/approvals/${request.approval_id}`, {

@@ -408,6 +408,10 @@ async function send(text) {
         case "notice":
           addNotice(data.message, true);
           break;
+        case "title":
+          // The model named the new conversation.
+          if (data.conversation_id === state.conversationId) els.title.textContent = data.title;
+          break;
         case "error":
           addNotice(data.message);
           break;
