@@ -186,6 +186,8 @@ export const configSchema = z.strictObject({
     /** Largest request body accepted, in bytes. */
     max_body_bytes: z.number().int().min(1_024).max(1_073_741_824)
       .default(1_048_576),
+    /** Largest file sent with a message (POST /api/uploads), in bytes. */
+    max_upload_bytes: z.number().int().min(1_024).max(1_073_741_824).default(26_214_400),
   }).prefault({}),
   providers: z.record(
     z.string().regex(/^[A-Za-z0-9][\w.-]*$/, {

@@ -12,6 +12,7 @@ import { buildSystemPrompt } from "./prompt.ts";
 import { flushIfNeeded, type FlushSettings } from "./flush.ts";
 import { nameConversation } from "./title.ts";
 import type {
+  AttachmentPort,
   Clock,
   CommandPort,
   ConversationStore,
@@ -20,7 +21,16 @@ import type {
   PromptSources,
   ToolRegistryPort,
 } from "./ports.ts";
-import type { AgentEvent, ChatMessage, ToolCall, ToolResult, TurnStatus, Usage } from "./types.ts";
+import type {
+  AgentEvent,
+  Attachment,
+  ChatMessage,
+  ImageContent,
+  ToolCall,
+  ToolResult,
+  TurnStatus,
+  Usage,
+} from "./types.ts";
 
 /** How the loop behaves; every field comes from config. */
 export interface AgentSettings {
@@ -60,6 +70,8 @@ export interface AgentDeps {
   commands?: CommandPort;
   /** Where auto-flush writes its summaries. */
   memory?: MemoryPort;
+  /** Files sent with messages; without it attachments are refused. */
+  attachments?: AttachmentPort;
 }
 
 /** One user message to answer. */
@@ -71,6 +83,8 @@ export interface TurnInput {
   model?: string;
   /** Aborting stops the model and the tools and saves what was produced. */
   signal?: AbortSignal;
+  /** Files sent with the message (already stored under HOME/uploads). Images go to the model as images. */
+  attachments?: Attachment[];
   /** How deep in spawned sub-agents this turn runs; 0 for the user's own. */
   depth?: number;
 }
@@ -120,10 +134,15 @@ export async function* runTurn(
   const conversationId = conversation.id;
   const model = input.model ?? conversation.model ?? settings.defaultModel;
 
+  const attachments = input.attachments?.length ? input.attachments : undefined;
+  if (attachments && !deps.attachments) throw new Error("This hob cannot take files with messages");
   const userRow = store.addMessage({
     conversation_id: conversationId,
     role: "user",
-    content: input.message,
+    content: attachments
+      ? `${input.message}\n\n${deps.attachments!.note(attachments)}`
+      : input.message,
+    attachments,
   });
   let naming: Promise<string | null> | undefined;
   if (!conversation.title) {
@@ -165,6 +184,7 @@ export async function* runTurn(
     const context = await prepareContext(deps, conversationId, input.message);
     if (context.notice) yield context.notice;
     const messages = context.messages;
+    if (attachments) await addImages(deps.attachments!, messages, attachments);
 
     for (let iteration = 1;; iteration++) {
       draft.text = "";
@@ -496,6 +516,25 @@ function addUsage(total: Usage, add: Usage): void {
   if (add.cache_write_tokens) {
     total.cache_write_tokens = (total.cache_write_tokens ?? 0) +
       add.cache_write_tokens;
+  }
+}
+
+/** Gives the turn's own message (the last user message) the images sent with it. */
+async function addImages(
+  port: AttachmentPort,
+  messages: ChatMessage[],
+  attachments: Attachment[],
+): Promise<void> {
+  const images = (await Promise.all(
+    attachments.filter((a) => a.type.startsWith("image/")).map((a) => port.image(a)),
+  )).filter((image): image is ImageContent => image !== null);
+  if (images.length === 0) return;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role === "user") {
+      messages[i] = { ...message, images };
+      return;
+    }
   }
 }
 

@@ -6,8 +6,10 @@
 
 import type {
   AgentEvent,
+  Attachment,
   Conversation,
   ConversationKind,
+  ImageContent,
   LlmEvent,
   LlmRequest,
   MessagePatch,
@@ -97,6 +99,14 @@ export interface PromptSources {
   identity(): Promise<{ soul: string; user: string }>;
   /** Memory relevant to the user's message; empty when there is none. */
   memoryContext(query: string): Promise<string>;
+}
+
+/** Files sent with messages: how the model is told of them, and the images it sees. */
+export interface AttachmentPort {
+  /** Lines added to the user's message naming the files (where the agent's tools can read them). */
+  note(attachments: Attachment[]): string;
+  /** An image attachment's content for the model; null when it cannot be read. */
+  image(attachment: Attachment): Promise<ImageContent | null>;
 }
 
 /** The time, so tests can fix it. */

@@ -181,7 +181,19 @@ export interface StoredMessage {
   input_tokens: number | null;
   output_tokens: number | null;
   status: MessageStatus;
+  /** Files sent with a user message. */
+  attachments: Attachment[] | null;
   created_at: string;
+}
+
+/** A file the user sent with a message, stored under HOME/uploads. */
+export interface Attachment {
+  /** Relative to the hob home: `uploads/2026-11-22/3f9c…-photo.png`. */
+  path: string;
+  name: string;
+  /** Its media type, e.g. `image/png`. */
+  type: string;
+  size: number;
 }
 
 /** The fields a caller supplies to store a message. */
@@ -197,6 +209,7 @@ export interface NewMessage {
   input_tokens?: number | null;
   output_tokens?: number | null;
   status?: MessageStatus;
+  attachments?: Attachment[] | null;
 }
 
 /** The fields of a stored message that may change after it was written. */

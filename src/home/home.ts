@@ -14,6 +14,7 @@ import memoryTemplate from "../../memory/MEMORY.md" with { type: "text" };
 import configTemplate from "./hob.default.yaml" with { type: "text" };
 import rollDiceExample from "../../tools/roll_dice.ts" with { type: "text" };
 import wordCountExample from "../../tools/word_count.ts" with { type: "text" };
+import { Buffer } from "node:buffer";
 
 /** Directories every home has. */
 const HOME_DIRS = [
@@ -178,10 +179,5 @@ async function exists(path: string): Promise<boolean> {
 }
 
 function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(
-    /=+$/,
-    "",
-  );
+  return Buffer.from(bytes).toString("base64url");
 }

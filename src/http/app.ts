@@ -17,6 +17,7 @@ import { webRoutes } from "../web/routes.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
 import { memoryRoutes } from "./memory.ts";
 import { backgroundRoutes } from "./background.ts";
+import { findUploads, uploadRoutes } from "./uploads.ts";
 import { toolRoutes } from "./tools.ts";
 import { readJson, readQuery } from "./validate.ts";
 
@@ -30,6 +31,8 @@ const chatBody = z.strictObject({
   message: z.string().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
   conversation_id: z.string().min(1).max(100).optional(),
   model: modelId.optional(),
+  /** Paths of files sent to /api/uploads first. */
+  attachments: z.array(z.string().min(1).max(300)).max(20).optional(),
 });
 const newConversationBody = z.strictObject({
   title: z.string().max(MAX_TITLE_CHARS).optional(),
@@ -86,20 +89,22 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   // The page: the shell, its static files and the fragments htmx swaps in.
   app.route("/", webRoutes(runtime, auth));
   app.use("/api/*", auth.require());
+  const limit = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        c.json(errorBody("payload_too_large", `The body is larger than ${maxSize} bytes`), 413),
+    });
+  const bodyLimitFor = {
+    json: limit(runtime.config.server.max_body_bytes),
+    upload: limit(runtime.config.server.max_upload_bytes),
+  };
+  // Files may be larger than requests; everything else keeps the smaller limit.
   app.use(
     "/api/*",
-    bodyLimit({
-      maxSize: runtime.config.server.max_body_bytes,
-      onError: (c) =>
-        c.json(
-          errorBody(
-            "payload_too_large",
-            `The body is larger than ${runtime.config.server.max_body_bytes} bytes`,
-          ),
-          413,
-        ),
-    }),
+    (c, next) => (c.req.path === "/api/uploads" ? bodyLimitFor.upload : bodyLimitFor.json)(c, next),
   );
+  app.route("/api", uploadRoutes(runtime));
 
   const conversationOr404 = (id: string) => {
     const conversation = store.getConversation(id);
@@ -122,8 +127,9 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
     const body = await readJson(c, chatBody);
     if (body.conversation_id) conversationOr404(body.conversation_id);
     checkModel(body.model);
+    const attachments = await findUploads(runtime.home, body.attachments ?? []);
     const controller = new AbortController();
-    const events = runtime.turn({ ...body, signal: controller.signal });
+    const events = runtime.turn({ ...body, attachments, signal: controller.signal });
 
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       return streamSSE(c, async (stream) => {

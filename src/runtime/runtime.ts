@@ -19,6 +19,7 @@ import { openDatabase } from "../store/database.ts";
 import { type Background, createBackground } from "./background.ts";
 import { createHost, createSkillCommands } from "./host.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
+import { attachmentPort } from "./uploads.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
 const FLUSH_INTERVAL_MS = 250;
@@ -92,6 +93,7 @@ export async function openRuntime(
     tools: toolbox.registry,
     prompt: memory.promptSources(),
     memory: { logNote: (text, heading) => memory.logNote(text, heading) },
+    attachments: attachmentPort(home),
     clock,
     settings: {
       defaultModel: config.model,

@@ -62,8 +62,11 @@ export async function openToolbox(
   const workspace = await Deno.realPath(join(home, "workspace")).catch(() =>
     join(home, "workspace")
   );
+  // Files the user sends with messages are there for the agent's tools to read.
+  const uploads = await Deno.realPath(join(home, "uploads")).catch(() => join(home, "uploads"));
   const roots = [
     workspace,
+    uploads,
     ...await Promise.all(config.tools.roots.map((root) => expandRoot(root, home))),
   ];
   const scope: PermissionScope = { workspace, roots, home };

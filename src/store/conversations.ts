@@ -10,6 +10,7 @@ import type { ConversationStore } from "../core/ports.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
 import type {
+  Attachment,
   Conversation,
   ConversationKind,
   MessagePatch,
@@ -50,11 +51,12 @@ interface MessageRow {
   input_tokens: number | null;
   output_tokens: number | null;
   status: MessageStatus;
+  attachments: string | null;
   created_at: string;
 }
 
 const MESSAGE_COLUMNS =
-  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, created_at";
+  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, attachments, created_at";
 
 /**
  * The SQLite conversation store. One instance per open database.
@@ -145,8 +147,8 @@ export class SqliteConversationStore implements ConversationStore {
     const status = message.status ?? "complete";
     const result = this.#sql(
       `INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, tool_name,
-                             is_error, model, input_tokens, output_tokens, status, owner, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                             is_error, model, input_tokens, output_tokens, status, owner, attachments, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       message.conversation_id,
       message.role,
@@ -160,6 +162,7 @@ export class SqliteConversationStore implements ConversationStore {
       message.output_tokens ?? null,
       status,
       status === "streaming" ? PROCESS_OWNER : null,
+      message.attachments?.length ? JSON.stringify(message.attachments) : null,
       now,
     );
     this.#sql("UPDATE conversations SET updated_at = ? WHERE id = ?").run(
@@ -179,6 +182,7 @@ export class SqliteConversationStore implements ConversationStore {
       input_tokens: message.input_tokens ?? null,
       output_tokens: message.output_tokens ?? null,
       status,
+      attachments: message.attachments?.length ? message.attachments : null,
       created_at: now,
     };
   }
@@ -302,6 +306,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     input_tokens: row.input_tokens,
     output_tokens: row.output_tokens,
     status: row.status,
+    attachments: row.attachments ? JSON.parse(row.attachments) as Attachment[] : null,
     created_at: row.created_at,
   };
 }

@@ -237,4 +237,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "files sent with messages",
+    sql: `
+      -- JSON: [{path, name, type, size}], paths relative to the hob home (uploads/...).
+      ALTER TABLE messages ADD COLUMN attachments TEXT;
+    `,
+  },
 ];

@@ -13,6 +13,7 @@ import { type RegisteredTool, TOOL_NAME } from "./registry.ts";
 import { excessOf, type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
 import type { ToolDescription } from "./sandbox/protocol.ts";
 import { NO_PERMISSIONS, type ToolSpawner } from "./sandbox/spawner.ts";
+import { Buffer } from "node:buffer";
 
 /** Largest tool or skill source read. */
 const MAX_SOURCE_BYTES = 200_000;
@@ -227,11 +228,7 @@ async function sourceUrl(file: string): Promise<string> {
     throw new UserToolError(`it is larger than ${MAX_SOURCE_BYTES} bytes`);
   }
   const bytes = await Deno.readFile(file);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return `data:application/typescript;base64,${btoa(binary)}`;
+  return `data:application/typescript;base64,${Buffer.from(bytes).toString("base64")}`;
 }
 
 async function inspect(

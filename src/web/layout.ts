@@ -101,14 +101,18 @@ export function shell(): Html {
                 <div id="messages-inner" class="messages-inner"></div>
               </div>
               <div class="composer">
+                <ul id="pending-attachments" class="attachments" aria-label="Files to send" hidden></ul>
                 <form id="composer" aria-label="Send a message">
+                  <input id="attach-input" type="file" multiple hidden>
+                  <button id="attach" type="button" aria-label="Attach files"
+                    title="Attach files (or drop them here)">+</button>
                   <label for="composer-input" class="visually-hidden">Message</label>
                   <textarea id="composer-input" rows="1" placeholder="Message hob"
                     autocomplete="off"></textarea>
                   <button id="send" type="submit" class="primary">Send</button>
                   <button id="stop" type="button" class="danger" hidden>Stop</button>
                 </form>
-                <p class="hint">Enter sends · Shift+Enter for a new line</p>
+                <p class="hint">Enter sends · Shift+Enter for a new line · drop files to attach them</p>
               </div>
             </section>
             <section id="panel" class="panel" hidden aria-live="polite"></section>

@@ -30,7 +30,12 @@ Deno.test("loadConfig layers defaults, hob.yaml and the environment", async (t) 
       const { config, fileExists } = await loadConfig({ home, env: {} });
       assertEquals(fileExists, false);
       assertEquals(config.model, "ollama/llama3.2");
-      assertEquals(config.server, { host: "127.0.0.1", port: 8484, max_body_bytes: 1_048_576 });
+      assertEquals(config.server, {
+        host: "127.0.0.1",
+        port: 8484,
+        max_body_bytes: 1_048_576,
+        max_upload_bytes: 26_214_400,
+      });
       assertEquals(config.agent.max_tool_iterations, 10);
       assertEquals(Object.keys(config.providers).sort(), [
         "anthropic",

@@ -156,6 +156,7 @@ Deno.test("extractiveSummary keeps first sentences and skips tool-calling replie
     input_tokens: null,
     output_tokens: null,
     status: "complete" as const,
+    attachments: null,
     created_at: "",
   });
   assertEquals(

@@ -16,6 +16,7 @@ function row(partial: Partial<StoredMessage> & Pick<StoredMessage, "role">): Sto
     input_tokens: null,
     output_tokens: null,
     status: "complete",
+    attachments: null,
     created_at: "2026-11-22T00:00:00.000Z",
     ...partial,
   };

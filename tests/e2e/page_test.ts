@@ -5,6 +5,7 @@
  * reload, Markdown that tries to run script, memory edited then found, stop.
  */
 
+import { Buffer } from "node:buffer";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import type { FakeReply } from "../fakes/openai_server.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
@@ -19,6 +20,22 @@ const HOSTILE = [
   "[click](javascript:window.__pwned='link') and **bold** text.",
 ].join("\n\n");
 
+/** A 1×1 PNG. */
+const PNG = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==",
+  ),
+  (c) => c.charCodeAt(0),
+);
+
+/** The browser's file and drag APIs, as used inside the page. */
+interface BrowserFiles {
+  DataTransfer: new () => { items: { add(file: unknown): void } };
+  File: new (parts: string[], name: string, options: { type: string }) => unknown;
+  DragEvent: new (type: string, init: Record<string, unknown>) => unknown;
+  document: { querySelector(selector: string): { dispatchEvent(event: unknown): void } | null };
+}
+
 /** The little of the browser's document the tests read inside the page. */
 interface Dom {
   querySelector(selector: string): { textContent: string | null } | null;
@@ -28,14 +45,18 @@ interface Dom {
 function reply(body: Record<string, unknown>): FakeReply {
   const messages = body.messages as {
     role: string;
-    content: string;
+    content: string | { type: string; text?: string }[];
     tool_calls?: { function: { name: string } }[];
   }[];
   const last = messages.at(-1)!;
   if (last.role === "tool") {
     return { text: `Done with ${messages.at(-2)?.tool_calls?.[0].function.name ?? "the tool"}.` };
   }
-  const text = last.content.toLowerCase();
+  // With images the content is a list of parts.
+  const content = typeof last.content === "string"
+    ? last.content
+    : last.content.map((part) => part.text ?? "").join(" ");
+  const text = content.toLowerCase();
   if (text.includes("stream")) return { text: STREAMED.split(/(?<= )/), delay_ms: 60 };
   if (text.includes("slow")) return { text: "word ".repeat(400).split(/(?<= )/), delay_ms: 40 };
   if (text.includes("time")) {
@@ -204,6 +225,63 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
     }
     assertEquals(status, "interrupted");
   });
+
+  await t.step(
+    "files chosen or dropped go with the message: the image to the model, shown as thumbnails",
+    async () => {
+      await page.click("#new-chat");
+      await page.setInputFiles("#attach-input", {
+        name: "dot.png",
+        mimeType: "image/png",
+        buffer: Buffer.from(PNG),
+      });
+      // Dropping a file on the chat attaches it too.
+      await page.evaluate(() => {
+        const g = globalThis as unknown as BrowserFiles;
+        const transfer = new g.DataTransfer();
+        transfer.items.add(new g.File(["dropped words"], "notes.txt", { type: "text/plain" }));
+        const target = g.document.querySelector("#chat-view")!;
+        for (const type of ["dragover", "drop"]) {
+          target.dispatchEvent(
+            new g.DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }),
+          );
+        }
+      });
+      const chips = page.locator("#pending-attachments li");
+      assertEquals(await chips.count(), 2);
+      await send("What is in these?");
+      await page.getByText("Hello from the fake model.").last().waitFor();
+      assertEquals(await chips.count(), 0);
+      const sent = page.locator(".msg.user").last();
+      const thumb = sent.locator("img.thumb");
+      await thumb.waitFor();
+      assertEquals(await thumb.getAttribute("alt"), "dot.png");
+      assert(
+        await thumb.evaluate((img) =>
+          (img as unknown as { naturalWidth: number }).naturalWidth === 1
+        ),
+      );
+      assertStringIncludes(await sent.locator("a.chip").textContent() ?? "", "notes.txt");
+      const parts = (fake.requests.at(-1)!.body.messages as { content: unknown }[]).at(-1)!
+        .content as {
+          type: string;
+          text?: string;
+        }[];
+      assertEquals(parts.filter((p) => p.type === "image_url").length, 1);
+      assertStringIncludes(
+        parts.find((p) => p.type === "text")!.text!,
+        "[Attached file: notes.txt",
+      );
+      // After a reload the message shows its files again, without the lines meant for the model.
+      await page.reload();
+      await page.locator(".msg.user img.thumb").waitFor();
+      assertEquals(
+        (await page.locator(".msg.user").last().textContent())?.startsWith("What is in these?"),
+        true,
+      );
+      assert(!(await page.locator(".msg.user").last().textContent())?.includes("[Attached"));
+    },
+  );
 
   await t.step("Shift+Enter writes a new line; Enter sends", async () => {
     await page.click("#new-chat");

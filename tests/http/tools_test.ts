@@ -141,7 +141,11 @@ Deno.test("GET /api/tools, direct invocation and the audit log", async (t) => {
   await t.step("the tool list shows permissions and policies", async () => {
     const { tools } = await (await api.call("/api/tools")).json();
     const read = tools.find((tool: { name: string }) => tool.name === "read_file");
-    assertEquals(read.permissions.read, [api.runtime.toolbox.scope.workspace]);
+    // The workspace, and the files the user sent with messages.
+    assertEquals(read.permissions.read, [
+      api.runtime.toolbox.scope.workspace,
+      `${api.home.home}/uploads`,
+    ]);
     assertEquals(read.permissions.net, false);
     assertEquals(read.policy, "allow");
     assertEquals(tools.find((tool: { name: string }) => tool.name === "email_file").policy, "ask");

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { Buffer } from "node:buffer";
 
 /** Largest image sent, in bytes (providers refuse larger ones). */
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -76,9 +77,5 @@ export async function bmpToPng(bytes: Uint8Array): Promise<Uint8Array> {
 }
 
 function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
+  return Buffer.from(bytes).toString("base64");
 }

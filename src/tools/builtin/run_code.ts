@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { BoundedText } from "../bounded_text.ts";
 import { defineTool } from "../definition.ts";
+import { Buffer } from "node:buffer";
 
 /** Default and longest run time, in seconds. */
 const DEFAULT_TIMEOUT_S = 10;
@@ -35,12 +36,9 @@ export default defineTool({
       console[method] = print;
     }
     const type = language === "typescript" ? "application/typescript" : "application/javascript";
-    const bytes = new TextEncoder().encode(code);
-    let binary = "";
-    for (const byte of bytes) binary += String.fromCharCode(byte);
     let result: unknown;
     try {
-      const module = await import(`data:${type};base64,${btoa(binary)}`);
+      const module = await import(`data:${type};base64,${Buffer.from(code).toString("base64")}`);
       result = module.default;
     } catch (error) {
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -35,7 +35,13 @@ const els = {
   model: $("#model-select"),
   refresh: $("#refresh-models"),
   banner: $("#model-banner"),
+  attach: $("#attach"),
+  attachInput: $("#attach-input"),
+  pending: $("#pending-attachments"),
 };
+
+/** Files chosen or dropped, sent with the next message. */
+const pending = [];
 
 // ---------------------------------------------------------------- API
 
@@ -123,13 +129,93 @@ function showWelcome() {
   els.inner.replaceChildren(welcome);
 }
 
-function addUserMessage(text) {
+function addUserMessage(text, attachments = []) {
   $(".welcome", els.inner)?.remove();
   const node = el("div", "msg user", text);
+  if (attachments.length) node.append(attachmentList(attachments));
   els.inner.append(node);
   scrollToEnd();
   return node;
 }
+
+/** Sent files: images as thumbnails, anything else as a link that downloads it. */
+function attachmentList(attachments) {
+  const list = el("div", "attachments");
+  for (const a of attachments) {
+    const link = el("a", a.type.startsWith("image/") ? "" : "chip");
+    link.href = `/api/${a.path.split("/").map(encodeURIComponent).join("/")}`;
+    link.target = "_blank";
+    link.rel = "noopener";
+    if (a.type.startsWith("image/")) {
+      const img = el("img", "thumb");
+      img.src = link.href;
+      img.alt = a.name;
+      img.loading = "lazy";
+      link.append(img);
+    } else link.textContent = `${a.name} · ${formatSize(a.size)}`;
+    list.append(link);
+  }
+  return list;
+}
+
+function formatSize(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function addFiles(files) {
+  for (const file of files) pending.push(file);
+  renderPending();
+}
+
+function renderPending() {
+  els.pending.hidden = pending.length === 0;
+  els.pending.replaceChildren(...pending.map((file, index) => {
+    const chip = el("li", "chip", `${file.name} · ${formatSize(file.size)}`);
+    const remove = el("button", "", "×");
+    remove.type = "button";
+    remove.setAttribute("aria-label", `Remove ${file.name}`);
+    remove.addEventListener("click", () => {
+      pending.splice(index, 1);
+      renderPending();
+    });
+    chip.append(remove);
+    return chip;
+  }));
+}
+
+/** Sends the chosen files to hob; their paths go with the message. */
+async function uploadPending() {
+  if (pending.length === 0) return [];
+  const form = new FormData();
+  for (const file of pending) form.append("file", file);
+  const { uploads } = await api("/api/uploads", { method: "POST", body: form });
+  pending.length = 0;
+  renderPending();
+  return uploads;
+}
+
+els.attach.addEventListener("click", () => els.attachInput.click());
+els.attachInput.addEventListener("change", () => {
+  addFiles(els.attachInput.files);
+  els.attachInput.value = "";
+  els.input.focus();
+});
+els.chatView.addEventListener("dragover", (event) => {
+  if (![...event.dataTransfer.types].includes("Files")) return;
+  event.preventDefault();
+  els.chatView.classList.add("dropping");
+});
+els.chatView.addEventListener("dragleave", (event) => {
+  if (!els.chatView.contains(event.relatedTarget)) els.chatView.classList.remove("dropping");
+});
+els.chatView.addEventListener("drop", (event) => {
+  event.preventDefault();
+  els.chatView.classList.remove("dropping");
+  if (event.dataTransfer.files.length) addFiles(event.dataTransfer.files);
+  els.input.focus();
+});
 
 /** An assistant reply whose Markdown re-renders (at most once a frame) as text streams in. */
 function addAssistantMessage(initial = "") {
@@ -284,8 +370,13 @@ function renderHistory(messages) {
   cards.clear();
   if (messages.length === 0) return showWelcome();
   for (const message of messages) {
-    if (message.role === "user") addUserMessage(message.content);
-    else if (message.role === "assistant") {
+    if (message.role === "user") {
+      // The lines naming the files are for the model; the page shows the files themselves.
+      const text = message.attachments?.length
+        ? message.content.split("\n\n[Attached ")[0]
+        : message.content;
+      addUserMessage(text, message.attachments ?? []);
+    } else if (message.role === "assistant") {
       if (message.content) {
         const reply = addAssistantMessage(message.content);
         const notes = [];
@@ -343,15 +434,25 @@ function setBusy(busy) {
 }
 
 async function send(text) {
-  addUserMessage(text);
-  state.stick = true;
   const controller = new AbortController();
   state.controller = controller;
   setBusy(true);
+  let attachments = [];
+  try {
+    attachments = await uploadPending();
+  } catch (error) {
+    addNotice(`Could not send the files: ${error.message}`);
+    state.controller = null;
+    setBusy(false);
+    return;
+  }
+  addUserMessage(text, attachments);
+  state.stick = true;
   const started = performance.now();
   let reply = null;
   let model = "";
   const body = { message: text };
+  if (attachments.length) body.attachments = attachments.map((a) => a.path);
   if (state.conversationId) body.conversation_id = state.conversationId;
   if (state.model) body.model = state.model;
   try {
@@ -440,7 +541,7 @@ async function send(text) {
 
 els.form.addEventListener("submit", (event) => {
   event.preventDefault();
-  const text = els.input.value.trim();
+  const text = els.input.value.trim() || (pending.length ? "Here are the attached files." : "");
   if (!text || state.controller) return;
   els.input.value = "";
   growInput();

@@ -1,0 +1,87 @@
+/**
+ * Files sent with messages: `POST /api/uploads` (multipart, field `file`,
+ * several allowed) stores them under HOME/uploads and answers their paths,
+ * which `POST /api/chat` takes as `attachments`; `GET /api/uploads/<path>`
+ * serves one back — images inline, anything else as a download, never as a
+ * page that could run in hob's origin.
+ */
+
+import { Hono } from "hono";
+import { join } from "node:path";
+import type { Attachment } from "../core/types.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { findUpload, saveUpload, UploadError } from "../runtime/uploads.ts";
+import { ApiError } from "./errors.ts";
+
+/** Images a browser may show inline; everything else downloads. */
+const INLINE = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"]);
+
+/**
+ * Builds the routes.
+ *
+ * @example
+ * ```ts
+ * app.route("/api", uploadRoutes(runtime));
+ * ```
+ */
+export function uploadRoutes(runtime: Runtime): Hono {
+  const app = new Hono();
+
+  app.post("/uploads", async (c) => {
+    if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
+      throw new ApiError(
+        415,
+        "unsupported_media_type",
+        "Send files as multipart/form-data in the field 'file'",
+      );
+    }
+    const form = await c.req.parseBody({ all: true });
+    const files = [form.file].flat().filter((value): value is File => value instanceof File);
+    if (files.length === 0) {
+      throw new ApiError(400, "invalid_request", "No file in the field 'file'", "file");
+    }
+    const uploads: Attachment[] = [];
+    for (const file of files) uploads.push(await saveUpload(runtime.home, file));
+    return c.json({ uploads }, 201);
+  });
+
+  app.get("/uploads/*", async (c) => {
+    const path = decodeURIComponent(c.req.path.slice("/api/".length));
+    let upload: Attachment;
+    try {
+      upload = await findUpload(runtime.home, path);
+    } catch (error) {
+      if (error instanceof UploadError) throw new ApiError(404, "not_found", error.message);
+      throw error;
+    }
+    const inline = INLINE.has(upload.type);
+    c.header("Content-Type", inline ? upload.type : "application/octet-stream");
+    c.header(
+      "Content-Disposition",
+      `${inline ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(upload.name)}`,
+    );
+    c.header("Content-Security-Policy", "sandbox; default-src 'none'");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(
+      (await Deno.readFile(join(runtime.home, upload.path))) as Uint8Array<ArrayBuffer>,
+    );
+  });
+
+  return app;
+}
+
+/** The attachments a chat request names, each checked to be an upload; a 400 naming the bad one. */
+export async function findUploads(home: string, paths: string[]): Promise<Attachment[]> {
+  const found: Attachment[] = [];
+  for (const [index, path] of paths.entries()) {
+    try {
+      found.push(await findUpload(home, path));
+    } catch (error) {
+      if (error instanceof UploadError) {
+        throw new ApiError(400, "invalid_request", error.message, `attachments.${index}`);
+      }
+      throw error;
+    }
+  }
+  return found;
+}
