@@ -92,13 +92,7 @@ function migrate(
   }
   const pending = migrations.filter((m) => m.version > current);
   if (pending.length === 0) return;
-  if (backup && current > 0) {
-    const target = `${path}.backup-v${current}`;
-    try {
-      Deno.removeSync(target);
-    } catch { /* no earlier backup */ }
-    db.exec(`VACUUM INTO '${target.replaceAll("'", "''")}'`);
-  }
+  if (backup && current > 0) backupFile(db, path, `${path}.backup-v${current}`);
   for (const migration of pending) {
     db.exec("BEGIN IMMEDIATE");
     try {
@@ -113,6 +107,33 @@ function migrate(
         { cause: error },
       );
     }
+  }
+}
+
+/**
+ * Copies the database file before a migration. VACUUM INTO would be simpler,
+ * but it ATTACHes the target, which Deno's SQLite refuses without
+ * --allow-all. So: checkpoint the WAL into the file, hold a read transaction
+ * (no later checkpoint can then change the pages it reads), copy the file.
+ */
+function backupFile(db: DatabaseSync, path: string, target: string): void {
+  const result = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as {
+    busy: number;
+    log: number;
+    checkpointed: number;
+  };
+  if (result.busy !== 0 || result.log !== result.checkpointed) {
+    throw new StoreError(
+      `Cannot back up ${path} before migrating it: another hob process is using it — stop it and start again`,
+      path,
+    );
+  }
+  db.exec("BEGIN");
+  try {
+    db.prepare("SELECT COUNT(*) FROM sqlite_master").get();
+    Deno.copyFileSync(path, target);
+  } finally {
+    db.exec("COMMIT");
   }
 }
 

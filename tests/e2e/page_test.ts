@@ -12,6 +12,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { launchBrowser, pageProblems } from "../helpers/browser.ts";
 import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 import { startHob } from "../helpers/hob_process.ts";
+import { closedPort } from "../helpers/providers.ts";
 
 const STREAMED = "Streaming works: one two three four five six seven eight nine ten.";
 const HOSTILE = [
@@ -68,7 +69,7 @@ function reply(body: Record<string, unknown>): FakeReply {
 }
 
 Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, memory, stop", async (t) => {
-  await using fake = startFakeOpenAI({ respond: reply });
+  await using fake = startFakeOpenAI({ respond: reply, models: ["fake-model", "fake-large"] });
   await using home = await tempHome(
     fakeProviderYaml(
       fake.url,
@@ -283,6 +284,63 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
     },
   );
 
+  await t.step("the model picker switches this conversation's model", async () => {
+    await page.click("#new-chat");
+    await page.locator('#model-select option[value="fake/fake-large"]').waitFor({
+      state: "attached",
+    });
+    await page.selectOption("#model-select", "fake/fake-large");
+    await send("Hello bigger model");
+    await page.getByText("Hello from the fake model.").last().waitFor();
+    assertEquals(fake.requests.at(-1)!.body.model, "fake-large");
+    const id = new URL(page.url()).pathname.split("/")[2];
+    // Chosen before the conversation existed, it went with the first message; now it sticks.
+    await send("And again");
+    await page.waitForFunction(() => {
+      const doc =
+        (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } })
+          .document;
+      return doc.querySelectorAll(".msg.assistant .meta").length >= 2;
+    });
+    assertEquals(fake.requests.at(-1)!.body.model, "fake-large");
+    assertEquals(new URL(page.url()).pathname, `/c/${id}`);
+  });
+
+  await t.step("rename, search and delete conversations in the sidebar", async () => {
+    await page.click("#rename");
+    await page.fill("#chat-title input", "Model comparison");
+    await page.press("#chat-title input", "Enter");
+    await page.locator("#conversation-list a", { hasText: "Model comparison" }).waitFor();
+    await page.fill("#conversation-search", "comparison");
+    await page.waitForFunction(() => {
+      const doc =
+        (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } })
+          .document;
+      return doc.querySelectorAll("#conversation-list li").length === 1;
+    });
+    await page.fill("#conversation-search", "");
+    await page.locator("#conversation-list li", { hasText: "Model comparison" }).hover();
+    await page.getByRole("button", { name: "Delete Model comparison" }).click();
+    await page.locator("#conversation-list a", { hasText: "Model comparison" }).waitFor({
+      state: "detached",
+    });
+    // Deleting the open conversation leaves it for a new chat.
+    await page.waitForURL(`${hob.url}/`);
+  });
+
+  await t.step("schedules from the page: add a job, run it now, see its result", async () => {
+    await page.click(".sections a[data-view=schedules]");
+    await page.fill("input[name=name]", "greeting");
+    await page.fill("input[name=schedule]", "0 9 * * *");
+    await page.fill("textarea[name=prompt]", "Say hello");
+    await page.getByRole("button", { name: "Add job" }).click();
+    await page.getByText("Added “greeting”.").waitFor();
+    await page.getByRole("button", { name: "Run now" }).click();
+    await page.getByText("Ran “greeting”.").waitFor();
+    await page.locator("#panel li", { hasText: "Hello from the fake model." }).waitFor();
+    await page.click(".sections a[data-view=chat]");
+  });
+
   await t.step("Shift+Enter writes a new line; Enter sends", async () => {
     await page.click("#new-chat");
     await page.fill("#composer-input", "first line");
@@ -290,7 +348,7 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
     await page.keyboard.type("second line");
     assertEquals(await page.inputValue("#composer-input"), "first line\nsecond line");
     await page.press("#composer-input", "Enter");
-    await page.getByText("Hello from the fake model.").waitFor();
+    await page.locator(".msg.assistant", { hasText: "Hello from the fake model." }).waitFor();
     assertEquals(await page.locator(".msg.user").last().textContent(), "first line\nsecond line");
   });
 
@@ -298,4 +356,53 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
   // Chromium reports as a blocked inline handler; nothing else may show up.
   assertEquals(problems.filter((p) => !p.includes("Executing inline event handler")), []);
   await context.close();
+});
+
+Deno.test("with no provider answering the page says how to start one, and it fits a phone", async () => {
+  const dead = closedPort();
+  await using home = await tempHome(`model: local/m
+providers:
+  local: { type: openai, base_url: "http://127.0.0.1:${dead}/v1", api_key: "x", max_retries: 0 }
+  ollama: { base_url: "http://127.0.0.1:${dead}/v1" }
+  lmstudio: { base_url: "http://127.0.0.1:${dead}/v1" }
+memory: { embedder: none }
+`);
+  await using hob = await startHob(home.home);
+  await using browser = await launchBrowser();
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+  });
+  const page = await context.newPage();
+  const problems = pageProblems(page);
+  await page.goto(`${hob.url}/?token=${hob.token}`);
+  const banner = page.locator("#model-banner");
+  await banner.waitFor();
+  assertStringIncludes(await banner.textContent() ?? "", "No model provider answered");
+  assertStringIncludes(await banner.textContent() ?? "", "ollama serve");
+
+  // Nothing is wider than the phone, and the message box is on screen.
+  const width = await page.evaluate(() =>
+    (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+      .documentElement.scrollWidth
+  );
+  assert(width <= 390, `the page is ${width}px wide`);
+  assert(await page.locator("#composer-input").isVisible());
+  assert(await page.locator("#send").isVisible());
+  // The keyboard starts in the message box; the controls around it follow in reading order.
+  const focused = () =>
+    page.evaluate(() => {
+      const active = (globalThis as unknown as {
+        document: { activeElement: { id: string; getAttribute(name: string): string | null } };
+      }).document.activeElement;
+      return active.getAttribute("aria-label") ?? active.id;
+    });
+  assertEquals(await focused(), "composer-input");
+  await page.keyboard.press("Shift+Tab");
+  assertEquals(await focused(), "Attach files");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  assertEquals(await focused(), "send");
+  await context.close();
+  assertEquals(problems.filter((p) => !/Failed to load resource/.test(p)), []);
 });

@@ -6,6 +6,8 @@ import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, parseSse, tempHome } from "../helpers/home.ts";
 import { runHob, startHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
+import { openDatabase, SCHEMA_VERSION } from "../../src/store/database.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
 
 interface Message {
   role: string;
@@ -258,4 +260,31 @@ Deno.test("another hob process leaves a reply that is still streaming alone", as
     };
   assertEquals(messages[1].status, "complete");
   assertEquals(messages[1].content, words.join(""));
+});
+
+Deno.test("hob upgrades a hob.db from an earlier version, with its real permissions, and keeps a backup", async () => {
+  await using home = await tempHome("memory: { embedder: none }");
+  {
+    // A database as the previous version of hob left it.
+    const old = openDatabase(`${home.home}/hob.db`, { migrations: MIGRATIONS.slice(0, -1) });
+    old.exec(
+      "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Before the upgrade', '2026-11-01', '2026-11-01')",
+    );
+    old.close();
+  }
+  const status = await runHob(["status", "--json", "--home", home.home]);
+  assertEquals(status.code, 0, status.stderr);
+  const previous = MIGRATIONS.at(-2)!.version;
+  const backup = new DatabaseSync(`${home.home}/hob.db.backup-v${previous}`);
+  assertEquals({ ...backup.prepare("PRAGMA user_version").get() }, { user_version: previous });
+  assertEquals(backup.prepare("SELECT title FROM conversations").all().map((r) => r.title), [
+    "Before the upgrade",
+  ]);
+  backup.close();
+  const db = new DatabaseSync(`${home.home}/hob.db`);
+  assertEquals({ ...db.prepare("PRAGMA user_version").get() }, { user_version: SCHEMA_VERSION });
+  assertEquals(db.prepare("SELECT title FROM conversations").all().map((r) => r.title), [
+    "Before the upgrade",
+  ]);
+  db.close();
 });
