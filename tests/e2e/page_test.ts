@@ -19,6 +19,7 @@ const HOSTILE = [
   "Look: <script>window.__pwned = 'script'</script>",
   '<img src="x" onerror="window.__pwned = \'onerror\'">',
   "[click](javascript:window.__pwned='link') and **bold** text.",
+  "```\nrm -rf /tmp/cache\n```",
 ].join("\n\n");
 
 /** A 1×1 PNG. */
@@ -59,7 +60,9 @@ function reply(body: Record<string, unknown>): FakeReply {
     : last.content.map((part) => part.text ?? "").join(" ");
   const text = content.toLowerCase();
   if (text.includes("stream")) return { text: STREAMED.split(/(?<= )/), delay_ms: 60 };
-  if (text.includes("slow")) return { text: "word ".repeat(400).split(/(?<= )/), delay_ms: 40 };
+  if (text.includes("slow")) {
+    return { text: Array.from({ length: 400 }, (_, i) => `Paragraph ${i}.\n\n`), delay_ms: 40 };
+  }
   if (text.includes("time")) {
     return { tool_calls: [{ name: "get_time", arguments: { timezone: "Asia/Tokyo" } }] };
   }
@@ -79,6 +82,7 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
   await using hob = await startHob(home.home);
   await using browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: hob.url });
   const page = await context.newPage();
   const problems = pageProblems(page);
   page.on("dialog", (dialog) => dialog.accept());
@@ -190,6 +194,17 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
     assertEquals(await page.locator("#messages [onerror]").count(), 0);
     assertEquals(await page.locator('#messages a[href^="javascript:"]').count(), 0);
     assertEquals(await lastReply().locator("strong").textContent(), "bold");
+    // Code blocks have a copy button that puts the code on the clipboard.
+    await lastReply().getByRole("button", { name: "Copy code" }).click();
+    await lastReply().getByText("Copied").waitFor();
+    assertEquals(
+      await page.evaluate(() =>
+        (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } })
+          .navigator.clipboard
+          .readText()
+      ),
+      "rm -rf /tmp/cache\n",
+    );
   });
 
   await t.step("memory edited in the page is found by search", async () => {
@@ -214,6 +229,29 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
     await page.click(".sections a[data-view=chat]");
     await send("Be slow about it");
     await page.waitForSelector(".msg.assistant .markdown.cursor");
+    // Scrolling up to read stops the view from following the stream.
+    await page.waitForTimeout(1_500);
+    const scroller = page.locator("#messages");
+    type Box = { scrollTop: number; scrollHeight: number; clientHeight: number };
+    const box = () =>
+      scroller.evaluate((node) => {
+        const { scrollTop, scrollHeight, clientHeight } = node as unknown as Box;
+        return { scrollTop, scrollHeight, clientHeight };
+      });
+    const following = await box();
+    assert(following.scrollHeight > following.clientHeight * 1.5, JSON.stringify(following));
+    // While the user does not scroll, the view follows the reply to its end.
+    assert(
+      following.scrollTop + following.clientHeight >= following.scrollHeight - 60,
+      JSON.stringify(following),
+    );
+    await scroller.evaluate((node) => (node as unknown as { scrollTop: number }).scrollTop = 0);
+    await page.mouse.wheel(0, -10);
+    await page.waitForTimeout(600);
+    assertEquals(
+      await scroller.evaluate((node) => (node as unknown as { scrollTop: number }).scrollTop),
+      0,
+    );
     await page.click("#stop");
     await page.getByText("Stopped.").waitFor();
     assert(await page.isVisible("#send"));
