@@ -11,6 +11,7 @@ import { toChatHistory } from "./history.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { flushIfNeeded, type FlushSettings } from "./flush.ts";
 import { nameConversation } from "./title.ts";
+import { withTimeout } from "./timeout.ts";
 import type {
   AttachmentPort,
   Clock,
@@ -535,19 +536,6 @@ async function addImages(
       messages[i] = { ...message, images };
       return;
     }
-  }
-}
-
-/** The promise's value, or null when it takes longer than `ms`. */
-async function withTimeout<T>(promise: Promise<T | null>, ms: number): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), ms)),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { HeartbeatState } from "../scheduler/heartbeat.ts";
 import { readKv } from "../store/kv.ts";
+import { withTimeout } from "../core/timeout.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import type { JobView } from "../store/jobs.ts";
 import type { TaskStatus, WorkerRow } from "../store/tasks.ts";
@@ -160,16 +161,4 @@ async function databaseBytes(path: string): Promise<number> {
     } catch { /* absent */ }
   }
   return bytes;
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), ms)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
