@@ -232,10 +232,5 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   app.route("/api", memoryRoutes(runtime));
   app.route("/api", backgroundRoutes(runtime));
 
-  app.get("/", (c) =>
-    c.text(
-      `hob ${VERSION} is running. The chat page is not built yet; use the REST API under /api (see the README).\n`,
-    ));
-
   return app;
 }
