@@ -30,7 +30,7 @@ const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Who made a call: the agent in a turn, or the owner directly. */
-export type CallSource = "agent" | "api" | "cli" | "skill";
+export type CallSource = "agent" | "api" | "cli" | "skill" | "mcp";
 
 /** Where a tool comes from. */
 export type ToolOrigin = { kind: "builtin" } | { kind: "user"; file: string };

@@ -1,0 +1,276 @@
+/**
+ * hob as an MCP server: other agents use its memory and its abilities through
+ * the Model Context Protocol. Tools are hob's own memory and task tools (run
+ * through the registry exactly as the owner's direct calls are, in their
+ * sandboxed Workers) plus `ask_hob`, a whole agent turn; resources are
+ * MEMORY.md, the daily logs and the conversations; prompts are the user's
+ * skills. Transport-free: src/http/mcp.ts serves it over streamable HTTP and
+ * `hob mcp serve` over stdio.
+ */
+
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  type GetPromptRequest,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type ReadResourceRequest,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { collectReply } from "../core/reply.ts";
+import type { JsonSchema } from "../core/types.ts";
+import { listMarkdown } from "../memory/search_index.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { VERSION } from "../version.ts";
+
+/** hob's tools that other agents may call, as the owner would (no approval; `deny` still holds). */
+export const MCP_SERVER_TOOLS = [
+  "search_memory",
+  "memory_get",
+  "remember_this",
+  "log_note",
+  "create_task",
+] as const;
+/** Longest `ask_hob` message, in characters. */
+const MAX_ASK_CHARS = 100_000;
+/** Conversations listed as resources, newest first. */
+const MAX_CONVERSATION_RESOURCES = 50;
+
+/** What a request handler is given beside the request (the part hob uses). */
+type Extra = { signal: AbortSignal };
+
+const ASK_HOB = {
+  name: "ask_hob",
+  description:
+    "Ask hob, the user's personal assistant, to do something: one whole agent turn with hob's identity, memory and tools. Pass conversation_id to continue a conversation.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      message: { type: "string", description: "What to ask hob" },
+      conversation_id: { type: "string", description: "Continue this conversation" },
+    },
+    required: ["message"],
+    additionalProperties: false,
+  },
+};
+
+/**
+ * A new MCP server over the runtime; connect it to one transport.
+ *
+ * @example
+ * ```ts
+ * const server = createMcpServer(runtime);
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMcpServer(runtime: Runtime): Server {
+  const server = new Server(
+    { name: "hob", title: "hob — personal assistant", version: VERSION },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
+      instructions:
+        "hob is the user's personal assistant. search_memory and memory_get read what it knows about the user; remember_this and log_note add to it; ask_hob runs a whole turn of the assistant; create_task queues background work.",
+    },
+  );
+  const registry = runtime.toolbox.registry;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    await runtime.toolbox.ready;
+    const tools = MCP_SERVER_TOOLS.flatMap((name) => {
+      const tool = registry.get(name);
+      return tool
+        ? [{
+          name,
+          description: tool.description,
+          inputSchema: objectSchema(tool.parameters),
+          annotations: { readOnlyHint: tool.side_effect === "none" },
+        }]
+        : [];
+    });
+    return { tools: [...tools, { ...ASK_HOB, annotations: { readOnlyHint: false } }] };
+  });
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
+      const { name, arguments: args = {} } = request.params;
+      if (name === ASK_HOB.name) return await askHob(runtime, args, extra.signal);
+      if (!(MCP_SERVER_TOOLS as readonly string[]).includes(name)) {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${name}'`);
+      }
+      const result = await registry.invoke(name, args, "mcp", extra.signal);
+      return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+    },
+  );
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const files = await listMarkdown(runtime.memory.files.dir);
+    const memory = files.map((path) => ({
+      uri: memoryUri(path),
+      name: path,
+      title: path === "MEMORY.md" ? "Long-term memory" : path,
+      description: path === "MEMORY.md"
+        ? "What hob knows about the user, curated"
+        : /^\d{4}-\d{2}-\d{2}\.md$/.test(path)
+        ? `The daily log of ${path.slice(0, 10)}`
+        : "A memory note",
+      mimeType: "text/markdown",
+    }));
+    const conversations = runtime.store.listConversations({ limit: MAX_CONVERSATION_RESOURCES })
+      .map((c) => ({
+        uri: `hob://conversations/${c.id}`,
+        name: c.title || c.id,
+        description: `A conversation, last active ${c.updated_at}`,
+        mimeType: "text/markdown",
+      }));
+    return { resources: [...memory, ...conversations] };
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: "hob://memory/{path}",
+        name: "memory file",
+        description: "A Markdown file of hob's memory: MEMORY.md or a daily log (YYYY-MM-DD.md)",
+        mimeType: "text/markdown",
+      },
+      {
+        uriTemplate: "hob://conversations/{id}",
+        name: "conversation",
+        description: "A conversation with hob, as Markdown",
+        mimeType: "text/markdown",
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request: ReadResourceRequest) => {
+    const uri = request.params.uri;
+    const text = await readResource(runtime, uri);
+    return { contents: [{ uri, mimeType: "text/markdown", text }] };
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    await runtime.toolbox.ready;
+    return {
+      prompts: [...runtime.toolbox.skills.values()].map((skill) => ({
+        name: skill.name,
+        description: skill.description || `The user's skill '${skill.name}'`,
+        arguments: [{ name: "input", description: "What to give the skill", required: false }],
+      })),
+    };
+  });
+
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    async (request: GetPromptRequest, extra: Extra) => {
+      const { name, arguments: args } = request.params;
+      await runtime.toolbox.ready;
+      const skill = runtime.toolbox.skills.get(name);
+      const commands = runtime.agent.commands;
+      if (!skill || !commands) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `No skill named '${name}'`,
+        );
+      }
+      // A skill is code: the prompt is what it makes of the input.
+      const text = await commands.run(name, args?.input ?? "", {
+        conversation_id: null,
+        signal: extra.signal,
+        source: "skill",
+      });
+      return {
+        description: skill.description,
+        messages: [{ role: "user", content: { type: "text", text } }],
+      };
+    },
+  );
+
+  return server;
+}
+
+/** One agent turn; its answer is the tool's result. */
+async function askHob(
+  runtime: Runtime,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const message = args.message;
+  const conversationId = args.conversation_id;
+  if (typeof message !== "string" || !message.trim() || message.length > MAX_ASK_CHARS) {
+    return toolError(`'message' must be a non-empty string of at most ${MAX_ASK_CHARS} characters`);
+  }
+  if (conversationId !== undefined && typeof conversationId !== "string") {
+    return toolError("'conversation_id' must be a string");
+  }
+  if (conversationId && !runtime.store.getConversation(conversationId)) {
+    return toolError(`Conversation '${conversationId}' does not exist`);
+  }
+  const reply = await collectReply(
+    runtime.turn({ message, conversation_id: conversationId || undefined, signal }),
+  );
+  if (reply.error && !reply.content) {
+    return toolError(`hob could not answer: ${reply.error.message}`);
+  }
+  return {
+    content: [{ type: "text", text: reply.content }],
+    structuredContent: {
+      conversation_id: reply.conversation_id,
+      status: reply.status,
+      tool_calls: reply.tool_calls.map((call) => call.name),
+    },
+  };
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function memoryUri(path: string): string {
+  return `hob://memory/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** A resource's text: a memory file, or a conversation rendered as Markdown. */
+async function readResource(runtime: Runtime, uri: string): Promise<string> {
+  const memory = /^hob:\/\/memory\/(.+)$/.exec(uri);
+  if (memory) {
+    const path = memory[1].split("/").map(decodeURIComponent).join("/");
+    const files = await listMarkdown(runtime.memory.files.dir);
+    // Only files that exist under memory/: the list is the allowlist, so no path escapes it.
+    if (!files.includes(path)) {
+      throw new McpError(ErrorCode.InvalidParams, `No memory file '${path}'`);
+    }
+    return await runtime.memory.files.read(path);
+  }
+  const conversation = /^hob:\/\/conversations\/([\w-]+)$/.exec(uri);
+  if (conversation) {
+    const found = runtime.store.getConversation(conversation[1]);
+    if (!found) {
+      throw new McpError(ErrorCode.InvalidParams, `No conversation '${conversation[1]}'`);
+    }
+    const messages = runtime.store.listMessages(found.id, { after: 0, limit: 5_000 });
+    const lines = [`# ${found.title || found.id}`, ""];
+    for (const message of messages) {
+      if (message.role === "tool") {
+        lines.push(`> tool ${message.tool_name}: ${message.content.slice(0, 500)}`, "");
+      } else if (message.content) {
+        lines.push(`**${message.role}:** ${message.content}`, "");
+      }
+    }
+    return lines.join("\n");
+  }
+  throw new McpError(ErrorCode.InvalidParams, `Unknown resource '${uri}'`);
+}
+
+/** MCP wants an object schema at the top; hob's tools already have one. */
+function objectSchema(schema: JsonSchema): { type: "object"; [key: string]: unknown } {
+  const { $schema: _drop, ...rest } = schema;
+  return { ...rest, type: "object" };
+}
