@@ -15,6 +15,7 @@ import { config } from "./config.ts";
 import { doctor } from "./doctor.ts";
 import { init } from "./init.ts";
 import { memory } from "./memory.ts";
+import { mcp } from "./mcp.ts";
 import { models } from "./models.ts";
 import { err, out, red } from "./output.ts";
 import { serve } from "./serve.ts";
@@ -36,6 +37,7 @@ const COMMANDS: Command[] = [
   doctor,
   memory,
   tool,
+  mcp,
   approvals,
   cron,
   task,

@@ -9,7 +9,7 @@ export function homeOf(parsed: ParsedArgs): string {
   return resolveHome(parsed.values.home as string | undefined);
 }
 
-/** Opens the home a command names, creating it on first use. */
-export function openHome(parsed: ParsedArgs): Promise<Runtime> {
-  return openRuntime({ home: homeOf(parsed) });
+/** Opens the home a command names, creating it on first use; `log` hears of MCP servers. */
+export function openHome(parsed: ParsedArgs, log?: (line: string) => void): Promise<Runtime> {
+  return openRuntime({ home: homeOf(parsed), log });
 }

@@ -30,7 +30,7 @@ Options:
   positionals: [0, 0],
   async run(parsed) {
     const port = intOption(parsed, "port", [0, 65_535]);
-    const runtime = await openHome(parsed);
+    const runtime = await openHome(parsed, (line) => err(dim(`${line}\n`)));
     const token = await readToken(homeOf(parsed));
     const host = (parsed.values.host as string | undefined) ??
       runtime.config.server.host;
@@ -41,6 +41,8 @@ Options:
     runtime.memory.watch();
     // Jobs, heartbeat and task workers; runs missed while hob was down are logged and handled first.
     const started = await runtime.background.start();
+    // MCP servers connect in the background; their tools join the registry as they come.
+    runtime.mcp.start();
     for (const missed of started.missed) {
       err(
         `Job '${missed.job}' missed ${missed.missed} run(s) while hob was not running; ${

@@ -177,6 +177,33 @@ const tasksSchema = z.strictObject({
   max_run_minutes: z.number().min(0.1).max(1_440).default(15),
 }).prefault({});
 
+/** What hob adds to an MCP server's entry: how long a call may take and who clears it. */
+const mcpOptions = {
+  /** How long one tool call may take. */
+  timeout_s: z.number().min(1).max(3_600).default(30),
+  /** The policy for the server's tools (per-tool `tools.policies` entries win). */
+  policy: policy.default("ask"),
+  /** Let tools the server marks `readOnlyHint` run without asking. */
+  allow_read_only: z.boolean().default(false),
+  /** Off: configured but not started. */
+  enabled: z.boolean().default(true),
+};
+/** One MCP server, in the `mcpServers` shape Claude Desktop uses: a command (stdio) or a URL. */
+export const mcpServerSchema = z.union([
+  z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    ...mcpOptions,
+  }),
+  z.strictObject({
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...mcpOptions,
+  }),
+], { error: "expected {command, args?, env?} (stdio) or {url, headers?} (streamable HTTP)" });
+
 /** The schema of hob.yaml. Every key has a default, so an empty file is valid. */
 export const configSchema = z.strictObject({
   model: modelId.default("ollama/llama3.2"),
@@ -201,6 +228,13 @@ export const configSchema = z.strictObject({
   scheduler: schedulerSchema,
   heartbeat: heartbeatSchema,
   tasks: tasksSchema,
+  /** MCP servers whose tools join hob's as `<server>__<tool>`. */
+  mcpServers: z.record(
+    z.string().regex(/^[A-Za-z0-9][\w-]{0,30}$/, {
+      message: "MCP server names use letters, digits, '_' and '-' (at most 31)",
+    }),
+    mcpServerSchema,
+  ).default({}),
   agent: z.strictObject({
     max_tool_iterations: z.number().int().min(1).max(100).default(10),
     context_tokens: z.number().int().min(1_024).max(10_000_000).default(

@@ -14,6 +14,7 @@ import type { AgentEvent } from "../core/types.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
 import { Memory } from "../memory/memory.ts";
+import { McpHub } from "../mcp/client.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
 import { type Background, createBackground } from "./background.ts";
@@ -43,6 +44,8 @@ export interface Runtime {
   recovered: number;
   /** Scheduled jobs, heartbeat, background tasks, notifications; started by `hob serve`. */
   background: Background;
+  /** The MCP servers of hob.yaml; connected by `hob serve` or before the first turn. */
+  mcp: McpHub;
   /**
    * Starts a turn that {@linkcode Runtime.close} can interrupt; `tools`
    * replaces the registry for this turn (a task's terminal tools).
@@ -61,6 +64,8 @@ export interface OpenRuntimeOptions {
   home: string;
   env?: Record<string, string | undefined>;
   clock?: Clock;
+  /** Where lines about MCP servers connecting and failing go. */
+  log?: (line: string) => void;
 }
 
 /**
@@ -87,6 +92,10 @@ export async function openRuntime(
   const llm = createLlmRouter(config);
   const toolbox = await openToolbox({ home, config, db, now: () => clock.now() });
   const memory = new Memory({ home, db, config, now: () => clock.now() });
+  const mcp = new McpHub(config.mcpServers, toolbox.registry, {
+    cwd: join(home, "workspace"),
+    log: options.log,
+  });
   const agent: AgentDeps = {
     llm,
     store,
@@ -138,7 +147,7 @@ export async function openRuntime(
     let finish!: () => void;
     running.set(controller, new Promise<void>((resolve) => finish = resolve));
     try {
-      await toolbox.ready;
+      await Promise.all([toolbox.ready, mcp.start()]);
       yield* runTurn(tools ? { ...agent, tools } : agent, { ...input, signal });
     } finally {
       running.delete(controller);
@@ -168,6 +177,7 @@ export async function openRuntime(
     memory,
     recovered,
     background,
+    mcp,
     turn,
     discover(refresh = false) {
       const now = Date.now();
@@ -181,6 +191,7 @@ export async function openRuntime(
       if (closed) return;
       closed = true;
       await Promise.all([interrupt(), background.stop()]);
+      await mcp.close();
       toolbox.close();
       await memory.close();
       db.close();

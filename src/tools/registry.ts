@@ -33,7 +33,17 @@ export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 export type CallSource = "agent" | "api" | "cli" | "skill" | "mcp";
 
 /** Where a tool comes from. */
-export type ToolOrigin = { kind: "builtin" } | { kind: "user"; file: string };
+export type ToolOrigin =
+  | { kind: "builtin" }
+  | { kind: "user"; file: string }
+  | { kind: "mcp"; server: string; tool: string };
+
+/**
+ * A tool that runs in hob's own process rather than a Worker: an MCP server's
+ * tool, whose work happens in the server's process. Gets the validated
+ * arguments and the call's signal (aborted at the tool's timeout).
+ */
+export type InProcessRun = (args: unknown, signal: AbortSignal) => Promise<ToolResult>;
 
 /** A tool as the registry holds it. */
 export interface RegisteredTool {
@@ -50,7 +60,10 @@ export interface RegisteredTool {
   timeout: (args: unknown) => number;
   max_output_chars?: number;
   review?: (args: unknown, settings: Record<string, unknown>) => Promise<ToolReview> | ToolReview;
-  ref: ToolRef;
+  /** What the Worker loads; absent for in-process tools. */
+  ref?: ToolRef;
+  /** Runs the call in this process instead of a Worker. */
+  run?: InProcessRun;
   origin: ToolOrigin;
 }
 
@@ -161,9 +174,14 @@ export class ToolRegistry implements ToolRegistryPort {
     });
   }
 
-  /** Registers a checked user tool (see user_tools.ts). */
+  /** Registers a checked user tool (see user_tools.ts) or an MCP server's tool. */
   registerUser(tool: RegisteredTool): void {
     this.#add(tool);
+  }
+
+  /** Every tool's name, for callers that track what they registered. */
+  names(): string[] {
+    return [...this.#tools.keys()];
   }
 
   /** Removes a tool; false when there was none by that name. */
@@ -364,6 +382,20 @@ export class ToolRegistry implements ToolRegistryPort {
     }
 
     const cap = tool.max_output_chars ?? this.#options.outputCapChars ?? DEFAULT_OUTPUT_CAP_CHARS;
+    const extra = {
+      permissions: tool.permissions,
+      approval_id: approvalId,
+      args: JSON.stringify(args),
+    };
+    if (tool.run) {
+      const result = await runInProcess(tool.run, args, tool.timeout(args), context.signal);
+      return log(
+        { content: capOutput(result.content, cap), is_error: result.is_error },
+        cleared,
+        extra,
+      );
+    }
+    if (!tool.ref) return fail(`${call.name} has nothing to run`, cleared, extra);
     const scope = this.#options.scope;
     const depth = context.depth ?? 0;
     const outcome = await this.#options.spawner.exchange(
@@ -405,11 +437,6 @@ export class ToolRegistry implements ToolRegistryPort {
         },
       },
     );
-    const extra = {
-      permissions: tool.permissions,
-      approval_id: approvalId,
-      args: JSON.stringify(args),
-    };
     if (!outcome.ok) {
       return fail(`${call.name} ${outcome.error}`, cleared, extra);
     }
@@ -429,4 +456,24 @@ function toJsonSchema(schema: z.ZodType): JsonSchema {
   const json = z.toJSONSchema(schema, { io: "input" }) as JsonSchema;
   delete json.$schema;
   return json;
+}
+
+/** Runs an in-process tool with its timeout; a throw or a timeout is an error result. */
+async function runInProcess(
+  run: InProcessRun,
+  args: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  try {
+    return await run(args, combined);
+  } catch (error) {
+    if (timeout.aborted) {
+      return { content: `timed out after ${Math.round(timeoutMs / 1000)} s`, is_error: true };
+    }
+    if (signal?.aborted) return { content: "stopped: the turn was aborted", is_error: true };
+    return { content: (error as Error).message, is_error: true };
+  }
 }
