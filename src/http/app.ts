@@ -15,10 +15,12 @@ import { VERSION } from "../version.ts";
 import { createAuth } from "./auth.ts";
 import { webRoutes } from "../web/routes.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
-import { memoryRoutes } from "./memory.ts";
-import { backgroundRoutes } from "./background.ts";
-import { findUploads, uploadRoutes } from "./uploads.ts";
-import { toolRoutes } from "./tools.ts";
+import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
+import { backgroundRouteDocs, backgroundRoutes } from "./background.ts";
+import { findUploads, uploadRouteDocs, uploadRoutes } from "./uploads.ts";
+import { toolRouteDocs, toolRoutes } from "./tools.ts";
+import { openApiDocument, type RouteDoc } from "./openapi.ts";
+import { mcpRoutes } from "./mcp.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 /** Longest chat message accepted, in characters. */
@@ -55,6 +57,115 @@ const messagesQuery = z.object({
 const modelsQuery = z.object({
   refresh: z.enum(["0", "1", "true", "false"]).optional(),
 });
+
+/** The routes of this file as the OpenAPI document lists them. */
+const appRouteDocs: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/api/health",
+    tag: "health",
+    summary: "Liveness and version",
+    open: true,
+    response: {
+      description: "hob is up",
+      schema: z.object({ ok: z.literal(true), version: z.string(), uptime_ms: z.number() }),
+    },
+  },
+  {
+    method: "get",
+    path: "/api/openapi.json",
+    tag: "meta",
+    summary: "This document",
+    response: { description: "OpenAPI 3.1" },
+  },
+  {
+    method: "post",
+    path: "/api/chat",
+    tag: "chat",
+    summary: "Send a message and get the assistant's reply",
+    body: chatBody,
+    response: {
+      description: "The reply: `{conversation_id, content, tool_calls, status, model, …}`",
+      sse:
+        "With `Accept: text/event-stream`: the turn's events (`start`, `text`, `tool_call`, `tool_result`, …, `done`)",
+    },
+    errors: {
+      404: "No conversation with that `conversation_id`",
+      502: "The model failed before replying; the body also holds `reply`",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/conversations",
+    tag: "conversations",
+    summary: "Conversations, most recent first",
+    query: listQuery,
+    response: { description: "`{conversations}`" },
+  },
+  {
+    method: "post",
+    path: "/api/conversations",
+    tag: "conversations",
+    summary: "Start a conversation",
+    body: newConversationBody,
+    response: { status: 201, description: "The conversation" },
+  },
+  {
+    method: "get",
+    path: "/api/conversations/{id}",
+    tag: "conversations",
+    summary: "One conversation with its message count",
+    response: { description: "The conversation" },
+  },
+  {
+    method: "get",
+    path: "/api/conversations/{id}/messages",
+    tag: "conversations",
+    summary: "A conversation's messages, oldest first",
+    query: messagesQuery,
+    response: { description: "`{conversation_id, messages}`" },
+  },
+  {
+    method: "patch",
+    path: "/api/conversations/{id}",
+    tag: "conversations",
+    summary: "Rename a conversation",
+    body: patchConversationBody,
+    response: { description: "The conversation" },
+  },
+  {
+    method: "delete",
+    path: "/api/conversations/{id}",
+    tag: "conversations",
+    summary: "Delete a conversation and its messages",
+    response: { status: 204, description: "Deleted" },
+  },
+  {
+    method: "put",
+    path: "/api/conversations/{id}/model",
+    tag: "conversations",
+    summary: "Set a conversation's model (`null` for the default)",
+    body: modelBody,
+    response: { description: "The conversation" },
+  },
+  {
+    method: "get",
+    path: "/api/models",
+    tag: "models",
+    summary: "Discovered models and each provider's status",
+    query: modelsQuery,
+    response: { description: "`{default, models, providers}`" },
+  },
+];
+
+/** Every /api route; a test checks this against the routes the app registers. */
+const apiRouteDocs: RouteDoc[] = [
+  ...appRouteDocs,
+  ...uploadRouteDocs,
+  ...toolRouteDocs,
+  ...memoryRouteDocs,
+  ...backgroundRouteDocs,
+];
 
 /** Options for {@linkcode createApp}. */
 export interface AppOptions {
@@ -105,6 +216,9 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
     (c, next) => (c.req.path === "/api/uploads" ? bodyLimitFor.upload : bodyLimitFor.json)(c, next),
   );
   app.route("/api", uploadRoutes(runtime));
+  // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
+  app.use("/mcp", bodyLimitFor.json);
+  app.route("/", mcpRoutes(runtime, auth));
 
   const conversationOr404 = (id: string) => {
     const conversation = store.getConversation(id);
@@ -227,6 +341,16 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
     const report = await runtime.discover(refresh);
     return c.json({ default: runtime.config.model, ...report });
   });
+
+  let openapi: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/api/openapi.json", (c) =>
+    c.json(
+      openapi ??= openApiDocument(apiRouteDocs, {
+        title: "hob",
+        version: VERSION,
+        description: "A personal AI assistant's REST API. Errors are `{error: {code, message}}`.",
+      }),
+    ));
 
   app.route("/api", toolRoutes(runtime));
   app.route("/api", memoryRoutes(runtime));

@@ -12,6 +12,7 @@ import { TaskError } from "../store/tasks.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { collectStatus } from "../runtime/status.ts";
 import { ApiError } from "./errors.ts";
+import type { RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 const jobFields = {
@@ -43,6 +44,131 @@ const notificationsQuery = z.object({
   unread: z.enum(["0", "1", "true", "false"]).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+
+/** The routes below as the OpenAPI document lists them. */
+export const backgroundRouteDocs: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/api/schedules",
+    tag: "schedules",
+    summary: "Every scheduled job",
+    response: { description: "`{schedules}`" },
+  },
+  {
+    method: "post",
+    path: "/api/schedules",
+    tag: "schedules",
+    summary: "Schedule a prompt (cron expression or `once:<time>`)",
+    body: newJobBody,
+    response: { status: 201, description: "The job" },
+    errors: { 409: "A job with that name exists" },
+  },
+  {
+    method: "get",
+    path: "/api/schedules/{id}",
+    tag: "schedules",
+    summary: "One job with its last run, last failure and missed runs",
+    response: { description: "The job" },
+  },
+  {
+    method: "patch",
+    path: "/api/schedules/{id}",
+    tag: "schedules",
+    summary: "Change a job",
+    body: jobPatchBody,
+    response: { description: "The job" },
+    errors: { 409: "A job with that name exists" },
+  },
+  {
+    method: "delete",
+    path: "/api/schedules/{id}",
+    tag: "schedules",
+    summary: "Delete a job",
+    response: { status: 204, description: "Deleted" },
+  },
+  {
+    method: "get",
+    path: "/api/schedules/{id}/runs",
+    tag: "schedules",
+    summary: "A job's run log, newest first",
+    query: runsQuery,
+    response: { description: "`{runs}`" },
+  },
+  {
+    method: "post",
+    path: "/api/schedules/{id}/run",
+    tag: "schedules",
+    summary: "Run a job now",
+    response: { description: "The run" },
+    errors: { 409: "The job is running" },
+  },
+  {
+    method: "get",
+    path: "/api/tasks",
+    tag: "tasks",
+    summary: "Background tasks",
+    query: tasksQuery,
+    response: { description: "`{tasks, counts}`" },
+  },
+  {
+    method: "post",
+    path: "/api/tasks",
+    tag: "tasks",
+    summary: "Queue a background task",
+    body: newTaskBody,
+    response: { status: 201, description: "The task" },
+  },
+  {
+    method: "get",
+    path: "/api/tasks/{id}",
+    tag: "tasks",
+    summary: "One task",
+    response: { description: "The task" },
+  },
+  {
+    method: "post",
+    path: "/api/tasks/{id}/cancel",
+    tag: "tasks",
+    summary: "Cancel a task",
+    response: { description: "The task" },
+    errors: { 409: "The task has finished" },
+  },
+  {
+    method: "post",
+    path: "/api/tasks/{id}/resume",
+    tag: "tasks",
+    summary: "Resume a waiting task, with an optional note",
+    body: resumeBody,
+    bodyOptional: true,
+    response: { description: "The task" },
+    errors: { 409: "The task is not waiting" },
+  },
+  {
+    method: "get",
+    path: "/api/notifications",
+    tag: "notifications",
+    summary: "Notifications, newest first",
+    query: notificationsQuery,
+    response: { description: "`{notifications, unread}`" },
+  },
+  {
+    method: "post",
+    path: "/api/notifications/{id}/read",
+    tag: "notifications",
+    summary: "Mark one notification (or `all`) read",
+    response: {
+      description: "How many changed and how many are left unread",
+      schema: z.object({ marked: z.number().int(), unread: z.number().int() }),
+    },
+  },
+  {
+    method: "get",
+    path: "/api/status",
+    tag: "status",
+    summary: "The whole assistant's status, as `hob status --json` prints it",
+    response: { description: "The status report" },
+  },
+];
 
 /**
  * Builds the routes.

@@ -12,6 +12,7 @@ import { MemoryWriteError } from "../memory/files.ts";
 import { PathError } from "../tools/sandbox/paths.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { ApiError } from "./errors.ts";
+import type { RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 const searchQuery = z.object({
@@ -31,6 +32,86 @@ const getQuery = z.object({
   from: z.coerce.number().int().min(1).default(1),
   lines: z.coerce.number().int().min(1).max(5_000).default(5_000),
 });
+
+const pathReply = z.object({
+  path: z.string().describe("The memory file written, e.g. `MEMORY.md`"),
+});
+
+/** The routes below as the OpenAPI document lists them. */
+export const memoryRouteDocs: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/api/memory/search",
+    tag: "memory",
+    summary: "Hybrid (vector + keyword) search over the memory files",
+    query: searchQuery,
+    response: { description: "`{query, embedder, hits}`, best first" },
+  },
+  {
+    method: "get",
+    path: "/api/memory/stats",
+    tag: "memory",
+    summary: "Files, chunks and vectors in the index, and the embedder",
+    response: { description: "The index's counts" },
+  },
+  {
+    method: "get",
+    path: "/api/memory/files",
+    tag: "memory",
+    summary: "Every Markdown file under memory/",
+    response: { description: "`{files}`" },
+  },
+  {
+    method: "get",
+    path: "/api/memory/files/{path}",
+    tag: "memory",
+    summary: "Read lines of a memory file",
+    query: getQuery,
+    response: { description: "`{path, from, to, total_lines, text}`" },
+  },
+  {
+    method: "put",
+    path: "/api/memory/files/{path}",
+    tag: "memory",
+    summary: "Replace a memory file",
+    body: fileBody,
+    response: { description: "The file written", schema: pathReply },
+  },
+  {
+    method: "post",
+    path: "/api/memory/remember",
+    tag: "memory",
+    summary: "Add a fact to MEMORY.md",
+    body: textBody,
+    response: { status: 201, description: "The file written", schema: pathReply },
+  },
+  {
+    method: "post",
+    path: "/api/memory/log",
+    tag: "memory",
+    summary: "Add a note to today's daily log",
+    body: textBody,
+    response: { status: 201, description: "The file written", schema: pathReply },
+  },
+  {
+    method: "put",
+    path: "/api/memory/sections",
+    tag: "memory",
+    summary: "Replace one section of MEMORY.md",
+    body: sectionBody,
+    response: { description: "The file written", schema: pathReply },
+  },
+  {
+    method: "post",
+    path: "/api/memory/reindex",
+    tag: "memory",
+    summary: "Rebuild the search index from the files",
+    response: {
+      description: "`{changed}` and the index's counts",
+      sse: "`progress` events, then one `done` event with `{changed}` and the counts",
+    },
+  },
+];
 
 /**
  * Builds the routes.

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ApprovalError } from "../store/approvals.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { ApiError } from "./errors.ts";
+import type { RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 const invokeBody = z.strictObject({ args: z.record(z.string(), z.unknown()).default({}) });
@@ -19,6 +20,49 @@ const decisionBody = z.strictObject({
 const approvalsQuery = z.object({
   status: z.enum(["pending", "approved", "denied", "expired", "all"]).default("pending"),
 });
+
+/** The routes below as the OpenAPI document lists them. */
+export const toolRouteDocs: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/api/tools",
+    tag: "tools",
+    summary: "Every tool with its permissions and policy; skills; refused user tools",
+    response: { description: "`{tools, skills, problems}`" },
+  },
+  {
+    method: "post",
+    path: "/api/tools/{name}/invoke",
+    tag: "tools",
+    summary: "Run a tool as the owner (no approval; `deny` still holds)",
+    body: invokeBody,
+    response: { description: "The tool's result; `is_error` is true when it failed" },
+  },
+  {
+    method: "get",
+    path: "/api/approvals",
+    tag: "tools",
+    summary: "Approvals, pending ones by default",
+    query: approvalsQuery,
+    response: { description: "`{approvals}`" },
+  },
+  {
+    method: "post",
+    path: "/api/approvals/{id}",
+    tag: "tools",
+    summary: "Approve or deny a parked tool call",
+    body: decisionBody,
+    response: { description: "The approval as decided" },
+    errors: { 409: "Already decided or expired" },
+  },
+  {
+    method: "get",
+    path: "/api/conversations/{id}/events",
+    tag: "tools",
+    summary: "Every tool call of a conversation, for audit",
+    response: { description: "`{conversation_id, events}`" },
+  },
+];
 
 /**
  * Builds the routes.

@@ -8,13 +8,48 @@
 
 import { Hono } from "hono";
 import { join } from "node:path";
+import { z } from "zod";
 import type { Attachment } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { findUpload, saveUpload, UploadError } from "../runtime/uploads.ts";
 import { ApiError } from "./errors.ts";
+import type { RouteDoc } from "./openapi.ts";
 
 /** Images a browser may show inline; everything else downloads. */
 const INLINE = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"]);
+
+/** The form `POST /uploads` reads; for the document only, as the handler reads the form itself. */
+const uploadForm = z.object({ file: z.array(z.file()).min(1) });
+const attachment = z.object({
+  path: z.string().describe("Relative to the hob home; pass it in `attachments`"),
+  name: z.string(),
+  type: z.string().describe("Media type, e.g. `image/png`"),
+  size: z.number().int(),
+});
+
+/** The routes below as the OpenAPI document lists them. */
+export const uploadRouteDocs: RouteDoc[] = [
+  {
+    method: "post",
+    path: "/api/uploads",
+    tag: "uploads",
+    summary: "Store files to attach to a chat message (field `file`, several allowed)",
+    body: uploadForm,
+    bodyType: "multipart/form-data",
+    response: {
+      status: 201,
+      description: "The stored files",
+      schema: z.object({ uploads: z.array(attachment) }),
+    },
+  },
+  {
+    method: "get",
+    path: "/api/uploads/{path}",
+    tag: "uploads",
+    summary: "One uploaded file: images inline, anything else as a download",
+    response: { description: "The file", mediaType: "application/octet-stream" },
+  },
+];
 
 /**
  * Builds the routes.
