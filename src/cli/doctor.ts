@@ -86,6 +86,20 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
           : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
       });
       report(await checkMemory(runtime));
+      await runtime.mcp.start();
+      for (const server of runtime.mcp.status()) {
+        report({
+          name: `mcp ${server.name}`,
+          ok: server.state !== "failed",
+          detail: server.state === "connected"
+            ? `connected (${server.transport}${
+              server.server ? `, ${server.server.name} ${server.server.version}` : ""
+            }), ${server.tools.length} tools`
+            : server.error
+            ? `${server.state}: ${server.error}`
+            : server.state,
+        });
+      }
       const reachable = await checkProvider(runtime, report);
       if (reachable && !parsed.values["skip-model"]) {
         report(await checkToolCalling(runtime));

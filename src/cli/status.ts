@@ -118,5 +118,12 @@ function render(s: HobStatus): string {
   lines.push(
     `${dim("database")}   ${(s.database.bytes / 1_048_576).toFixed(1)} MiB ${dim(s.database.path)}`,
   );
+  for (const server of s.mcp) {
+    lines.push(
+      `${dim("mcp")}        ${server.name}: ${
+        server.state === "connected" ? `connected, ${server.tools.length} tools` : server.state
+      }${server.error ? ` — ${server.error}` : ""}`,
+    );
+  }
   return lines.join("\n") + "\n";
 }

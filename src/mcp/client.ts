@@ -422,10 +422,36 @@ function uniqueName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-/** The environment a stdio server gets: enough to find its interpreter, nothing secret. */
+/**
+ * What a stdio server inherits: enough to find its interpreter and reach its
+ * package registry through the machine's proxy and certificates, nothing secret.
+ */
+const INHERITED_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "TMPDIR",
+  "DENO_DIR",
+  "XDG_CACHE_HOME",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "DENO_CERT",
+];
+
 function defaultEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "LANG", "TMPDIR", "DENO_DIR", "USER", "SHELL", "TERM"]) {
+  for (const name of INHERITED_ENV) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }

@@ -11,6 +11,7 @@ import { withTimeout } from "../core/timeout.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import type { JobView } from "../store/jobs.ts";
 import type { TaskStatus, WorkerRow } from "../store/tasks.ts";
+import type { McpServerStatus } from "../mcp/client.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** The status of one hob. */
@@ -42,6 +43,8 @@ export interface HobStatus {
     pending: number;
   };
   database: { path: string; bytes: number };
+  /** The MCP servers of hob.yaml and how each is doing. */
+  mcp: McpServerStatus[];
 }
 
 /** Where `hob serve` records the address it listens on. */
@@ -78,6 +81,8 @@ export async function collectStatus(
       ? probeServer(url)
       : Promise.resolve({ running: options.serverRunning }),
     withTimeout(runtime.discover(), PROBE_TIMEOUT_MS * 2),
+    // Servers connect once per process: at once under `hob serve`, here for `hob status`.
+    withTimeout(runtime.mcp.start(), PROBE_TIMEOUT_MS * 2),
   ]);
   const reach = (id: string) => {
     const provider = id.split("/")[0];
@@ -138,6 +143,7 @@ export async function collectStatus(
     notifications: { unread: notifications.unreadCount() },
     memory: runtime.memory.index.stats(),
     database: { path: dbPath, bytes: await databaseBytes(dbPath) },
+    mcp: runtime.mcp.status(),
   };
 }
 
