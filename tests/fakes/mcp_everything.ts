@@ -5,4 +5,4 @@
  * tests/fakes/mcp_everything.ts stdio`. Not a fake: a real server we did not write.
  */
 
-import "npm:@modelcontextprotocol/server-everything@2026.8.31/dist/index.js";
+import "@modelcontextprotocol/server-everything/dist/index.js";
