@@ -18,6 +18,7 @@ import { ApprovalError } from "../store/approvals.ts";
 import { writeAtomic } from "../tools/fs_helpers.ts";
 import { readOrEmpty } from "../memory/memory.ts";
 import { getAsset } from "./assets.ts";
+import { clientModuleRoutes } from "./client_module.ts";
 import { shell, signIn } from "./layout.ts";
 import {
   approvalsPanel,
@@ -97,6 +98,9 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
       c.header("Cache-Control", "no-store");
     }
   });
+
+  // The client module for user scripts: no token, as a script imports it before it has one.
+  app.route("/", clientModuleRoutes());
 
   app.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
