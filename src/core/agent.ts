@@ -29,6 +29,7 @@ import type {
   ImageContent,
   ToolCall,
   ToolResult,
+  ToolSpec,
   TurnStatus,
   Usage,
 } from "./types.ts";
@@ -88,6 +89,18 @@ export interface TurnInput {
   attachments?: Attachment[];
   /** How deep in spawned sub-agents this turn runs; 0 for the user's own. */
   depth?: number;
+  /** The caller's instructions (an OpenAI client's system messages), added to the system prompt. */
+  instructions?: string;
+  /**
+   * The caller's own tools, offered beside hob's (replacing any of the same
+   * name). hob does not run them: a call ends the turn with status
+   * `tool_calls`, and the caller sends the results in a later turn.
+   */
+  clientTools?: ToolSpec[];
+  /** Messages stored before this turn's own, in order (history a stateless caller sends). */
+  seed?: ChatMessage[];
+  /** Store no new user message: answer the history as it stands (after `seed`'s tool results). */
+  resume?: boolean;
 }
 
 /** Raised before anything is stored when a turn names a conversation that does not exist. */
@@ -137,7 +150,19 @@ export async function* runTurn(
 
   const attachments = input.attachments?.length ? input.attachments : undefined;
   if (attachments && !deps.attachments) throw new Error("This hob cannot take files with messages");
-  const userRow = store.addMessage({
+  let lastSeedId = 0;
+  for (const message of input.seed ?? []) {
+    lastSeedId = store.addMessage({
+      conversation_id: conversationId,
+      role: message.role,
+      content: message.content,
+      tool_calls: message.role === "assistant" ? message.tool_calls ?? null : null,
+      tool_call_id: message.role === "tool" ? message.tool_call_id : null,
+      tool_name: message.role === "tool" ? message.name : null,
+      is_error: message.role === "tool" ? message.is_error ?? false : false,
+    }).id;
+  }
+  const userRow = input.resume ? { id: lastSeedId } : store.addMessage({
     conversation_id: conversationId,
     role: "user",
     content: attachments
@@ -146,7 +171,7 @@ export async function* runTurn(
     attachments,
   });
   let naming: Promise<string | null> | undefined;
-  if (!conversation.title) {
+  if (!conversation.title && !input.resume) {
     const provisional = titleFrom(input.message);
     store.setConversationTitle(conversationId, provisional);
     // The model names the conversation while it replies; the first line stands until then.
@@ -182,7 +207,13 @@ export async function* runTurn(
   }
 
   try {
-    const context = await prepareContext(deps, conversationId, input.message);
+    const context = await prepareContext(deps, conversationId, input.message, input.instructions);
+    const clientTools = input.clientTools ?? [];
+    const clientNames = new Set(clientTools.map((tool) => tool.name));
+    const offered = (): ToolSpec[] =>
+      clientTools.length === 0
+        ? deps.tools.specs()
+        : [...deps.tools.specs().filter((tool) => !clientNames.has(tool.name)), ...clientTools];
     if (context.notice) yield context.notice;
     const messages = context.messages;
     if (attachments) await addImages(deps.attachments!, messages, attachments);
@@ -215,7 +246,7 @@ export async function* runTurn(
           system: context.system,
           messages,
           // Read each time: a tool built during the turn is offered at once.
-          tools: deps.tools.specs(),
+          tools: offered(),
           max_output_tokens: settings.maxOutputTokens,
           signal: input.signal,
         })
@@ -279,7 +310,10 @@ export async function* runTurn(
       messages.push({ role: "assistant", content: text, tool_calls: calls });
       const limitReached = iteration >= settings.maxToolIterations;
       let stop = false;
+      const forClient = calls.filter((call) => clientNames.has(call.name));
       for (const call of calls) {
+        // The caller runs its own tools; their results come in its next request.
+        if (clientNames.has(call.name)) continue;
         const started = performance.now();
         let result: ToolResult;
         if (limitReached) {
@@ -335,6 +369,10 @@ export async function* runTurn(
         break;
       }
       if (stop) break;
+      if (forClient.length > 0) {
+        status = "tool_calls";
+        break;
+      }
       if (limitReached) {
         status = "max_iterations";
         yield {
@@ -435,6 +473,7 @@ async function prepareContext(
   deps: AgentDeps,
   conversationId: string,
   query: string,
+  instructions?: string,
 ): Promise<TurnContext> {
   const { settings, store } = deps;
   const [identity, memoryContext] = await Promise.all([
@@ -448,6 +487,7 @@ async function prepareContext(
     tools,
     today: deps.clock.now().toISOString().slice(0, 10),
     earlierSummary: deps.store.getFlush(conversationId).summary,
+    clientInstructions: instructions,
   };
   let system = buildSystemPrompt(parts);
 

@@ -30,6 +30,8 @@ export interface SystemPromptParts {
   prunedNotice?: string;
   /** What earlier, flushed messages of this conversation said. */
   earlierSummary?: string;
+  /** The calling program's own instructions (an OpenAI client's system messages). */
+  clientInstructions?: string;
 }
 
 /**
@@ -50,6 +52,9 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
       ? `# Earlier in this conversation (summarised)\n\n${parts.earlierSummary.trim()}`
       : "",
     `${CORE_INSTRUCTIONS}\n- Today is ${parts.today}.`,
+    parts.clientInstructions?.trim()
+      ? `# Instructions from the program you are talking through\n\n${parts.clientInstructions.trim()}`
+      : "",
     parts.prunedNotice ?? "",
   ];
   return sections.filter((s) => s.length > 0).join(SECTION_SEPARATOR);

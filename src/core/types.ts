@@ -96,7 +96,9 @@ export type TurnStatus =
   | "complete"
   | "interrupted"
   | "error"
-  | "max_iterations";
+  | "max_iterations"
+  /** The model called the caller's own tools (TurnInput.clientTools); their results come back in a later turn. */
+  | "tool_calls";
 
 /** What one agent turn yields, in order: `start`, then any mix of the middle events, then `done`. */
 export type AgentEvent =

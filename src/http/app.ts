@@ -21,6 +21,7 @@ import { findUploads, uploadRouteDocs, uploadRoutes } from "./uploads.ts";
 import { toolRouteDocs, toolRoutes } from "./tools.ts";
 import { openApiDocument, type RouteDoc } from "./openapi.ts";
 import { mcpRoutes } from "./mcp.ts";
+import { openAiRoutes } from "./openai_api.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 /** Longest chat message accepted, in characters. */
@@ -219,6 +220,9 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
   app.use("/mcp", bodyLimitFor.json);
   app.route("/", mcpRoutes(runtime, auth));
+  // The OpenAI-compatible API: the same token, the same body limit.
+  app.use("/v1/*", auth.require(), bodyLimitFor.json);
+  app.route("/v1", openAiRoutes(runtime));
 
   const conversationOr404 = (id: string) => {
     const conversation = store.getConversation(id);

@@ -1,0 +1,426 @@
+/**
+ * `/v1`: hob behind the OpenAI Chat Completions API, so any OpenAI client
+ * (the official SDKs, Open WebUI, editors) talks to the whole assistant —
+ * identity, memory, tools, approvals. `model: "hob"` is the configured model;
+ * `hob/<provider>/<model>` picks one. A request's own `tools` go to the model
+ * as client-side tools: their calls come back to the client in the standard
+ * shape, and hob's own tool calls stay inside the turn.
+ *
+ * The API is stateless and hob's conversations are not: each reply's history
+ * is fingerprinted, so a client that sends the same history back with one
+ * more message continues the same hob conversation instead of starting anew.
+ */
+
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core/types.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { readKv, writeKv } from "../store/kv.ts";
+
+/** What a client names to get hob's configured model. */
+const HOB_MODEL = "hob";
+/** Longest text of all messages together, in characters. */
+const MAX_CONTENT_CHARS = 2_000_000;
+/** The kv key prefix of history fingerprints. */
+const FINGERPRINT_KEY = "v1:history:";
+
+const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const content = z.union([z.string(), z.array(contentPart), z.null()]).optional();
+const toolCall = z.looseObject({
+  id: z.string().min(1).max(200),
+  type: z.literal("function").optional(),
+  function: z.looseObject({ name: z.string().min(1).max(200), arguments: z.string().default("") }),
+});
+const message = z.discriminatedUnion("role", [
+  z.looseObject({ role: z.literal("system"), content }),
+  z.looseObject({ role: z.literal("developer"), content }),
+  z.looseObject({ role: z.literal("user"), content }),
+  z.looseObject({
+    role: z.literal("assistant"),
+    content,
+    tool_calls: z.array(toolCall).optional(),
+  }),
+  z.looseObject({ role: z.literal("tool"), content, tool_call_id: z.string().min(1).max(200) }),
+]);
+const functionTool = z.looseObject({
+  type: z.literal("function"),
+  function: z.looseObject({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "tool names use letters, digits, '_', '-'"),
+    description: z.string().max(10_000).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+/** The request body; unknown fields (temperature, top_p, …) are accepted and ignored. */
+export const chatCompletionBody = z.looseObject({
+  model: z.string().min(1).max(200),
+  messages: z.array(message).min(1).max(10_000),
+  stream: z.boolean().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  tools: z.array(functionTool).max(128).optional(),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+});
+type Body = z.output<typeof chatCompletionBody>;
+type Message = z.output<typeof message>;
+
+/**
+ * The `/v1` routes (behind the same token as `/api`).
+ *
+ * @example
+ * ```ts
+ * app.route("/v1", openAiRoutes(runtime));
+ * ```
+ */
+export function openAiRoutes(runtime: Runtime): Hono {
+  const app = new Hono();
+
+  app.get("/models", async (c) => {
+    const report = await runtime.discover();
+    const created = Math.floor(Date.now() / 1000);
+    const ids = [HOB_MODEL, ...report.models.map((m) => `hob/${m.id}`)];
+    return c.json({
+      object: "list",
+      data: [...new Set(ids)].map((id) => ({ id, object: "model", created, owned_by: "hob" })),
+    });
+  });
+
+  app.post("/chat/completions", async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return openAiError(c, 400, "The body is not valid JSON", null, "invalid_json");
+    }
+    const parsed = chatCompletionBody.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const param = issue.path.map(String).join(".") || null;
+      return openAiError(c, 400, `${param ? `'${param}': ` : ""}${issue.message}`, param);
+    }
+    const body = parsed.data;
+    const model = modelOf(body.model);
+    if (model === undefined) {
+      return openAiError(
+        c,
+        404,
+        `The model '${body.model}' does not exist: use 'hob' or 'hob/<provider>/<model>' (GET /v1/models lists them)`,
+        "model",
+        "model_not_found",
+      );
+    }
+    if (model) {
+      const problem = runtime.llm.checkModel(model);
+      if (problem) return openAiError(c, 404, problem, "model", "model_not_found");
+    }
+    const plan = planTurn(runtime, body);
+    if (typeof plan === "string") return openAiError(c, 400, plan, "messages");
+
+    const controller = new AbortController();
+    c.req.raw.signal.addEventListener("abort", () => controller.abort());
+    const events = runtime.turn({
+      message: plan.message,
+      conversation_id: plan.conversationId,
+      model: model || undefined,
+      signal: controller.signal,
+      instructions: plan.instructions,
+      clientTools: plan.clientTools,
+      seed: plan.seed,
+      resume: plan.resume,
+    });
+    const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+    const created = Math.floor(Date.now() / 1000);
+    const clientNames = new Set(plan.clientTools.map((tool) => tool.name));
+    const remember = (turn: TurnRecord) => rememberHistory(runtime, plan.fingerprintBase, turn);
+
+    if (body.stream) {
+      return streamSSE(c, async (stream) => {
+        stream.onAbort(() => controller.abort());
+        const chunk = (delta: Record<string, unknown>, finish: string | null, extra = {}) =>
+          stream.writeSSE({
+            data: JSON.stringify({
+              id,
+              object: "chat.completion.chunk",
+              created,
+              model: body.model,
+              choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+              ...extra,
+            }),
+          });
+        await chunk({ role: "assistant", content: "" }, null);
+        const turn = newTurnRecord();
+        for await (const event of events) {
+          if (stream.aborted) continue; // the turn goes on and saves what it has
+          const record = recordEvent(turn, event, clientNames);
+          if (event.type === "text") await chunk({ content: event.text }, null);
+          else if (record === "client_call") {
+            const call = turn.clientCalls.at(-1)!;
+            await chunk({
+              tool_calls: [{
+                index: turn.clientCalls.length - 1,
+                id: call.id,
+                type: "function",
+                function: { name: call.name, arguments: call.arguments },
+              }],
+            }, null);
+          }
+        }
+        if (stream.aborted) return;
+        if (turn.error && !turn.text) {
+          await stream.writeSSE({
+            data: JSON.stringify({
+              error: { message: turn.error.message, type: "server_error", code: turn.error.code },
+            }),
+          });
+        } else {
+          remember(turn);
+          await chunk({}, finishReason(turn));
+          if (body.stream_options?.include_usage) {
+            await stream.writeSSE({
+              data: JSON.stringify({
+                id,
+                object: "chat.completion.chunk",
+                created,
+                model: body.model,
+                choices: [],
+                usage: usageOf(turn.usage),
+              }),
+            });
+          }
+        }
+        await stream.writeSSE({ data: "[DONE]" });
+      });
+    }
+
+    const turn = newTurnRecord();
+    for await (const event of events) recordEvent(turn, event, clientNames);
+    if (turn.error && !turn.text && turn.clientCalls.length === 0) {
+      return openAiError(c, 502, turn.error.message, null, turn.error.code, "server_error");
+    }
+    remember(turn);
+    return c.json({
+      id,
+      object: "chat.completion",
+      created,
+      model: body.model,
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: turn.text || (turn.clientCalls.length ? null : ""),
+          ...(turn.clientCalls.length
+            ? {
+              tool_calls: turn.clientCalls.map((call) => ({
+                id: call.id,
+                type: "function",
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+            : {}),
+          refusal: null,
+        },
+        finish_reason: finishReason(turn),
+        logprobs: null,
+      }],
+      usage: usageOf(turn.usage),
+      // Which hob conversation this went into, for clients that want to look.
+      hob: { conversation_id: turn.conversationId, status: turn.status },
+    });
+  });
+
+  return app;
+}
+
+/** The hob model id a request names: "" for the default, undefined when it names none. */
+function modelOf(requested: string): string | undefined {
+  if (requested === HOB_MODEL) return "";
+  if (requested.startsWith(`${HOB_MODEL}/`) && requested.split("/").length >= 3) {
+    return requested.slice(HOB_MODEL.length + 1);
+  }
+  return undefined;
+}
+
+interface TurnPlan {
+  message: string;
+  conversationId?: string;
+  seed?: ChatMessage[];
+  resume: boolean;
+  instructions?: string;
+  clientTools: ToolSpec[];
+  /** The fingerprint of the history up to the turn's start, to extend with its reply. */
+  fingerprintBase: ChatMessage[];
+}
+
+/**
+ * How a request maps onto hob's conversations: the system messages become
+ * instructions; the history before the last user message (or before trailing
+ * tool results) continues the conversation it matches, or seeds a new one.
+ */
+function planTurn(runtime: Runtime, body: Body): TurnPlan | string {
+  const system: string[] = [];
+  const history: ChatMessage[] = [];
+  let size = 0;
+  for (const m of body.messages as Message[]) {
+    const text = textOf(m.content);
+    size += text.length;
+    if (m.role === "system" || m.role === "developer") system.push(text);
+    else if (m.role === "user") history.push({ role: "user", content: text });
+    else if (m.role === "assistant") {
+      const calls: ToolCall[] = (m.tool_calls ?? []).map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      }));
+      history.push({
+        role: "assistant",
+        content: text,
+        ...(calls.length ? { tool_calls: calls } : {}),
+      });
+    } else {
+      const name = history.flatMap((h) => h.role === "assistant" ? h.tool_calls ?? [] : [])
+        .find((call) => call.id === m.tool_call_id)?.name ?? "tool";
+      history.push({ role: "tool", tool_call_id: m.tool_call_id, name, content: text });
+    }
+  }
+  if (size > MAX_CONTENT_CHARS) {
+    return `The messages hold more than ${MAX_CONTENT_CHARS} characters`;
+  }
+  const clientTools = (body.tools ?? []).map((tool) => ({
+    name: tool.function.name,
+    description: tool.function.description ?? "",
+    parameters: (tool.function.parameters as Record<string, unknown>) ??
+      { type: "object", properties: {} },
+  }));
+  const instructions = system.join("\n\n") || undefined;
+
+  // Trailing tool results answer the client's tool calls: the turn resumes after them.
+  let tail = history.length;
+  while (tail > 0 && history[tail - 1].role === "tool") tail--;
+  const resume = tail < history.length;
+  const lastUser = history.findLastIndex((h) => h.role === "user");
+  if (lastUser < 0) return "There is no user message to answer";
+  if (!resume && lastUser !== history.length - 1) {
+    return "The last message must come from the user (or be tool results)";
+  }
+  const message = (history[lastUser] as { content: string }).content;
+  const before = resume ? history.slice(0, tail) : history.slice(0, lastUser);
+  const fresh = resume ? history.slice(tail) : [];
+  const known = readKv<string>(runtime.db, FINGERPRINT_KEY + fingerprint(before));
+  const conversationId = known && runtime.store.getConversation(known) ? known : undefined;
+  return {
+    message,
+    conversationId,
+    // A matched conversation holds the history already; a new one is seeded with it.
+    seed: conversationId ? fresh : resume ? history : before,
+    resume,
+    instructions,
+    clientTools,
+    fingerprintBase: resume ? history : [...before, history[lastUser]],
+  };
+}
+
+interface TurnRecord {
+  conversationId: string;
+  text: string;
+  clientCalls: ToolCall[];
+  status: string;
+  usage: Usage;
+  error: { code: string; message: string } | null;
+}
+
+function newTurnRecord(): TurnRecord {
+  return {
+    conversationId: "",
+    text: "",
+    clientCalls: [],
+    status: "complete",
+    usage: { input_tokens: 0, output_tokens: 0 },
+    error: null,
+  };
+}
+
+/** Folds one event into the record; says when it was a call for the client. */
+function recordEvent(
+  turn: TurnRecord,
+  event: AgentEvent,
+  clientNames: Set<string>,
+): "client_call" | null {
+  switch (event.type) {
+    case "start":
+      turn.conversationId = event.conversation_id;
+      break;
+    case "text":
+      turn.text += event.text;
+      break;
+    case "tool_call":
+      if (clientNames.has(event.name)) {
+        turn.clientCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
+        return "client_call";
+      }
+      break;
+    case "error":
+      turn.error = { code: event.code, message: event.message };
+      break;
+    case "done":
+      turn.status = event.status;
+      turn.usage = event.usage;
+      break;
+  }
+  return null;
+}
+
+/** Remembers which conversation the history including this reply belongs to. */
+function rememberHistory(runtime: Runtime, base: ChatMessage[], turn: TurnRecord): void {
+  if (!turn.conversationId) return;
+  const reply: ChatMessage = {
+    role: "assistant",
+    content: turn.text,
+    ...(turn.clientCalls.length ? { tool_calls: turn.clientCalls } : {}),
+  };
+  writeKv(runtime.db, FINGERPRINT_KEY + fingerprint([...base, reply]), turn.conversationId);
+}
+
+/** A digest of what a history says (roles, texts, tool calls), as a client would send it back. */
+function fingerprint(history: ChatMessage[]): string {
+  const canonical = history.map((m) =>
+    m.role === "assistant"
+      ? ["a", m.content.trim(), (m.tool_calls ?? []).map((c) => [c.id, c.name])]
+      : m.role === "tool"
+      ? ["t", m.tool_call_id, m.content]
+      : ["u", m.content]
+  );
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex").slice(0, 32);
+}
+
+function textOf(value: Message["content"]): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  return value.filter((part) => part.type === "text").map((part) => part.text ?? "").join("\n");
+}
+
+function finishReason(turn: TurnRecord): string {
+  if (turn.clientCalls.length > 0) return "tool_calls";
+  if (turn.status === "max_iterations") return "length";
+  return "stop";
+}
+
+function usageOf(usage: Usage) {
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: usage.output_tokens,
+    total_tokens: usage.input_tokens + usage.output_tokens,
+  };
+}
+
+function openAiError(
+  c: Context,
+  status: 400 | 404 | 502,
+  message: string,
+  param: string | null,
+  code: string | null = null,
+  type = "invalid_request_error",
+): Response {
+  return c.json({ error: { message, type, param, code } }, status);
+}
