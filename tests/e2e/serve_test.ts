@@ -201,10 +201,16 @@ Deno.test("hob serve saves the partial reply when the client disconnects or hob 
       body: JSON.stringify({ message: "json then leave" }),
       signal: controller.signal,
     }).catch(() => null);
-    await new Promise((r) => setTimeout(r, 300));
+    // Leave once the reply has begun (on a busy machine that can take longer than a fixed wait).
+    let conversations: { id: string }[] = [];
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      conversations = (await (await hob.fetch("/api/conversations?q=json%20then")).json())
+        .conversations;
+      if (conversations[0] && (await messagesOf(conversations[0].id))[1]?.content) break;
+    }
     controller.abort();
     await pending;
-    const { conversations } = await (await hob.fetch("/api/conversations?q=json%20then")).json();
     let reply: Message | undefined;
     for (let i = 0; i < 50 && reply?.status !== "interrupted"; i++) {
       await new Promise((r) => setTimeout(r, 100));
