@@ -116,3 +116,31 @@ function describeParseError(error: Error): string {
   if (match) return `option '${match[1]}' does not take a value`;
   return message.split("\n")[0];
 }
+
+/**
+ * An `--args` flag's value as a JSON object (`{}` when absent); anything else
+ * is a UsageError that names the command.
+ *
+ * @example
+ * ```ts
+ * const args = jsonObjectFlag(parsed.values.args, "hob tool call");
+ * ```
+ */
+export function jsonObjectFlag(
+  text: string | boolean | undefined,
+  command: string,
+): Record<string, unknown> {
+  if (text === undefined || typeof text === "boolean") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      `${command}: --args must be a JSON object, e.g. --args '{"path": "notes.md"}'`,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${command}: --args must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}

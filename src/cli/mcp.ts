@@ -9,7 +9,7 @@ import { mcpServerSchema } from "../config/schema.ts";
 import { McpHub, type McpToolInfo } from "../mcp/client.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import type { JsonSchema } from "../core/types.ts";
-import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
+import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, green, out, outJson, red } from "./output.ts";
 
@@ -55,7 +55,7 @@ Options:
     if (action === "probe" && !URL.canParse(first)) {
       throw new UsageError(`hob mcp probe: '${first}' is not a URL`);
     }
-    const args = parseArgsJson(parsed.values.args as string | undefined);
+    const args = jsonObjectFlag(parsed.values.args, "hob mcp call");
 
     if (action === "serve") return await serveStdio(parsed);
     const runtime = await openHome(parsed);
@@ -190,18 +190,4 @@ function exampleArgs(tool: McpToolInfo): Record<string, unknown> {
       : "hob";
   }
   return args;
-}
-
-function parseArgsJson(text: string | undefined): Record<string, unknown> {
-  if (text === undefined) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError("hob mcp call: --args must be a JSON object, e.g. --args '{\"a\": 1}'");
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError("hob mcp call: --args must be a JSON object");
-  }
-  return value as Record<string, unknown>;
 }

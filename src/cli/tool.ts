@@ -1,6 +1,6 @@
 /** `hob tool`: list the tools, or call one directly as the owner, through the same sandbox. */
 
-import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
+import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, out, outJson, red } from "./output.ts";
 
@@ -30,19 +30,7 @@ Options:
       );
     }
     if (action === "call" && !name) throw new UsageError("hob tool call: missing the tool's name");
-    let args: unknown = {};
-    if (parsed.values.args !== undefined) {
-      try {
-        args = JSON.parse(parsed.values.args as string);
-      } catch {
-        throw new UsageError(
-          'hob tool call: --args must be a JSON object, e.g. --args \'{"path": "notes.md"}\'',
-        );
-      }
-      if (typeof args !== "object" || args === null || Array.isArray(args)) {
-        throw new UsageError("hob tool call: --args must be a JSON object");
-      }
-    }
+    const args = jsonObjectFlag(parsed.values.args, "hob tool call");
 
     const runtime = await openHome(parsed);
     try {
