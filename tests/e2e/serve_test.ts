@@ -235,7 +235,8 @@ Deno.test("hob serve saves the partial reply when the client disconnects or hob 
 });
 
 Deno.test("another hob process leaves a reply that is still streaming alone", async () => {
-  const words = Array.from({ length: 120 }, (_, i) => `w${i} `);
+  // Six seconds of reply: room for the second process to start and finish on a busy machine.
+  const words = Array.from({ length: 600 }, (_, i) => `w${i} `);
   await using fake = startFakeOpenAI({ replies: [{ text: words, delay_ms: 10 }] });
   await using home = await tempHome(fakeProviderYaml(fake.url));
   await using hob = await startHob(home.home);
