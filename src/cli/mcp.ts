@@ -4,10 +4,8 @@
  * (probe), which the conformance suite drives.
  */
 
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { mcpServerSchema } from "../config/schema.ts";
 import { McpHub, type McpToolInfo } from "../mcp/client.ts";
-import { createMcpServer } from "../mcp/server.ts";
 import type { JsonSchema } from "../core/types.ts";
 import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
@@ -125,6 +123,10 @@ async function serveStdio(parsed: Parameters<Command["run"]>[0]): Promise<number
   // stdout carries the protocol: everything else goes to stderr.
   const runtime = await openHome(parsed, (line) => err(`${line}\n`));
   try {
+    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+      import("../mcp/server.ts"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+    ]);
     const server = createMcpServer(runtime);
     const closed = new Promise<void>((resolve) => server.onclose = resolve);
     await server.connect(new StdioServerTransport());

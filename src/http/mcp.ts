@@ -9,9 +9,7 @@
 
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Runtime } from "../runtime/runtime.ts";
-import { createMcpServer } from "../mcp/server.ts";
 import type { createAuth } from "./auth.ts";
 
 /** Host names that always mean this machine. */
@@ -54,6 +52,11 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
   });
 
   app.post("/mcp", async (c) => {
+    // Loaded on the first request, so hob starts without the MCP SDK.
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+      import("../mcp/server.ts"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    ]);
     const server = createMcpServer(runtime);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -8,9 +8,7 @@
  * working without it. Knows the registry and the config, nothing of HTTP.
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import type { mcpServerSchema } from "../config/schema.ts";
@@ -192,10 +190,12 @@ export class McpHub {
     const generation = ++connection.generation;
     connection.status.state = "connecting";
     connection.stderr = [];
+    // The SDK loads on first use, so a hob without MCP servers starts without it.
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const client = new Client({ name: "hob", version: VERSION }, { capabilities: {} });
     let transport: Transport;
     try {
-      transport = this.#transport(connection);
+      transport = await this.#transport(connection);
       client.onclose = () => {
         if (connection.generation !== generation || this.#closed) return;
         this.#failed(connection, "the server closed the connection");
@@ -229,9 +229,10 @@ export class McpHub {
     }
   }
 
-  #transport(connection: Connection): Transport {
+  async #transport(connection: Connection): Promise<Transport> {
     const config = connection.config;
     if ("command" in config) {
+      const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
@@ -248,6 +249,9 @@ export class McpHub {
       });
       return transport;
     }
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
     return new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
     });
