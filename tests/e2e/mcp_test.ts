@@ -354,6 +354,16 @@ Deno.test("hob mcp serve speaks MCP on stdio", async () => {
     `${home.home}/memory/MEMORY.md`,
     "# Memory\n\n- Grace's birthday is 14 March.\n",
   );
+  // A skill of the user's becomes a prompt: what the skill makes of the input.
+  await Deno.mkdir(`${home.home}/skills`, { recursive: true });
+  await Deno.writeTextFile(
+    `${home.home}/skills/brief.ts`,
+    `export default {
+  name: "brief",
+  description: "Asks for a brief summary",
+  run(input) { return "Summarise in three bullet points: " + input; },
+};`,
+  );
   const client = new Client({ name: "stdio-agent", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({
@@ -370,7 +380,12 @@ Deno.test("hob mcp serve speaks MCP on stdio", async () => {
     }) as { content: { text: string }[] };
     assertStringIncludes(found.content[0].text, "14 March");
     const { prompts } = await client.listPrompts();
-    assertEquals(prompts, []);
+    assertEquals(prompts.map((p: { name: string }) => p.name), ["brief"]);
+    const prompt = await client.getPrompt({ name: "brief", arguments: { input: "my week" } }) as {
+      messages: { role: string; content: { text: string } }[];
+    };
+    assertEquals(prompt.messages[0].role, "user");
+    assertEquals(prompt.messages[0].content.text, "Summarise in three bullet points: my week");
   } finally {
     await client.close();
   }
