@@ -249,7 +249,7 @@ interface TurnPlan {
   resume: boolean;
   instructions?: string;
   clientTools: ToolSpec[];
-  /** The fingerprint of the history up to the turn's start, to extend with its reply. */
+  /** The history the request sent, which the reply extends (and is fingerprinted with). */
   fingerprintBase: ChatMessage[];
 }
 
@@ -317,7 +317,7 @@ function planTurn(runtime: Runtime, body: Body): TurnPlan | string {
     resume,
     instructions,
     clientTools,
-    fingerprintBase: resume ? history : [...before, history[lastUser]],
+    fingerprintBase: history,
   };
 }
 

@@ -11,6 +11,7 @@ import iconSvg from "./static/icon.svg" with { type: "text" };
 import htmxJs from "htmx.org/dist/htmx.min.js" with { type: "text" };
 import markedJs from "marked" with { type: "text" };
 import purifyJs from "dompurify/purify.min.js" with { type: "text" };
+import clientSource from "./client.ts" with { type: "text" };
 
 /** One static file. */
 export interface Asset {
@@ -38,16 +39,34 @@ export async function getAsset(name: string): Promise<Asset | undefined> {
   if (cached) return cached;
   const source = SOURCES[name];
   if (!source) return undefined;
-  const body = new TextEncoder().encode(source[1]);
+  const asset = await embeddedAsset(source[0], source[1]);
+  assets.set(name, asset);
+  return asset;
+}
+
+/** Deno runs a remote module as TypeScript when it is served as this. */
+export const CLIENT_CONTENT_TYPE = "application/typescript; charset=utf-8";
+let clientAsset: Promise<Asset> | undefined;
+
+/**
+ * The typed client module user scripts import from `/client.ts` (./client.ts);
+ * not one of the page's files, so it is kept apart from them.
+ */
+export function getClientModule(): Promise<Asset> {
+  clientAsset ??= embeddedAsset(CLIENT_CONTENT_TYPE, clientSource);
+  return clientAsset;
+}
+
+/** A text as an asset: its bytes, a content hash for its ETag, and its gzip. */
+async function embeddedAsset(type: string, text: string): Promise<Asset> {
+  const body = new TextEncoder().encode(text);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
   const etag = `"${[...hash.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
   const gzip = new Uint8Array(
     await new Response(new Blob([body]).stream().pipeThrough(new CompressionStream("gzip")))
       .arrayBuffer(),
   );
-  const asset = { type: source[0], body, etag, gzip };
-  assets.set(name, asset);
-  return asset;
+  return { type, body, etag, gzip };
 }
 
 /** The names of every asset (for tests and the bench). */

@@ -17,8 +17,7 @@ import { TaskError } from "../store/tasks.ts";
 import { ApprovalError } from "../store/approvals.ts";
 import { writeAtomic } from "../tools/fs_helpers.ts";
 import { readOrEmpty } from "../memory/memory.ts";
-import { getAsset } from "./assets.ts";
-import { clientModuleRoutes } from "./client_module.ts";
+import { type Asset, getAsset, getClientModule } from "./assets.ts";
 import { shell, signIn } from "./layout.ts";
 import {
   approvalsPanel,
@@ -99,23 +98,13 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     }
   });
 
-  // The client module for user scripts: no token, as a script imports it before it has one.
-  app.route("/", clientModuleRoutes());
-
   app.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
-    if (!asset) return c.text("Not found", 404);
-    c.header("Content-Type", asset.type);
-    c.header("ETag", asset.etag);
-    c.header("Cache-Control", "no-cache");
-    c.header("Vary", "Accept-Encoding");
-    if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304);
-    if (asset.gzip && /\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
-      c.header("Content-Encoding", "gzip");
-      return c.body(asset.gzip as Uint8Array<ArrayBuffer>);
-    }
-    return c.body(asset.body as Uint8Array<ArrayBuffer>);
+    return asset ? sendAsset(c, asset) : c.text("Not found", 404);
   });
+
+  // The client module for user scripts: no token, as a script imports it before it has one.
+  app.get("/client.ts", async (c) => sendAsset(c, await getClientModule()));
 
   for (const path of VIEWS) {
     app.get(path, (c) => {
@@ -342,4 +331,18 @@ function editablePath(runtime: Runtime, name: string): string | null {
   if (name === "TODAY") return today(runtime);
   if (name === today(runtime)) return name;
   return EDITABLE_FILES.includes(name) && name !== "TODAY" ? name : null;
+}
+
+/** An embedded file, revalidated by its ETag, gzipped when the client takes it. */
+function sendAsset(c: Context, asset: Asset): Response {
+  c.header("Content-Type", asset.type);
+  c.header("ETag", asset.etag);
+  c.header("Cache-Control", "no-cache");
+  c.header("Vary", "Accept-Encoding");
+  if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304);
+  if (asset.gzip && /\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
+    c.header("Content-Encoding", "gzip");
+    return c.body(asset.gzip as Uint8Array<ArrayBuffer>);
+  }
+  return c.body(asset.body as Uint8Array<ArrayBuffer>);
 }

@@ -16,7 +16,7 @@ import type { InvokeResult, ToolInfo } from "../../src/tools/registry.ts";
 import type { HobStatus } from "../../src/runtime/status.ts";
 import type { DiscoveryReport } from "../../src/llm/router.ts";
 import * as client from "../../src/web/client.ts";
-import { CLIENT_CONTENT_TYPE } from "../../src/web/client_module.ts";
+import { CLIENT_CONTENT_TYPE } from "../../src/web/assets.ts";
 import {
   assert,
   assertEquals,

@@ -96,7 +96,7 @@ Deno.test("the agent calls a tool of a real MCP server (server-everything over s
   assert(status.mcp[0].tools.includes("everything__echo"));
 });
 
-Deno.test("a non-read-only MCP tool asks for approval by default", async () => {
+Deno.test("MCP tools ask for approval by default, read-only ones too unless allowed", async () => {
   await using fake = startFakeOpenAI({
     replies: [
       { tool_calls: [{ id: "e1", name: "everything__echo", arguments: { message: "hi" } }] },
