@@ -33,9 +33,11 @@ const server = new Server({ name: "crashy", version: "1.0.0" }, { capabilities: 
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [
   { name: "crash", description: "Exits", inputSchema: { type: "object" } },
   { name: "hello", description: "Greets", inputSchema: { type: "object" } },
+  { name: "slow", description: "Takes ten seconds", inputSchema: { type: "object" } },
 ] }));
-server.setRequestHandler(CallToolRequestSchema, (request) => {
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
   if (request.params.name === "crash") Deno.exit(3);
+  if (request.params.name === "slow") await new Promise((r) => setTimeout(r, 10_000));
   return { content: [{ type: "text", text: "hello from crashy" }] };
 });
 await server.connect(new StdioServerTransport());
@@ -205,6 +207,8 @@ mcpServers:
   const status = await (await hob.fetch("/api/status")).json();
   assertEquals(status.mcp[0].state, "failed");
   assert(status.mcp[0].error);
+  const cli = await runHob(["status", "--home", home.home]);
+  assertMatch(cli.stdout, /^mcp\s+broken: failed — /m);
 });
 
 Deno.test("an MCP server that dies is reconnected and its tools come back", async () => {
@@ -221,6 +225,7 @@ mcpServers:
     JSON.stringify(new URL("../../deno.json", import.meta.url).pathname)
   }, ${JSON.stringify(script)}, ${JSON.stringify(starts)}]
     policy: allow
+    timeout_s: 1
 `;
   await Deno.writeTextFile(`${dir}/hob.yaml`, config);
   await setup.runtime.close();
@@ -230,6 +235,14 @@ mcpServers:
     await runtime.mcp.start();
     assertEquals(runtime.mcp.status()[0].state, "connected");
     const registry = runtime.toolbox.registry;
+    // A call that outlasts timeout_s is an error result, and the server stays connected.
+    const slow = await registry.execute(
+      { id: "s1", name: "crashy__slow", arguments: "{}" },
+      { conversation_id: null },
+    );
+    assertEquals(slow.is_error, true);
+    assertMatch(slow.content, /timed out/i);
+    assertEquals(runtime.mcp.status()[0].state, "connected");
     const crashed = await registry.execute(
       { id: "c1", name: "crashy__crash", arguments: "{}" },
       { conversation_id: null },
@@ -330,6 +343,9 @@ Deno.test("other agents use hob over /mcp: tools, resources, ask_hob; Host, Orig
         },
         body: JSON.stringify(init),
       });
+    const get = await fetch(`${hob.url}/mcp?token=${hob.token}`);
+    assertEquals(get.status, 405, "a stateless server keeps no stream to GET");
+    await get.body?.cancel();
     const anonymous = await post({});
     assertEquals(anonymous.status, 401);
     await anonymous.body?.cancel();
