@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../config/load.ts";
-import { ensureHome, tokenPath } from "../home/home.ts";
+import { ensureHome, homeExposure, tokenPath } from "../home/home.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { type Command, EXIT } from "./command.ts";
 import { homeOf } from "./open.ts";
@@ -154,19 +154,12 @@ async function checkMemory(runtime: Runtime): Promise<Check> {
 
 async function checkToken(home: string): Promise<Check> {
   try {
-    const info = await Deno.stat(tokenPath(home));
-    const mode = (info.mode ?? 0o600) & 0o777;
-    if (Deno.build.os !== "windows" && (mode & 0o077) !== 0) {
-      return {
-        name: "home",
-        ok: true,
-        warning: true,
-        detail: `${tokenPath(home)} is readable by others (mode ${
-          mode.toString(8)
-        }) — chmod 600 it`,
-      };
+    const problems = await homeExposure(home);
+    if (problems.length > 0) {
+      return { name: "home", ok: true, warning: true, detail: problems.join("; ") };
     }
-    return { name: "home", ok: true, detail: `${home}, token private` };
+    await Deno.stat(tokenPath(home));
+    return { name: "home", ok: true, detail: `${home}, private (0700, token 0600)` };
   } catch (error) {
     return {
       name: "home",

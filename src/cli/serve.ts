@@ -1,7 +1,8 @@
 /** `hob serve`: the HTTP API on localhost until Ctrl-C or SIGTERM. */
 
 import { createApp } from "../http/app.ts";
-import { readToken } from "../home/home.ts";
+import { DATA_CSP } from "../http/guard.ts";
+import { homeExposure, readToken } from "../home/home.ts";
 import { deleteKv, writeKv } from "../store/kv.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
 import { SERVER_KEY } from "../runtime/status.ts";
@@ -32,9 +33,10 @@ Options:
     const port = intOption(parsed, "port", [0, 65_535]);
     const runtime = await openHome(parsed, (line) => err(dim(`${line}\n`)));
     const token = await readToken(homeOf(parsed));
+    for (const problem of await homeExposure(runtime.home)) err(`warning: ${problem}\n`);
     const host = (parsed.values.host as string | undefined) ??
       runtime.config.server.host;
-    const app = createApp(runtime, { token });
+    const app = createApp(runtime, { token, host });
     // User tools and skills edited while hob runs are reloaded.
     runtime.toolbox.watch();
     // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
@@ -79,7 +81,7 @@ Options:
           ));
           if (!LOOPBACK.has(hostname)) {
             err(
-              `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it\n`,
+              `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it. Requests must name an IP address, ${host}, or a name in server.allowed_hosts.\n`,
             );
           }
         },
@@ -87,7 +89,14 @@ Options:
           console.error("hob: internal error:", error);
           return Response.json(
             { error: { code: "internal", message: "Internal error in hob" } },
-            { status: 500 },
+            {
+              status: 500,
+              headers: {
+                "content-security-policy": DATA_CSP,
+                "x-content-type-options": "nosniff",
+                "referrer-policy": "no-referrer",
+              },
+            },
           );
         },
       }, app.fetch);

@@ -215,6 +215,15 @@ export const configSchema = z.strictObject({
       .default(1_048_576),
     /** Largest file sent with a message (POST /api/uploads), in bytes. */
     max_upload_bytes: z.number().int().min(1_024).max(1_073_741_824).default(26_214_400),
+    /**
+     * Host names clients may use besides loopback and IP addresses (a LAN name, a proxy's name).
+     * Any other `Host` is refused, which stops DNS rebinding.
+     */
+    allowed_hosts: z.array(
+      z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/, { error: "expected a host name" }),
+    ).default([]),
+    /** Wrong tokens one address may send per minute before it must wait out the minute. */
+    max_auth_failures: z.number().int().min(1).max(10_000).default(20),
   }).prefault({}),
   providers: z.record(
     z.string().regex(/^[A-Za-z0-9][\w.-]*$/, {

@@ -110,6 +110,10 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
     );
     if (await writeNew(tokenPath(home), `${token}\n`, 0o600)) {
       created.push("token");
+    } else if (Deno.build.os !== "windows") {
+      // The token is hob's own secret: whoever loosened it, it goes back to the owner alone.
+      const mode = ((await Deno.stat(tokenPath(home))).mode ?? 0) & 0o777;
+      if ((mode & 0o077) !== 0) await Deno.chmod(tokenPath(home), 0o600);
     }
   } catch (error) {
     throw new HomeError(
@@ -119,6 +123,28 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
     );
   }
   return { home, created };
+}
+
+/**
+ * What in the home other users of this machine can read: the home itself or
+ * the token, with group or other permission bits. Empty when both are private
+ * (and always on Windows, which has no such bits).
+ *
+ * @example
+ * ```ts
+ * for (const problem of await homeExposure(home)) console.warn(problem);
+ * ```
+ */
+export async function homeExposure(home: string): Promise<string[]> {
+  if (Deno.build.os === "windows") return [];
+  const problems: string[] = [];
+  for (const [path, fix] of [[home, "chmod 700"], [tokenPath(home), "chmod 600"]] as const) {
+    const mode = ((await Deno.stat(path)).mode ?? 0) & 0o777;
+    if ((mode & 0o077) !== 0) {
+      problems.push(`${path} is open to other users (mode ${mode.toString(8)}) — ${fix} it`);
+    }
+  }
+  return problems;
 }
 
 /** The path of the API token file. */

@@ -13,6 +13,7 @@ import { collectReply } from "../core/reply.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 import { createAuth } from "./auth.ts";
+import { guard } from "./guard.ts";
 import { webRoutes } from "../web/routes.ts";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
 import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
@@ -172,6 +173,8 @@ const apiRouteDocs: RouteDoc[] = [
 export interface AppOptions {
   /** The API token; requests without it get 401. */
   token: string;
+  /** The address hob listens on, when not `server.host` (`hob serve --host`). */
+  host?: string;
 }
 
 /**
@@ -189,6 +192,9 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   const app = new Hono();
   app.onError(handleError);
   app.notFound(handleNotFound);
+  // Host (DNS rebinding) and Origin (cross-site) before anything else; security headers on all.
+  const { server } = runtime.config;
+  app.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
 
   app.get("/api/health", (c) =>
     c.json({
@@ -197,7 +203,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
       uptime_ms: Date.now() - startedAt,
     }));
 
-  const auth = createAuth(options.token);
+  const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.
   app.route("/", webRoutes(runtime, auth));
   app.use("/api/*", auth.require());

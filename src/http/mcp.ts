@@ -1,19 +1,15 @@
 /**
  * `/mcp`: hob's MCP server over streamable HTTP, stateless (a fresh server
- * and transport per request, so nothing is held between requests). Guarded
- * three ways before the protocol sees a byte: the `Host` header must name
- * this machine (DNS rebinding), a browser's `Origin` must be this machine
- * too (cross-site requests), and the API token must come as a bearer header
- * or, for clients that cannot set headers, a `token` query parameter.
+ * and transport per request, so nothing is held between requests). The app's
+ * guard (guard.ts) has checked `Host` and `Origin` before this route runs;
+ * here the API token must come as a bearer header or, for clients that
+ * cannot set headers, a `token` query parameter.
  */
 
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { createAuth } from "./auth.ts";
-
-/** Host names that always mean this machine. */
-const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 type Auth = ReturnType<typeof createAuth>;
 
@@ -27,19 +23,16 @@ type Auth = ReturnType<typeof createAuth>;
  */
 export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
   const app = new Hono();
-  const allowed = allowedHostNames(runtime.config.server.host);
 
-  app.use("/mcp", async function mcpGuard(c, next) {
-    const host = hostName(c.req.header("host"));
-    if (!host || !allowed.has(host)) {
-      return rpcError(c, 403, `Host '${c.req.header("host") ?? ""}' is not this hob`);
-    }
-    const origin = c.req.header("origin");
-    if (origin !== undefined && !allowed.has(hostName(safeHost(origin)) ?? "")) {
-      return rpcError(c, 403, `Origin '${origin}' may not call this hob`);
-    }
+  app.use("/mcp", async function mcpAuth(c, next) {
     const query = c.req.query("token");
-    const ok = query !== undefined ? auth.matchesToken(query) : auth.check(c) === "token";
+    const guessing = query !== undefined || /^Bearer\s/i.test(c.req.header("authorization") ?? "");
+    const wait = guessing ? auth.retryAfter(c) : 0;
+    if (wait > 0) {
+      c.header("Retry-After", String(wait));
+      return rpcError(c, 429, `Too many wrong tokens from this address; try again in ${wait} s`);
+    }
+    const ok = query !== undefined ? auth.tokenMatches(c, query) : auth.check(c) === "token";
     if (!ok) {
       c.header("WWW-Authenticate", 'Bearer realm="hob"');
       return rpcError(
@@ -80,30 +73,6 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
   return app;
 }
 
-/** This machine's names, plus the address hob was told to listen on (unless it is a wildcard). */
-function allowedHostNames(bind: string): Set<string> {
-  const names = new Set(LOOPBACK_NAMES);
-  if (bind !== "0.0.0.0" && bind !== "::" && bind !== "[::]") {
-    names.add(bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind.toLowerCase());
-  }
-  return names;
-}
-
-/** The host name of a `Host` header value (`127.0.0.1:8484` → `127.0.0.1`, `[::1]:80` → `[::1]`). */
-function hostName(header: string | undefined): string | null {
-  if (!header) return null;
-  const match = /^(\[[0-9a-f:.]+\]|[^:\[\]]+)(?::\d+)?$/i.exec(header.trim());
-  return match ? match[1].toLowerCase() : null;
-}
-
-function safeHost(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
-}
-
-function rpcError(c: Context, status: 401 | 403 | 405, message: string): Response {
+function rpcError(c: Context, status: 401 | 405 | 429, message: string): Response {
   return c.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, status);
 }

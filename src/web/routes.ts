@@ -46,19 +46,6 @@ const VIEWS = [
   "/notifications",
 ];
 
-/** No script but hob's own, no third-party origin, no framing. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
 const scheduleForm = z.object({
   name: z.string().trim().min(1, "give the job a name").max(100),
   schedule: z.string().trim().min(1, "give a schedule"),
@@ -87,17 +74,6 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
   const { jobs, scheduler, tasks, notifications } = runtime.background;
   const approvals = runtime.toolbox.approvals;
 
-  app.use("*", async (c, next) => {
-    await next();
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "no-referrer");
-    if ((c.res.headers.get("content-type") ?? "").startsWith("text/html")) {
-      c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-      c.header("X-Frame-Options", "DENY");
-      c.header("Cache-Control", "no-store");
-    }
-  });
-
   app.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
     return asset ? sendAsset(c, asset) : c.text("Not found", 404);
@@ -110,7 +86,12 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     app.get(path, (c) => {
       const token = c.req.query("token");
       if (token !== undefined) {
-        if (!auth.matchesToken(token)) return c.html(signIn(true), 401);
+        const wait = auth.retryAfter(c);
+        if (wait > 0) {
+          c.header("Retry-After", String(wait));
+          return c.html(signIn(true), 429);
+        }
+        if (!auth.tokenMatches(c, token)) return c.html(signIn(true), 401);
         // The link's token becomes an HttpOnly cookie, and leaves the address bar.
         auth.startSession(c);
         return c.redirect(c.req.path, 303);

@@ -119,6 +119,15 @@ Deno.test("hob init creates the home from the templates, with a private token", 
     assertStringIncludes(second.stdout, "already exists; nothing to create");
     assertEquals(await Deno.readTextFile(`${home}/identity/USER.md`), "# Me\nAda", "edits survive");
     assertEquals(await Deno.readTextFile(`${home}/token`), token);
+
+    // A home others can read is reported; a token others can read is made private again.
+    await Deno.chmod(home, 0o755);
+    await Deno.chmod(`${home}/token`, 0o644);
+    const doctor = await runHob(["doctor", "--json", "--home", home]);
+    const check = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === "home");
+    assertMatch(check.detail, /open to other users \(mode 755\) — chmod 700/);
+    assertEquals((await Deno.stat(`${home}/token`)).mode! & 0o777, 0o600);
+    assertEquals(await Deno.readTextFile(`${home}/token`), token);
   } finally {
     await Deno.remove(parent, { recursive: true });
   }
