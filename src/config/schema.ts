@@ -71,6 +71,15 @@ const toolsSchema = z.strictObject({
   approval_timeout_s: z.number().int().min(1).max(86_400).default(300),
   /** Per-tool policy: allow, ask or deny. */
   policies: z.record(z.string(), policy).default({}),
+  /**
+   * Once a turn has read untrusted content (a web page, a file, a command's output, an MCP
+   * result, an upload), tools with side effects ask first, whatever their policy says.
+   */
+  taint: z.strictObject({
+    enabled: z.boolean().default(true),
+    /** Tools that keep their own policy in a tainted turn. */
+    exempt: z.array(z.string().min(1)).default([]),
+  }).prefault({}),
   shell: z.strictObject({
     policy: z.enum(["deny", "allowlist", "ask"]).default("ask"),
     allowlist: z.array(z.string().min(1)).default(DEFAULT_SHELL_ALLOWLIST),

@@ -12,6 +12,7 @@ import { buildSystemPrompt } from "./prompt.ts";
 import { flushIfNeeded, type FlushSettings } from "./flush.ts";
 import { nameConversation } from "./title.ts";
 import { withTimeout } from "./timeout.ts";
+import { untrustedSource } from "./untrusted.ts";
 import type {
   AttachmentPort,
   Clock,
@@ -101,6 +102,8 @@ export interface TurnInput {
   seed?: ChatMessage[];
   /** Store no new user message: answer the history as it stands (after `seed`'s tool results). */
   resume?: boolean;
+  /** The turn starts tainted, by untrusted content from there (a sub-agent of a tainted turn). */
+  tainted?: string;
 }
 
 /** Raised before anything is stored when a turn names a conversation that does not exist. */
@@ -217,6 +220,11 @@ export async function* runTurn(
     if (context.notice) yield context.notice;
     const messages = context.messages;
     if (attachments) await addImages(deps.attachments!, messages, attachments);
+    // Untrusted content the model will read makes the turn tainted: side effects then ask.
+    let tainted: string | null = input.tainted ??
+      (attachments ? `the uploaded file ${attachments[0].name}` : null) ??
+      historyTaint(messages);
+    if (tainted) yield taintNotice(tainted);
 
     for (let iteration = 1;; iteration++) {
       draft.text = "";
@@ -331,6 +339,7 @@ export async function* runTurn(
             emit: channel.push,
             depth: input.depth ?? 0,
             model,
+            tainted: tainted ?? undefined,
           }).finally(channel.close);
           yield* channel.drain();
           result = await running;
@@ -353,6 +362,11 @@ export async function* runTurn(
           content: result.content,
           is_error: result.is_error,
         });
+        const source = tainted ? null : untrustedSource(result.content);
+        if (source) {
+          tainted = `${source}, read by ${call.name}`;
+          yield taintNotice(tainted);
+        }
         yield {
           type: "tool_result",
           message_id: toolRow.id,
@@ -513,6 +527,26 @@ async function prepareContext(
     };
   }
   return { system, tools, messages: fitted.messages, notice };
+}
+
+/** Where untrusted content in the history came from, if the model will read any. */
+function historyTaint(messages: ChatMessage[]): string | null {
+  for (const message of messages) {
+    if (message.role !== "tool" && message.role !== "user") continue;
+    const source = untrustedSource(message.content);
+    if (source) return `${source}, earlier in this conversation`;
+  }
+  return null;
+}
+
+/** Tells the user (and the page) that side effects now need their approval. */
+function taintNotice(source: string): AgentEvent {
+  return {
+    type: "notice",
+    code: "tainted",
+    message:
+      `This turn has read untrusted content (${source}); tools with side effects now ask before they run.`,
+  };
 }
 
 /** A queue of events pushed by a callback and drained by the generator. */

@@ -72,6 +72,11 @@ export interface ToolCallContext {
   depth?: number;
   /** The model of the turn, for tools that ask it something (analyze_image, skills). */
   model?: string;
+  /**
+   * Set once the turn has read untrusted content: where it came from. Tools with side
+   * effects then need the user's approval.
+   */
+  tainted?: string;
 }
 
 /** Commands a user types in chat instead of a message: `/name input` runs a skill. */

@@ -15,6 +15,7 @@ import type { mcpServerSchema } from "../config/schema.ts";
 import type { JsonSchema, ToolResult } from "../core/types.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { withTimeout } from "../core/timeout.ts";
+import { markUntrusted } from "../core/untrusted.ts";
 import { VERSION } from "../version.ts";
 
 /** One configured server, as hob.yaml's schema gives it. */
@@ -323,6 +324,7 @@ export class McpHub {
           run: "command" in config ? [config.command] : false,
         },
         side_effect: readOnly ? "none" : "external",
+        untrusted_output: true,
         default_policy: readOnly && config.allow_read_only ? "allow" : config.policy,
         host: [],
         timeout: () => config.timeout_s * 1000,
@@ -363,7 +365,7 @@ export class McpHub {
     );
     const text = resultText(result as CallResult);
     return {
-      content: `<untrusted source="mcp:${connection.name}/${tool}">\n${text}\n</untrusted>`,
+      content: markUntrusted(`mcp:${connection.name}/${tool}`, text),
       is_error: result.isError === true,
     };
   }

@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { type AgentDeps, runTurn } from "../core/agent.ts";
+import { markUntrusted } from "../core/untrusted.ts";
 import type { CommandPort, ToolCallContext } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
 import type { ImageContent } from "../core/types.ts";
@@ -128,13 +129,17 @@ export function createHost(
         conversation_id: conversation.id,
         signal: context.signal,
         depth: context.depth + 1,
+        // A sub-agent of a tainted turn is tainted from the start.
+        tainted: context.tainted,
       });
+      let tainted = false;
       // Approval requests of the sub-agent's tools reach the user through this turn.
       const forwarded = (async function* () {
         for await (const event of events) {
           if (event.type === "approval_required" || event.type === "approval_resolved") {
             context.emit?.(event);
           }
+          if (event.type === "notice" && event.code === "tainted") tainted = true;
           yield event;
         }
       })();
@@ -142,7 +147,9 @@ export function createHost(
       if (reply.error && !reply.content) {
         throw new Error(`the sub-agent failed: ${reply.error.message}`);
       }
-      return `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
+      const answer = `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
+      // What a sub-agent made of untrusted content is untrusted too.
+      return tainted ? markUntrusted(`spawn_agent: ${conversation.id}`, answer) : answer;
     },
 
     "schedule.add"(params) {
@@ -317,6 +324,7 @@ function toolContext(context: HostCallContext): ToolCallContext {
     emit: context.emit,
     depth: context.depth,
     model: context.model,
+    tainted: context.tainted,
   };
 }
 

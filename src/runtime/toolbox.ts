@@ -85,6 +85,7 @@ export async function openToolbox(
     approvals,
     events,
     policies: config.tools.policies,
+    taint: config.tools.taint,
     outputCapChars: config.tools.output_cap,
     approvalTimeoutMs: config.tools.approval_timeout_s * 1000,
     now: options.now,

@@ -5,6 +5,7 @@
  * and read back as image content for models that see.
  */
 
+import { markUntrusted } from "../core/untrusted.ts";
 import { basename, extname, join } from "node:path";
 import type { AttachmentPort } from "../core/ports.ts";
 import type { Attachment, ImageContent } from "../core/types.ts";
@@ -85,14 +86,18 @@ export async function findUpload(home: string, path: string): Promise<Attachment
 export function attachmentPort(home: string): AttachmentPort {
   return {
     note(attachments) {
-      return attachments.map((a) => {
-        const where = join(home, a.path);
-        return a.type.startsWith("image/") && MODEL_IMAGES.has(a.type)
-          ? `[Attached image: ${a.name}, at ${where}]`
-          : `[Attached file: ${a.name} (${a.type}, ${
-            formatSize(a.size)
-          }), at ${where} — read it with read_file]`;
-      }).join("\n");
+      // The user sent them, but their contents (and names) came from anywhere.
+      return markUntrusted(
+        "upload",
+        attachments.map((a) => {
+          const where = join(home, a.path);
+          return a.type.startsWith("image/") && MODEL_IMAGES.has(a.type)
+            ? `[Attached image: ${a.name}, at ${where}]`
+            : `[Attached file: ${a.name} (${a.type}, ${
+              formatSize(a.size)
+            }), at ${where} — read it with read_file]`;
+        }).join("\n"),
+      );
     },
     async image(attachment): Promise<ImageContent | null> {
       if (!MODEL_IMAGES.has(attachment.type) || attachment.size > MAX_IMAGE_BYTES) return null;

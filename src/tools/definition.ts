@@ -96,6 +96,12 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   side_effect: SideEffect;
   /** The policy when hob.yaml names none; defaults to `ask` for external side effects, else `allow`. */
   default_policy?: ToolPolicy;
+  /**
+   * Its output comes from outside (a page, a file, a program): the registry marks it
+   * untrusted, and the turn that reads it becomes tainted.
+   * @default {false}
+   */
+  untrusted_output?: boolean;
   /** Services of the hob process the tool calls (built-in tools only). */
   host?: HostCapability[];
   /**

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
 import type { JsonSchema, ToolCall, ToolResult, ToolSpec } from "../core/types.ts";
+import { isMarked, markUntrusted } from "../core/untrusted.ts";
 import type { SqliteApprovals } from "../store/approvals.ts";
 import type { ClearedBy, SqliteToolEvents } from "../store/tool_events.ts";
 import type {
@@ -56,6 +57,8 @@ export interface RegisteredTool {
   permissions: WorkerPermissions;
   side_effect: SideEffect;
   default_policy?: ToolPolicy;
+  /** Output from outside: marked untrusted, and it taints the turn. */
+  untrusted_output?: boolean;
   host: HostCapability[];
   timeout: (args: unknown) => number;
   max_output_chars?: number;
@@ -87,6 +90,8 @@ export interface HostCallContext {
   signal?: AbortSignal;
   emit?: ToolCallContext["emit"];
   model?: string;
+  /** The calling turn's taint, which a sub-agent inherits. */
+  tainted?: string;
 }
 
 /** Services of the hob process that tools reach from their Workers, by method name. */
@@ -103,6 +108,8 @@ export interface ToolRegistryOptions {
   events: SqliteToolEvents;
   /** Per-tool policies from hob.yaml. */
   policies?: Record<string, ToolPolicy>;
+  /** Whether a tainted turn's side effects need approval (on by default), and the exceptions. */
+  taint?: { enabled: boolean; exempt: string[] };
   /** Settings each tool gets in its context, by tool name, plus `*` for all. */
   settings?: Record<string, Record<string, unknown>>;
   /** Longest output kept by default. */
@@ -163,6 +170,7 @@ export class ToolRegistry implements ToolRegistryPort {
       permissions: resolvePermissions(declared, this.#options.scope),
       side_effect: tool.side_effect,
       default_policy: tool.default_policy,
+      untrusted_output: tool.untrusted_output ?? false,
       host: tool.host ?? [],
       timeout: typeof tool.timeout_ms === "function"
         ? tool.timeout_ms as (args: unknown) => number
@@ -255,6 +263,14 @@ export class ToolRegistry implements ToolRegistryPort {
       (tool.side_effect === "external" ? "ask" : "allow");
   }
 
+  /** The taint that makes this call ask, or null: a side effect, in a tainted turn of the agent. */
+  #taints(tool: RegisteredTool, context: ToolCallContext, source: CallSource): string | null {
+    const taint = this.#options.taint ?? { enabled: true, exempt: [] };
+    if (!context.tainted || !taint.enabled || tool.side_effect === "none") return null;
+    if (source !== "agent" && source !== "skill") return null;
+    return taint.exempt.includes(tool.name) ? null : context.tainted;
+  }
+
   #settingsOf(name: string): Record<string, unknown> {
     const all = this.#options.settings ?? {};
     return { ...all["*"], ...all[name] };
@@ -332,6 +348,12 @@ export class ToolRegistry implements ToolRegistryPort {
     if (policy === "deny") {
       return fail(`Denied by the user's policy${reason ? `: ${reason}` : ""}.`, "denied");
     }
+    // After untrusted content, a side effect may be an injected instruction: the user decides.
+    const tainted = this.#taints(tool, context, source);
+    if (tainted) {
+      policy = "ask";
+      reason = `this turn has read untrusted content (${tainted})${reason ? `; ${reason}` : ""}`;
+    }
 
     let cleared: ClearedBy = source === "agent" || source === "skill" ? "policy" : "owner";
     let approvalId: string | undefined;
@@ -343,7 +365,7 @@ export class ToolRegistry implements ToolRegistryPort {
           "denied",
         );
       }
-      if (remembered === "allow") {
+      if (remembered === "allow" && !tainted) {
         cleared = "remembered";
       } else {
         const timeoutMs = this.#options.approvalTimeoutMs ?? 300_000;
@@ -387,13 +409,17 @@ export class ToolRegistry implements ToolRegistryPort {
       approval_id: approvalId,
       args: JSON.stringify(args),
     };
+    // Marked for a model (the agent's, a skill's, an MCP client's); the owner reads it plain.
+    const mark = tool.untrusted_output && source !== "api" && source !== "cli";
+    const output = (content: string) => {
+      const capped = capOutput(content, cap);
+      return mark && !isMarked(capped)
+        ? markUntrusted(sourceLabel(tool.name, args), capped)
+        : capped;
+    };
     if (tool.run) {
       const result = await runInProcess(tool.run, args, tool.timeout(args), context.signal);
-      return log(
-        { content: capOutput(result.content, cap), is_error: result.is_error },
-        cleared,
-        extra,
-      );
+      return log({ content: output(result.content), is_error: result.is_error }, cleared, extra);
     }
     if (!tool.ref) return fail(`${call.name} has nothing to run`, cleared, extra);
     const scope = this.#options.scope;
@@ -433,6 +459,7 @@ export class ToolRegistry implements ToolRegistryPort {
             signal: context.signal,
             emit: context.emit,
             model: context.model,
+            tainted: context.tainted,
           });
         },
       },
@@ -443,9 +470,21 @@ export class ToolRegistry implements ToolRegistryPort {
     const message = outcome.message;
     if (message.type !== "result") return fail(`${call.name} gave no result`, cleared, extra);
     return message.ok
-      ? log({ content: capOutput(message.content, cap), is_error: false }, cleared, extra)
+      ? log({ content: output(message.content), is_error: false }, cleared, extra)
       : fail(capOutput(message.error, cap), cleared, extra);
   }
+}
+
+/** What an untrusted output came from: the tool, and the path, URL or command it was given. */
+function sourceLabel(tool: string, args: unknown): string {
+  const record = (args ?? {}) as Record<string, unknown>;
+  for (const key of ["path", "url", "command", "query", "file"]) {
+    const value = record[key];
+    if (typeof value === "string" && value) {
+      return `${tool}: ${value.length > 120 ? `${value.slice(0, 119)}…` : value}`;
+    }
+  }
+  return tool;
 }
 
 function isZodSchema(value: unknown): boolean {

@@ -53,6 +53,8 @@ const descriptionSchema = z.object({
     message: "must be none, local or external",
   }),
   default_policy: z.enum(["allow", "ask", "deny"]).optional(),
+  /** Whether the output comes from outside; by default, when the tool may read, reach the net or run. */
+  untrusted_output: z.boolean().optional(),
   host: z.array(z.string()).max(0, "user tools cannot use hob's host services").optional(),
   timeout_ms: z.number().int().min(100).max(MAX_USER_TIMEOUT_MS).optional(),
   max_output_chars: z.number().int().min(100).max(200_000).optional(),
@@ -130,6 +132,10 @@ export async function loadUserTool(
     permissions,
     side_effect: tool.side_effect,
     default_policy: tool.default_policy,
+    untrusted_output: tool.untrusted_output ??
+      [permissions.read, permissions.net, permissions.run].some((grant) =>
+        grant !== false && grant !== undefined && !(Array.isArray(grant) && grant.length === 0)
+      ),
     host: [],
     timeout: () => tool.timeout_ms ?? 30_000,
     max_output_chars: tool.max_output_chars,

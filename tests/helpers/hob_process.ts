@@ -36,10 +36,10 @@ export interface HobResult {
   stderr: string;
 }
 
-/** Runs `hob <args>` to completion. */
+/** Runs `hob <args>` to completion; `timeoutMs` kills it (SIGKILL) if it runs longer. */
 export async function runHob(
   args: string[],
-  options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<HobResult> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...HOB_FLAGS, MAIN, ...args],
@@ -55,7 +55,12 @@ export async function runHob(
     await writer.write(new TextEncoder().encode(options.stdin));
     await writer.close();
   }
-  const output = await child.output();
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }, options.timeoutMs);
+  const output = await child.output().finally(() => clearTimeout(timer));
   return {
     code: output.code,
     stdout: new TextDecoder().decode(output.stdout),
@@ -76,11 +81,15 @@ export interface HobServer extends AsyncDisposable {
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
 
-/** Starts `hob serve --home HOME --port 0` and waits until it listens. */
-export async function startHob(home: string, extraArgs: string[] = []): Promise<HobServer> {
+/** Starts `hob serve --home HOME --port 0` and waits until it listens; `env` adds to its environment. */
+export async function startHob(
+  home: string,
+  extraArgs: string[] = [],
+  options: { env?: Record<string, string> } = {},
+): Promise<HobServer> {
   const process = new Deno.Command(Deno.execPath(), {
     args: ["run", ...HOB_FLAGS, MAIN, "serve", "--home", home, "--port", "0", ...extraArgs],
-    env: cleanEnv(),
+    env: cleanEnv(options.env),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -98,7 +107,9 @@ export async function startHob(home: string, extraArgs: string[] = []): Promise<
   while (!match) {
     const { value, done } = await reader.read();
     if (done || Date.now() > deadline) {
-      process.kill("SIGKILL");
+      try {
+        process.kill("SIGKILL");
+      } catch { /* it has exited already: its stderr says why */ }
       await process.status;
       throw new Error(`hob serve did not start:\n${stdout}\n${stderr}`);
     }

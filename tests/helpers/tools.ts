@@ -24,6 +24,7 @@ export interface TempRegistryOptions {
   settings?: Record<string, Record<string, unknown>>;
   extraRoots?: string[];
   approvalTimeoutMs?: number;
+  taint?: { enabled: boolean; exempt: string[] };
 }
 
 /** A registry with every built-in tool, over a fresh home. */
@@ -42,6 +43,7 @@ export async function tempRegistry(options: TempRegistryOptions = {}): Promise<T
     approvals,
     events,
     policies: options.policies,
+    taint: options.taint,
     approvalTimeoutMs: options.approvalTimeoutMs,
     settings: {
       "*": { roots },
@@ -64,4 +66,9 @@ export async function tempRegistry(options: TempRegistryOptions = {}): Promise<T
       await Deno.remove(home, { recursive: true });
     },
   };
+}
+
+/** The text inside an untrusted-content marker (as the registry wraps outside output), or `text` as is. */
+export function unmark(text: string): string {
+  return /^<untrusted source="[^"]*">\n([\s\S]*)\n<\/untrusted>$/.exec(text)?.[1] ?? text;
 }

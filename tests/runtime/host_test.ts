@@ -1,5 +1,6 @@
 /** The host services tools reach from their Workers: the model, sub-agents and skills — through whole turns. */
 
+import { unmark } from "../helpers/tools.ts";
 import { collectReply } from "../../src/core/reply.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
@@ -30,7 +31,7 @@ Deno.test("analyze_image sends the image to the conversation's model", async (t)
   await Deno.writeFile(`${env.runtime.toolbox.scope.workspace}/dot.png`, PNG);
   await t.step("as image content, and the answer comes back as the tool's result", async () => {
     const reply = await collectReply(env.runtime.turn({ message: "look at dot.png" }));
-    assertEquals(reply.tool_calls[0].result, "A single red pixel.");
+    assertEquals(unmark(reply.tool_calls[0].result!), "A single red pixel.");
     assertEquals(reply.content, "It is a red pixel.");
     const vision = fake.requests[1].body.messages as { role: string; content: unknown }[];
     const content = vision.at(-1)!.content as {
@@ -53,7 +54,7 @@ Deno.test("analyze_image sends the image to the conversation's model", async (t)
       text: "red",
     }, { text: "ok" });
     const reply = await collectReply(env.runtime.turn({ message: "look at red.bmp" }));
-    assertEquals(reply.tool_calls[0].result, "red");
+    assertEquals(unmark(reply.tool_calls[0].result!), "red");
     const sent = fake.requests.at(-2)!.body.messages as {
       content: { image_url?: { url: string } }[];
     }[];

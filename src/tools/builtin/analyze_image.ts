@@ -13,6 +13,7 @@ export default defineTool({
     "Look at an image file (PNG, JPEG, GIF, WebP or BMP) and answer a question about it, using the current model's vision.",
   category: "media",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
   host: ["model"],
   timeout_ms: 120_000,

@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { markUntrusted } from "../../core/untrusted.ts";
 import { type AddressPolicy, assertFetchable } from "../web/address.ts";
 
 /** Characters kept for HTML, JSON and other text. */
@@ -25,6 +26,7 @@ export default defineTool({
     "Fetch a web page or file by URL. HTML comes back as readable text (up to 15,000 characters), JSON as is, other text shortened. Private and local addresses are refused unless the user allows them.",
   category: "web",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { net: ["*"] },
   timeout_ms: 45_000,
   max_output_chars: HTML_CAP + 1_000,
@@ -69,7 +71,7 @@ export default defineTool({
     } else {
       body = `(binary content, ${bytes.length} bytes, not shown)`;
     }
-    return `<untrusted source="${target.href}">\n${header}\n\n${body}\n</untrusted>`;
+    return markUntrusted(target.href, `${header}\n\n${body}`);
   },
 });
 

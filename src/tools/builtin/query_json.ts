@@ -10,6 +10,7 @@ export default defineTool({
     "Pick values from a JSON file with a dot path: 'users.0.name', 'users.*.email', '*.id'. '*' matches every array item or object value.",
   category: "data",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
   max_output_chars: 15_000,
   parameters: z.object({

@@ -12,6 +12,7 @@ export default defineTool({
     "Read a CSV (or TSV) file and show its first rows as a Markdown table with the total row count. max_rows defaults to 20.",
   category: "data",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
   parameters: z.object({
     path: z.string().min(1),

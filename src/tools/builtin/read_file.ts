@@ -13,6 +13,7 @@ export default defineTool({
     "Read a text file. Paths are relative to the workspace unless absolute inside an allowed directory. Long files are cut at 50,000 characters; use offset/limit (lines) to read further.",
   category: "files",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
   max_output_chars: READ_CAP_CHARS,
   parameters: z.object({

@@ -9,6 +9,7 @@ export default defineTool({
     "Read a JSON file and show it pretty-printed (cut at 15,000 characters; query_json picks parts).",
   category: "data",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
   max_output_chars: 15_000,
   parameters: z.object({ path: z.string().min(1) }),

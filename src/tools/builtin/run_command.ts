@@ -24,6 +24,7 @@ export default defineTool({
     "Run a shell command (bash) in the workspace and get its exit code, stdout and stderr. Commands pass the user's shell policy first; some need their approval. Timeout 30 s by default, 120 s at most.",
   category: "shell",
   side_effect: "external",
+  untrusted_output: true,
   // Whether a command may run is the shell policy's call (see review).
   default_policy: "allow",
   permissions: { read: ["$ROOTS"], run: ["bash"], env: COMMAND_ENV },

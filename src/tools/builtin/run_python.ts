@@ -15,6 +15,7 @@ export default defineTool({
     "Run Python 3 code (given as a script) in a subprocess in the workspace; returns exit code, stdout and stderr. Subject to the user's shell policy. 60 s at most.",
   category: "code",
   side_effect: "external",
+  untrusted_output: true,
   default_policy: "allow",
   permissions: { read: ["$ROOTS"], run: ["python3"], env: COMMAND_ENV },
   timeout_ms: (args: { timeout?: number }) => ((args.timeout ?? DEFAULT_TIMEOUT_S) + 5) * 1000,

@@ -17,6 +17,7 @@ export default defineTool({
     "Search text files for a string (case-insensitive) and list matches as 'file:line: text', at most 50. Optionally only files with given extensions. Files over 1 MB are skipped.",
   category: "files",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
   parameters: z.object({
     query: z.string().min(1).max(1_000).describe("Text to find"),

@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { markUntrusted } from "../../core/untrusted.ts";
 
 const USER_AGENT = "Mozilla/5.0 (compatible; hob/0.1; personal assistant)";
 /** Where each provider answers unless `tools.web.search.url` says otherwise. */
@@ -34,6 +35,7 @@ export default defineTool({
     "Search the web and get the top results (title, URL, snippet). Use fetch_url to read a result.",
   category: "web",
   side_effect: "none",
+  untrusted_output: true,
   permissions: { net: ["*"] },
   timeout_ms: 30_000,
   parameters: z.object({
@@ -47,9 +49,7 @@ export default defineTool({
     const results = (await searchWith(search, base, query, context.signal)).slice(0, max_results);
     if (results.length === 0) return `No results for '${query}'.`;
     const lines = results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet}`);
-    return `<untrusted source="web_search (${search.provider})">\n${
-      lines.join("\n\n")
-    }\n</untrusted>`;
+    return markUntrusted(`web_search (${search.provider}): ${query}`, lines.join("\n\n"));
   },
 });
 

@@ -1,13 +1,16 @@
 /** The file tools, run through the registry in real Workers against a real workspace. */
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../../helpers/assert.ts";
-import { tempRegistry } from "../../helpers/tools.ts";
+import { tempRegistry, unmark } from "../../helpers/tools.ts";
 
 type R = Awaited<ReturnType<typeof tempRegistry>>;
-const call = (r: R, name: string, args: unknown) =>
-  r.registry.execute({ id: "1", name, arguments: JSON.stringify(args) }, {
+/** A call from the agent; outside content comes back marked untrusted, and is read unmarked here. */
+const call = async (r: R, name: string, args: unknown) => {
+  const result = await r.registry.execute({ id: "1", name, arguments: JSON.stringify(args) }, {
     conversation_id: null,
   });
+  return { ...result, content: unmark(result.content) };
+};
 
 Deno.test("read_file, write_file and edit_file", async (t) => {
   await using r = await tempRegistry();
@@ -235,7 +238,7 @@ Deno.test("run_python runs when approved, under the shell policy", async (t) => 
     while (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     r.approvals.decide((events[0] as { approval_id: string }).approval_id, "approve");
     const result = await pending;
-    assertEquals(result, {
+    assertEquals({ ...result, content: unmark(result.content) }, {
       content: `exit code: 0\n--- stdout ---\n42\n${r.workspace}\n`,
       is_error: false,
     });

@@ -195,7 +195,7 @@ Deno.test("web_search through DuckDuckGo's HTML, SearXNG and Brave", async (t) =
     const result = await call(r, "web_search", { query: "deno 3" });
     assertEquals(
       result.content,
-      '<untrusted source="web_search (duckduckgo)">\n1. Deno Blog\n   https://deno.com/blog\n   News about deno 3\n\n2. Second\n   https://example.org/2\n   more text\n</untrusted>',
+      '<untrusted source="web_search (duckduckgo): deno 3">\n1. Deno Blog\n   https://deno.com/blog\n   News about deno 3\n\n2. Second\n   https://example.org/2\n   more text\n</untrusted>',
     );
   });
   await t.step("SearXNG", async () => {

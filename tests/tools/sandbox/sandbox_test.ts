@@ -5,7 +5,7 @@
 
 import { assert, assertEquals, assertMatch } from "../../helpers/assert.ts";
 import { loadUserTool } from "../../../src/tools/user_tools.ts";
-import { tempRegistry } from "../../helpers/tools.ts";
+import { tempRegistry, unmark } from "../../helpers/tools.ts";
 
 /** Writes a user tool and registers it with permissions the test grants. */
 async function userTool(
@@ -80,7 +80,11 @@ Deno.test("a tool gets only the permissions it declares", async (t) => {
       `return await Deno.readTextFile(context.workspace + "/mine.txt");`,
       `{ read: ["$WORKSPACE"] }`,
     );
-    assertEquals(await call(r, "honest_read"), { content: "mine", is_error: false });
+    const honest = await call(r, "honest_read");
+    assertEquals({ ...honest, content: unmark(honest.content) }, {
+      content: "mine",
+      is_error: false,
+    });
   });
   await t.step("no env, no run, no write", async () => {
     await userTool(r, "sneaky_env", `return Deno.env.get("HOME") ?? "none";`);
@@ -143,7 +147,7 @@ Deno.test("run_command's 50 MB of output is capped as it streams", async () => {
   });
   assertEquals(result.is_error, false, result.content);
   assert(result.content.length <= 10_500, String(result.content.length));
-  assertMatch(result.content, /^exit code: 0\n--- stdout ---\nxxx/);
+  assertMatch(unmark(result.content), /^exit code: 0\n--- stdout ---\nxxx/);
   assertMatch(result.content, /characters omitted/);
 });
 

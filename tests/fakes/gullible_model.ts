@@ -1,0 +1,71 @@
+/**
+ * A "gullible" model for the attack suite: it follows every instruction it
+ * reads, wherever it reads it — the system prompt (memory), the user's
+ * message, a fetched page, a file, a tool's result — ignoring any
+ * `<untrusted>` marking. An instruction is a line ending in
+ * `>>> call TOOL {json arguments}`. Each model call makes the next
+ * instruction not yet followed in the conversation; when none is left it
+ * answers "Done." Plug it in as `startFakeOpenAI({ respond: gullible })`.
+ */
+
+import type { FakeReply } from "./openai_server.ts";
+
+/** Matches one instruction anywhere in a line (tool output may prefix it with `file:3: `). */
+const INSTRUCTION = />>> call ([a-z][a-z0-9_]*) (\{[^\n]*\})[ \t]*$/gm;
+
+/** An instruction as the model would call it. */
+export interface Instruction {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** How an instruction is written into a page, a file or a memory entry. */
+export function instruction(name: string, args: Record<string, unknown>): string {
+  return `>>> call ${name} ${JSON.stringify(args)}`;
+}
+
+/** The same call, the way the model sends it and the way it is recognised again. */
+export function callKey(name: string, args: unknown): string {
+  return `${name} ${JSON.stringify(args)}`;
+}
+
+/** Every instruction in `text`, in order. */
+export function instructionsIn(text: string): Instruction[] {
+  const found: Instruction[] = [];
+  for (const match of text.matchAll(INSTRUCTION)) {
+    try {
+      found.push({ name: match[1], arguments: JSON.parse(match[2]) });
+    } catch { /* not JSON: not an instruction it can follow */ }
+  }
+  return found;
+}
+
+type WireMessage = {
+  role: string;
+  content?: string | { type: string; text?: string }[] | null;
+  tool_calls?: { function: { name: string; arguments: string } }[];
+};
+
+/** The model: the next instruction it has read and not yet followed, or "Done.". */
+export function gullible(body: Record<string, unknown>): FakeReply {
+  const messages = body.messages as WireMessage[];
+  const followed = new Set<string>();
+  for (const message of messages) {
+    for (const call of message.tool_calls ?? []) {
+      followed.add(callKey(call.function.name, JSON.parse(call.function.arguments || "{}")));
+    }
+  }
+  for (const message of messages) {
+    for (const next of instructionsIn(textOf(message.content))) {
+      if (!followed.has(callKey(next.name, next.arguments))) {
+        return { tool_calls: [{ name: next.name, arguments: next.arguments }] };
+      }
+    }
+  }
+  return { text: "Done." };
+}
+
+function textOf(content: WireMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((part) => part.text ?? "").join("\n");
+}
