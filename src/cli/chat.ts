@@ -1,7 +1,7 @@
 /** `hob chat`: a conversation in the terminal, streamed, with a few slash commands. */
 
 import { ConversationNotFoundError } from "../core/agent.ts";
-import { type Command, CommandError, EXIT } from "./command.ts";
+import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { promptApprovals } from "./approval_prompt.ts";
 import { stdinLines } from "./lines.ts";
 import { openHome } from "./open.ts";
@@ -47,7 +47,8 @@ Options:
       const problem = runtime.llm.checkModel(model);
       if (problem) {
         await runtime.close();
-        throw new CommandError(problem);
+        // A model id hob cannot use is a bad value, as `hob ask --model` says.
+        throw new UsageError(`hob chat: --model: ${problem}`);
       }
     }
     if (conversationId && !runtime.store.getConversation(conversationId)) {

@@ -53,11 +53,12 @@ export interface ParsedArgs {
  * ```
  */
 export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
+  const options = { ...COMMON_OPTIONS, ...command.options };
   let parsed;
   try {
     parsed = parseArgs({
-      args,
-      options: { ...COMMON_OPTIONS, ...command.options },
+      args: negativeValues(args, options),
+      options,
       allowPositionals: true,
       strict: true,
     });
@@ -65,6 +66,10 @@ export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
     throw new UsageError(
       `hob ${command.name}: ${describeParseError(error as Error)}`,
     );
+  }
+  for (const [name, value] of Object.entries(parsed.values)) {
+    // `--home ""` would quietly mean the default home, `--model ""` the default model.
+    if (value === "") throw new UsageError(`hob ${command.name}: option '--${name}' needs a value`);
   }
   const [min, max] = command.positionals;
   if (!parsed.values.help) {
@@ -102,6 +107,29 @@ export function intOption(
     );
   }
   return value;
+}
+
+/**
+ * `--limit -5` as `--limit=-5`: node:util takes a value that starts with `-` for
+ * a flag, which would turn a negative number into "needs a value" instead of
+ * the range check that names it.
+ */
+function negativeValues(
+  args: string[],
+  options: NonNullable<ParseArgsConfig["options"]>,
+): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const option = /^--([\w-]+)$/.exec(args[i])?.[1];
+    if (option && options[option]?.type === "string" && /^-\d/.test(args[i + 1] ?? "")) {
+      out.push(`${args[i]}=${args[++i]}`);
+    } else out.push(args[i]);
+    if (args[i] === "--") {
+      out.push(...args.slice(i + 1));
+      break;
+    }
+  }
+  return out;
 }
 
 /** node:util's messages mention internals; say the same in one short clause. */

@@ -53,7 +53,8 @@ Options:
       throw new UsageError(`hob cron: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
     }
     const wanted = action === "add" ? 3 : action === "list" ? 0 : 1;
-    if (rest.length !== wanted) {
+    // An empty NAME, SCHEDULE or PROMPT (`""` in the shell) is as good as a missing one.
+    if (rest.length !== wanted || rest.some((text) => !text.trim())) {
       throw new UsageError(
         action === "add"
           ? 'hob cron add: needs NAME, SCHEDULE and PROMPT — e.g. hob cron add standup "0 9 * * 1-5" "Plan my day"'

@@ -5,7 +5,8 @@
  */
 
 import { ConfigError } from "../config/load.ts";
-import { HomeError } from "../home/home.ts";
+import { HomeError, resolveHome } from "../home/home.ts";
+import { explainStorage } from "../home/storage.ts";
 import { StoreError } from "../store/database.ts";
 import { VERSION } from "../version.ts";
 import { ask } from "./ask.ts";
@@ -82,6 +83,9 @@ export async function main(args: string[]): Promise<number> {
     if (flag === "--home" && rest.length > 1) {
       leading.push(flag, rest[1]);
       rest = rest.slice(2);
+    } else if (flag === "--home") {
+      err("hob: option '--home' needs a value\n");
+      return EXIT.usage;
     } else if (flag.startsWith("--home=") || flag === "--debug") {
       leading.push(flag);
       rest = rest.slice(1);
@@ -99,6 +103,9 @@ export async function main(args: string[]): Promise<number> {
     }
     if (name === "--help" || name === "-h" || name === "help") {
       const topic = COMMANDS.find((c) => c.name === commandArgs[0]);
+      if (!topic && commandArgs[0] !== undefined) {
+        throw new UsageError(`hob: unknown command '${commandArgs[0]}' — see 'hob --help'`);
+      }
       out(`${topic ? topic.help : USAGE}\n`);
       return EXIT.ok;
     }
@@ -121,11 +128,18 @@ export async function main(args: string[]): Promise<number> {
     }
     return await command.run(parsed);
   } catch (error) {
-    return report(error, debug);
+    return report(error, debug, () => homeFlag(args));
   }
 }
 
-function report(error: unknown, debug: boolean): number {
+/** The `--home` of the command line, resolved as commands resolve it. */
+function homeFlag(args: string[]): string {
+  const at = args.indexOf("--home");
+  const flag = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith("--home="))?.slice(7);
+  return resolveHome(flag);
+}
+
+function report(error: unknown, debug: boolean, home: () => string): number {
   // The reader went away (`hob models | head`): nothing left to say to it.
   if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
   if (error instanceof UsageError) {
@@ -138,6 +152,15 @@ function report(error: unknown, debug: boolean): number {
   }
   if (debug) {
     console.error(error);
+    return EXIT.failure;
+  }
+  // A full disk or a read-only home, however deep it surfaced: one line naming the home.
+  let storage;
+  try {
+    storage = explainStorage(error, home());
+  } catch { /* no home to name */ }
+  if (storage) {
+    err(`hob: ${storage.message}\n`);
     return EXIT.failure;
   }
   if (

@@ -1,6 +1,7 @@
 /** `hob memory`: search, read and write memory, and rebuild its index. */
 
 import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
+import { MemoryWriteError } from "../memory/files.ts";
 import { openHome } from "./open.ts";
 import { dim, err, out, outJson } from "./output.ts";
 
@@ -51,7 +52,11 @@ Options:
       stats: 0,
     }[action]!;
     const given = [first, second].filter((p) => p !== undefined).length;
-    if (given < needs) {
+    // An empty query, path, text or section (`""` in the shell) is as good as a missing one.
+    const empty = (action === "write" ? [first] : [first, second]).some((text) =>
+      text !== undefined && !text.trim()
+    );
+    if (given < needs || empty) {
       throw new UsageError(`hob memory ${action}: missing argument — see 'hob memory --help'`);
     }
     if (given > needs) {
@@ -94,13 +99,18 @@ Options:
           return EXIT.ok;
         }
         case "remember":
-          out(`Remembered in memory/${await mem.remember(first)}.\n`);
+          out(`Remembered in memory/${await checked(action, mem.remember(first))}.\n`);
           return EXIT.ok;
         case "log":
-          out(`Noted in memory/${await mem.logNote(first)}.\n`);
+          out(`Noted in memory/${await checked(action, mem.logNote(first))}.\n`);
           return EXIT.ok;
         case "write":
-          out(`Wrote the section '${first}' of memory/${await mem.writeSection(first, second)}.\n`);
+          out(
+            `Wrote the section '${first}' of memory/${await checked(
+              action,
+              mem.writeSection(first, second),
+            )}.\n`,
+          );
           return EXIT.ok;
         case "reindex": {
           const bar = Deno.stderr.isTerminal();
@@ -145,3 +155,16 @@ Options:
     }
   },
 };
+
+/** A write whose text was refused (too long, a section name of two lines) is bad usage, exit 2. */
+async function checked(action: string, write: Promise<string>): Promise<string> {
+  try {
+    return await write;
+  } catch (error) {
+    // With a cause it is the disk's problem, not the text's: reported as such.
+    if (error instanceof MemoryWriteError && !error.cause) {
+      throw new UsageError(`hob memory ${action}: ${error.message}`);
+    }
+    throw error;
+  }
+}

@@ -3,11 +3,12 @@
 import { createApp } from "../http/app.ts";
 import { DATA_CSP } from "../http/guard.ts";
 import { homeExposure, readToken } from "../home/home.ts";
+import { probeStorage, StorageError } from "../home/storage.ts";
 import { deleteKv, writeKv } from "../store/kv.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
 import { SERVER_KEY } from "../runtime/status.ts";
 import { VERSION } from "../version.ts";
-import { type Command, CommandError, EXIT, intOption } from "./command.ts";
+import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
 import { homeOf, openHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
 
@@ -31,7 +32,17 @@ Options:
   positionals: [0, 0],
   async run(parsed) {
     const port = intOption(parsed, "port", [0, 65_535]);
+    const hostFlag = parsed.values.host as string | undefined;
+    if (hostFlag !== undefined && !isHost(hostFlag)) {
+      throw new UsageError(`--host must be a host name or an IP address: got '${hostFlag}'`);
+    }
     const runtime = await openHome(parsed, (line) => err(dim(`${line}\n`)));
+    // A server that cannot write would fail at every turn: say so now, in one line.
+    const problem = probeStorage(runtime.home);
+    if (problem) {
+      await runtime.close();
+      throw new StorageError(problem, runtime.home);
+    }
     const token = await readToken(homeOf(parsed));
     for (const problem of await homeExposure(runtime.home)) err(`warning: ${problem}\n`);
     const host = (parsed.values.host as string | undefined) ??
@@ -46,8 +57,12 @@ Options:
     // MCP servers connect in the background; their tools join the registry as they come.
     runtime.mcp.start();
     for (const missed of started.missed) {
+      const what = [
+        missed.interrupted ? "was cut off by an earlier crash" : "",
+        missed.missed > 0 ? `missed ${missed.missed} run(s) while hob was not running` : "",
+      ].filter(Boolean).join(" and ");
       err(
-        `Job '${missed.job}' missed ${missed.missed} run(s) while hob was not running; ${
+        `Job '${missed.job}' ${what}; ${
           missed.policy === "run_once" ? "running it once now" : "skipped, as its policy says"
         }.\n`,
       );
@@ -107,6 +122,11 @@ Options:
           `port ${listenPort} on ${host} is in use — is hob already running? Pick another with --port`,
         );
       }
+      if (/lookup address|invalid host|not available|AddrNotAvailable/i.test(String(error))) {
+        throw new CommandError(
+          `cannot listen on '${host}': it is not an address of this machine — pick another with --host`,
+        );
+      }
       throw error;
     }
 
@@ -127,3 +147,13 @@ Options:
     return EXIT.ok;
   },
 };
+
+/** A host name (`localhost`, `my-box.lan`), an IPv4 address, or an IPv6 one (bracketed or not). */
+function isHost(text: string): boolean {
+  if (/^[\d.]+$/.test(text)) {
+    const parts = text.split(".");
+    return parts.length === 4 && parts.every((part) => /^\d{1,3}$/.test(part) && +part <= 255);
+  }
+  if (text.includes(":")) return /^\[?[0-9A-Fa-f:.]+\]?$/.test(text);
+  return /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(text);
+}

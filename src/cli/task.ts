@@ -1,6 +1,6 @@
 /** `hob task`: background tasks — add, list, show, cancel, resume. */
 
-import { type Task, TaskError, type TaskStatus } from "../store/tasks.ts";
+import { MAX_PRIORITY, type Task, TaskError, type TaskStatus } from "../store/tasks.ts";
 import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, out, outJson, red } from "./output.ts";
@@ -52,8 +52,8 @@ Options:
     if (!ACTIONS.includes(action)) {
       throw new UsageError(`hob task: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
     }
-    if (action === "add" && rest.length === 0) {
-      throw new UsageError("hob task add: needs a TITLE (and a PROMPT)");
+    if (action === "add" && (rest.length === 0 || rest.some((text) => !text.trim()))) {
+      throw new UsageError("hob task add: needs a TITLE (and a PROMPT), neither empty");
     }
     if (action === "list" && rest.length > 0) {
       throw new UsageError(`hob task list: unexpected argument '${rest[0]}'`);
@@ -69,9 +69,16 @@ Options:
     if (status !== undefined && !STATUSES.includes(status as TaskStatus)) {
       throw new UsageError(`--status must be one of ${STATUSES.join(", ")}: got '${status}'`);
     }
-    const priority = parsed.values.priority === undefined ? 0 : Number(parsed.values.priority);
-    if (!Number.isInteger(priority)) {
-      throw new UsageError(`--priority must be an integer: got '${parsed.values.priority}'`);
+    const rawPriority = parsed.values.priority as string | undefined;
+    const priority = rawPriority === undefined ? 0 : Number(rawPriority);
+    // The queue's range, checked here to name the flag.
+    if (
+      rawPriority !== undefined &&
+      (!/^-?\d+$/.test(rawPriority) || Math.abs(priority) > MAX_PRIORITY)
+    ) {
+      throw new UsageError(
+        `--priority must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}: got '${rawPriority}'`,
+      );
     }
     const blockedBy = parseIds(parsed.values["blocked-by"] as string | undefined);
     const limit = intOption(parsed, "limit", [1, 10_000]) ?? 50;

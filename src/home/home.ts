@@ -15,6 +15,7 @@ import configTemplate from "./hob.default.yaml" with { type: "text" };
 import rollDiceExample from "../../tools/roll_dice.ts" with { type: "text" };
 import wordCountExample from "../../tools/word_count.ts" with { type: "text" };
 import { Buffer } from "node:buffer";
+import { explainStorage } from "./storage.ts";
 
 /** Directories every home has. */
 const HOME_DIRS = [
@@ -116,7 +117,7 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
       if ((mode & 0o077) !== 0) await Deno.chmod(tokenPath(home), 0o600);
     }
   } catch (error) {
-    throw new HomeError(
+    throw explainStorage(error, home) ?? new HomeError(
       `Cannot create the hob home ${home}: ${(error as Error).message}`,
       home,
       { cause: error },

@@ -15,7 +15,14 @@ import { VERSION } from "../version.ts";
 import { createAuth } from "./auth.ts";
 import { guard } from "./guard.ts";
 import { webRoutes } from "../web/routes.ts";
-import { ApiError, errorBody, handleError, handleNotFound } from "./errors.ts";
+import {
+  ApiError,
+  errorBody,
+  errorResponse,
+  handleError,
+  handleNotFound,
+  streamErrorEvent,
+} from "./errors.ts";
 import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
 import { backgroundRouteDocs, backgroundRoutes } from "./background.ts";
 import { findUploads, uploadRouteDocs, uploadRoutes } from "./uploads.ts";
@@ -211,7 +218,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
     bodyLimit({
       maxSize,
       onError: (c) =>
-        c.json(errorBody("payload_too_large", `The body is larger than ${maxSize} bytes`), 413),
+        errorResponse(c, 413, "payload_too_large", `The body is larger than ${maxSize} bytes`),
     });
   const bodyLimitFor = {
     json: limit(runtime.config.server.max_body_bytes),
@@ -258,11 +265,19 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       return streamSSE(c, async (stream) => {
         stream.onAbort(() => controller.abort());
-        // Keep consuming after the client leaves: the turn saves what it has.
-        for await (const event of events) {
-          if (stream.aborted) continue;
-          await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
-            .catch(() => controller.abort());
+        try {
+          // Keep consuming after the client leaves: the turn saves what it has.
+          for await (const event of events) {
+            if (stream.aborted) continue;
+            await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+              .catch(() => controller.abort());
+          }
+        } catch (error) {
+          // The stream has begun, so no status can say it: the last event does (a full disk…).
+          if (!stream.aborted) {
+            const event = streamErrorEvent(error, "POST /api/chat");
+            await stream.writeSSE({ event: "error", data: JSON.stringify(event) }).catch(() => {});
+          }
         }
       });
     }

@@ -10,7 +10,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { errorBody } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "hob_session";
@@ -110,12 +110,11 @@ export function createAuth(token: string, options: AuthOptions = {}) {
   /** The 429 a request gets while its address is waiting. */
   function tooMany(c: Context, seconds: number): Response {
     c.header("Retry-After", String(seconds));
-    return c.json(
-      errorBody(
-        "rate_limited",
-        `Too many wrong tokens from this address; try again in ${seconds} s`,
-      ),
+    return errorResponse(
+      c,
       429,
+      "rate_limited",
+      `Too many wrong tokens from this address; try again in ${seconds} s`,
     );
   }
 
@@ -145,20 +144,21 @@ export function createAuth(token: string, options: AuthOptions = {}) {
         if (!by) {
           const sent = BEARER.test(c.req.header("authorization") ?? "");
           c.header("WWW-Authenticate", 'Bearer realm="hob"');
-          return c.json(
-            errorBody(
-              "unauthorized",
-              sent
-                ? "The API token is wrong — it is in HOME/token"
-                : "Send the API token as 'Authorization: Bearer <token>' — it is in HOME/token",
-            ),
+          return errorResponse(
+            c,
             401,
+            "unauthorized",
+            sent
+              ? "The API token is wrong — it is in HOME/token"
+              : "Send the API token as 'Authorization: Bearer <token>' — it is in HOME/token",
           );
         }
         if (by === "session" && !SAFE_METHODS.has(c.req.method) && !fromPage(c)) {
-          return c.json(
-            errorBody("forbidden", "A change made with the page's session must come from the page"),
+          return errorResponse(
+            c,
             403,
+            "forbidden",
+            "A change made with the page's session must come from the page",
           );
         }
         await next();

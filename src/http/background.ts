@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { ScheduleError } from "../scheduler/schedule.ts";
 import { JobError } from "../store/jobs.ts";
-import { TaskError } from "../store/tasks.ts";
+import { MAX_PRIORITY, TaskError } from "../store/tasks.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { collectStatus } from "../runtime/status.ts";
 import { ApiError } from "./errors.ts";
@@ -31,7 +31,7 @@ const runsQuery = z.object({ limit: z.coerce.number().int().min(1).max(1_000).de
 const newTaskBody = z.strictObject({
   title: z.string().trim().min(1).max(200),
   prompt: z.string().min(1).max(100_000).optional(),
-  priority: z.number().int().min(-1_000).max(1_000).default(0),
+  priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0),
   blocked_by: z.array(z.number().int().min(1)).max(100).default([]),
 });
 const tasksQuery = z.object({

@@ -1,11 +1,21 @@
 /**
  * The API's one error shape, `{"error": {"code", "message"}}`, and the handler
  * that turns anything thrown into it. A 4xx is the caller's mistake and says
- * how to fix it; a 500 is a bug in hob, logged with its stack.
+ * how to fix it; a full disk or a read-only home is a 507 or 503 saying so;
+ * a 500 is a bug in hob, logged with its stack.
  */
 
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { StorageError, type StorageProblem, storageProblem } from "../home/storage.ts";
+
+/** How each storage problem is answered: Insufficient Storage, or unavailable until fixed. */
+const STORAGE_STATUS: Record<StorageProblem, { status: 503 | 507; code: string }> = {
+  full: { status: 507, code: "storage_full" },
+  read_only: { status: 503, code: "storage_read_only" },
+  denied: { status: 503, code: "storage_denied" },
+};
 
 /** An error the API answers with; `field` names the bad input when there is one. */
 export class ApiError extends Error {
@@ -21,7 +31,8 @@ export class ApiError extends Error {
     | 422
     | 429
     | 502
-    | 503;
+    | 503
+    | 507;
   readonly code: string;
   readonly field?: string;
   constructor(
@@ -42,38 +53,112 @@ export function errorBody(code: string, message: string, field?: string) {
   return { error: { code, message, ...(field ? { field } : {}) } };
 }
 
-/** `app.onError`: ApiError and HTTPException as themselves, anything else a logged 500. */
+/**
+ * An error response in the shape of the API the request was for: a JSON-RPC
+ * error for `/mcp`, OpenAI's `{error: {message, type, param, code}}` for
+ * `/v1`, {@linkcode errorBody} everywhere else — so every client can read
+ * every refusal, whichever layer refused.
+ *
+ * @example
+ * ```ts
+ * return errorResponse(c, 413, "payload_too_large", "The body is larger than 1048576 bytes");
+ * ```
+ */
+export function errorResponse(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+  field?: string,
+): Response {
+  const path = c.req.path;
+  if (path === "/mcp" || path.startsWith("/mcp/")) {
+    return c.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, status);
+  }
+  if (path === "/v1" || path.startsWith("/v1/")) {
+    // OpenAI calls every caller's mistake an invalid request; `code` says which.
+    const type = status >= 500 ? "server_error" : "invalid_request_error";
+    return c.json({ error: { message, type, param: field ?? null, code } }, status);
+  }
+  return c.json(errorBody(code, message, field), status);
+}
+
+/**
+ * `app.onError`: ApiError and HTTPException as themselves, a write the disk
+ * refused as 507/503 (`storage_full`, `storage_read_only`), anything else a
+ * logged 500.
+ */
 export function handleError(error: Error, c: Context): Response {
   if (error instanceof ApiError) {
-    return c.json(
-      errorBody(error.code, error.message, error.field),
-      error.status,
-    );
+    return errorResponse(c, error.status, error.code, error.message, error.field);
   }
   if (error instanceof HTTPException) {
-    const status = error.status;
-    return c.json(
-      errorBody(
-        status === 401 ? "unauthorized" : "http_error",
-        error.message || `HTTP ${status}`,
-      ),
+    const status = error.status as ContentfulStatusCode;
+    return errorResponse(
+      c,
       status,
+      status === 401 ? "unauthorized" : "http_error",
+      error.message || `HTTP ${status}`,
     );
   }
-  console.error(`hob: internal error on ${c.req.method} ${c.req.path}:`, error);
-  return c.json(
-    errorBody(
-      "internal",
-      "Internal error in hob — the server log has the details",
-    ),
+  if (isUnreadableBody(error)) {
+    // The client broke off or mangled the body (bad chunked framing, a short Content-Length).
+    return errorResponse(c, 400, "unreadable_body", "The request body could not be read");
+  }
+  const problem = storageProblem(error);
+  if (problem) {
+    const storage = new StorageError(problem, undefined, { cause: error });
+    console.error(`hob: ${c.req.method} ${c.req.path} failed: ${storage.message}`);
+    const { status, code } = STORAGE_STATUS[problem];
+    return errorResponse(c, status, code, storage.message);
+  }
+  // The path is the caller's text: as an argument, never as the format string (`%c`, `%o` …).
+  console.error("hob: internal error on %s %s:", c.req.method, c.req.path, error);
+  return errorResponse(
+    c,
     500,
+    "internal",
+    "Internal error in hob — the server log has the details",
   );
+}
+
+/** An error reading the request's body off the connection, which only the client can cause. */
+function isUnreadableBody(error: Error): boolean {
+  return (error instanceof Deno.errors.BadResource || error instanceof Deno.errors.Http) &&
+    /request body|body from connection/i.test(error.message);
+}
+
+/**
+ * An error thrown after a stream's 200 went out, as the agent's `error` event
+ * (`{type, code, message}`), so a streaming client hears what a JSON client
+ * would: `storage_full` for a full disk, else `internal` (logged with its stack).
+ *
+ * @example
+ * ```ts
+ * } catch (error) {
+ *   await stream.writeSSE({ event: "error", data: JSON.stringify(streamErrorEvent(error, "POST /api/chat")) });
+ * }
+ * ```
+ */
+export function streamErrorEvent(
+  error: unknown,
+  where: string,
+): { type: "error"; code: string; message: string } {
+  const problem = storageProblem(error);
+  if (problem) {
+    const storage = new StorageError(problem, undefined, { cause: error });
+    console.error(`hob: ${where} failed: ${storage.message}`);
+    return { type: "error", code: STORAGE_STATUS[problem].code, message: storage.message };
+  }
+  console.error("hob: internal error on %s:", where, error);
+  return {
+    type: "error",
+    code: "internal",
+    message: "Internal error in hob — the server log has the details",
+  };
 }
 
 /** `app.notFound`. */
 export function handleNotFound(c: Context): Response {
-  return c.json(
-    errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`),
-    404,
-  );
+  return errorResponse(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
 }

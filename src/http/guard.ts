@@ -17,7 +17,7 @@
  */
 
 import type { Context, MiddlewareHandler } from "hono";
-import { errorBody } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 
 /** Host names that always mean this machine. */
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
@@ -92,7 +92,7 @@ export function guard(options: GuardOptions): MiddlewareHandler {
   return async function hostGuard(c, next) {
     const problem = refusal(c, allowed, configured);
     if (problem) {
-      c.res = refuse(c, problem);
+      c.res = errorResponse(c, 403, "forbidden", problem);
     } else {
       await next();
     }
@@ -123,21 +123,6 @@ function refusal(c: Context, allowed: Set<string>, configured: Set<string>): str
     if (!navigation) return `A request from another site (${site}) may not call this hob`;
   }
   return null;
-}
-
-/** A 403 in the shape the path's API uses. */
-function refuse(c: Context, message: string): Response {
-  const path = c.req.path;
-  if (path === "/mcp" || path.startsWith("/mcp/")) {
-    return c.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, 403);
-  }
-  if (path.startsWith("/v1/") || path === "/v1") {
-    return c.json(
-      { error: { message, type: "invalid_request_error", param: null, code: "forbidden" } },
-      403,
-    );
-  }
-  return c.json(errorBody("forbidden", message), 403);
 }
 
 /** Headers every response carries; a route's own CSP (an upload's sandbox) stands. */

@@ -9,11 +9,12 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { listMarkdown } from "../memory/search_index.ts";
 import { MemoryWriteError } from "../memory/files.ts";
+import { storageProblem } from "../home/storage.ts";
 import { PathError } from "../tools/sandbox/paths.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readJson, readQuery } from "./validate.ts";
+import { pathTail, readJson, readQuery } from "./validate.ts";
 
 const searchQuery = z.object({
   q: z.string().trim().min(1, "must not be empty").max(1_000),
@@ -141,7 +142,7 @@ export function memoryRoutes(runtime: Runtime): Hono {
   });
 
   app.get("/memory/files/*", async (c) => {
-    const path = decodeURIComponent(c.req.path.replace(/^\/api\/memory\/files\//, ""));
+    const path = pathTail(c, "/api/memory/files/");
     const { from, lines } = readQuery(c, getQuery);
     try {
       return c.json(await memory.get(path, from, lines));
@@ -151,7 +152,7 @@ export function memoryRoutes(runtime: Runtime): Hono {
   });
 
   app.put("/memory/files/*", async (c) => {
-    const path = decodeURIComponent(c.req.path.replace(/^\/api\/memory\/files\//, ""));
+    const path = pathTail(c, "/api/memory/files/");
     const { content } = await readJson(c, fileBody);
     try {
       return c.json({ path: await memory.replace(path, content) });
@@ -201,6 +202,8 @@ export function memoryRoutes(runtime: Runtime): Hono {
 }
 
 function asApiError(error: unknown, path: string): unknown {
+  // A full disk or read-only home: the app's error handler answers 507/503.
+  if (storageProblem(error)) return error;
   if (error instanceof PathError) return new ApiError(400, "invalid_path", error.message, "path");
   if (error instanceof Deno.errors.NotFound) {
     return new ApiError(404, "not_found", `No memory file '${path}'`);

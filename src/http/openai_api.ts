@@ -19,6 +19,7 @@ import { z } from "zod";
 import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { readKv, writeKv } from "../store/kv.ts";
+import { streamErrorEvent } from "./errors.ts";
 
 /** What a client names to get hob's configured model. */
 const HOB_MODEL = "hob";
@@ -151,21 +152,28 @@ export function openAiRoutes(runtime: Runtime): Hono {
           });
         await chunk({ role: "assistant", content: "" }, null);
         const turn = newTurnRecord();
-        for await (const event of events) {
-          if (stream.aborted) continue; // the turn goes on and saves what it has
-          const record = recordEvent(turn, event, clientNames);
-          if (event.type === "text") await chunk({ content: event.text }, null);
-          else if (record === "client_call") {
-            const call = turn.clientCalls.at(-1)!;
-            await chunk({
-              tool_calls: [{
-                index: turn.clientCalls.length - 1,
-                id: call.id,
-                type: "function",
-                function: { name: call.name, arguments: call.arguments },
-              }],
-            }, null);
+        try {
+          for await (const event of events) {
+            if (stream.aborted) continue; // the turn goes on and saves what it has
+            const record = recordEvent(turn, event, clientNames);
+            if (event.type === "text") await chunk({ content: event.text }, null);
+            else if (record === "client_call") {
+              const call = turn.clientCalls.at(-1)!;
+              await chunk({
+                tool_calls: [{
+                  index: turn.clientCalls.length - 1,
+                  id: call.id,
+                  type: "function",
+                  function: { name: call.name, arguments: call.arguments },
+                }],
+              }, null);
+            }
           }
+        } catch (error) {
+          // Begun streams cannot change their status: the error goes in the stream (a full disk…).
+          const { code, message } = streamErrorEvent(error, "POST /v1/chat/completions");
+          turn.error = { code, message };
+          turn.text = "";
         }
         if (stream.aborted) return;
         if (turn.error && !turn.text) {

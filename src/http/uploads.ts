@@ -14,6 +14,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { findUpload, saveUpload, UploadError } from "../runtime/uploads.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
+import { pathTail, readForm } from "./validate.ts";
 
 /** Images a browser may show inline; everything else downloads. */
 const INLINE = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"]);
@@ -70,7 +71,7 @@ export function uploadRoutes(runtime: Runtime): Hono {
         "Send files as multipart/form-data in the field 'file'",
       );
     }
-    const form = await c.req.parseBody({ all: true });
+    const form = await readForm(c, { all: true });
     const files = [form.file].flat().filter((value): value is File => value instanceof File);
     if (files.length === 0) {
       throw new ApiError(400, "invalid_request", "No file in the field 'file'", "file");
@@ -81,7 +82,7 @@ export function uploadRoutes(runtime: Runtime): Hono {
   });
 
   app.get("/uploads/*", async (c) => {
-    const path = decodeURIComponent(c.req.path.slice("/api/".length));
+    const path = `uploads/${pathTail(c, "/api/uploads/")}`;
     let upload: Attachment;
     try {
       upload = await findUpload(runtime.home, path);

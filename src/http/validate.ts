@@ -37,6 +37,50 @@ export async function readJson<T extends z.ZodType>(
   return check(schema, body, "body");
 }
 
+/**
+ * Reads a form body (multipart/form-data or application/x-www-form-urlencoded);
+ * a body that does not parse as one is a 400, not a 500.
+ *
+ * @example
+ * ```ts
+ * const form = await readForm(c, { all: true });
+ * ```
+ */
+export async function readForm(
+  c: Context,
+  options: { all?: boolean } = {},
+): Promise<Record<string, string | File | (string | File)[]>> {
+  try {
+    return await c.req.parseBody(options);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(
+      400,
+      "invalid_form",
+      "The body is not a valid form: send multipart/form-data or application/x-www-form-urlencoded",
+    );
+  }
+}
+
+/**
+ * The percent-decoded rest of the path after `prefix` (a wildcard route's
+ * tail, which may hold `/`); a malformed escape such as `%ff` is a 400
+ * naming the path, not a URIError.
+ *
+ * @example
+ * ```ts
+ * const path = pathTail(c, "/api/memory/files/"); // "notes/ideas.md"
+ * ```
+ */
+export function pathTail(c: Context, prefix: string): string {
+  const raw = c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length) : "";
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ApiError(400, "invalid_path", `The path '${raw}' has a malformed %-escape`, "path");
+  }
+}
+
 /** Validates query parameters (all strings; use `z.coerce` for numbers). */
 export function readQuery<T extends z.ZodType>(
   c: Context,

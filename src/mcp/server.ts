@@ -8,7 +8,12 @@
  * `hob mcp serve` over stdio.
  */
 
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server, type ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  getLiteralValue,
+  getObjectShape,
+  safeParse,
+} from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -16,6 +21,7 @@ import {
   ErrorCode,
   type GetPromptRequest,
   GetPromptRequestSchema,
+  type Implementation,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -24,6 +30,7 @@ import {
   type ReadResourceRequest,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { collectReply } from "../core/reply.ts";
 import type { JsonSchema } from "../core/types.ts";
 import { listMarkdown } from "../memory/search_index.ts";
@@ -62,6 +69,43 @@ const ASK_HOB = {
 };
 
 /**
+ * The SDK's server, except that a request whose params do not fit its method
+ * gets JSON-RPC's Invalid params (-32602) naming the first problem. The SDK
+ * parses params before a handler runs and lets zod's error through, which a
+ * client sees as Internal error (-32603) carrying the whole issue list.
+ */
+class StrictServer extends Server {
+  // The SDK's declarations do not resolve under Deno (its types are `any` here), hence no
+  // `override` and the constructor spelled out.
+  constructor(info: Implementation, options: ServerOptions) {
+    super(info, options);
+  }
+
+  setRequestHandler<Req, X>(
+    requestSchema: unknown,
+    handler: (request: Req, extra: X) => unknown,
+  ): void {
+    const method = getLiteralValue(getObjectShape(requestSchema)!.method) as string;
+    // Registered under a schema every request of the method fits; the real one is checked here.
+    const loose = z.looseObject({ method: z.literal(method) });
+    super.setRequestHandler(loose, (request: unknown, extra: X) => {
+      const parsed = safeParse(requestSchema, request);
+      if (!parsed.success) {
+        throw new McpError(ErrorCode.InvalidParams, firstIssue(method, parsed.error));
+      }
+      return handler(parsed.data as Req, extra);
+    });
+  }
+}
+
+function firstIssue(method: string, error: unknown): string {
+  const issue = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
+  if (!issue) return `Invalid params for ${method}`;
+  const path = issue.path.map(String).join(".");
+  return `Invalid params for ${method}: ${path ? `'${path}': ` : ""}${issue.message}`;
+}
+
+/**
  * A new MCP server over the runtime; connect it to one transport.
  *
  * @example
@@ -71,7 +115,7 @@ const ASK_HOB = {
  * ```
  */
 export function createMcpServer(runtime: Runtime): Server {
-  const server = new Server(
+  const server = new StrictServer(
     { name: "hob", title: "hob — personal assistant", version: VERSION },
     {
       capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
@@ -241,7 +285,12 @@ function memoryUri(path: string): string {
 async function readResource(runtime: Runtime, uri: string): Promise<string> {
   const memory = /^hob:\/\/memory\/(.+)$/.exec(uri);
   if (memory) {
-    const path = memory[1].split("/").map(decodeURIComponent).join("/");
+    let path: string;
+    try {
+      path = memory[1].split("/").map(decodeURIComponent).join("/");
+    } catch {
+      throw new McpError(ErrorCode.InvalidParams, `The URI '${uri}' has a malformed %-escape`);
+    }
     const files = await listMarkdown(runtime.memory.files.dir);
     // Only files that exist under memory/: the list is the allowlist, so no path escapes it.
     if (!files.includes(path)) {

@@ -1,9 +1,10 @@
 /**
  * The Markdown files of memory, written safely: every change is a whole new
- * file renamed into place (a crash leaves the old file or the new one, never
- * half), and changes are serialised — within this process by a queue, across
- * processes by an exclusive lock — so concurrent writers (chat, scheduler,
- * API, a CLI command) never lose each other's entries.
+ * file, synced to disk, then renamed into place (a crash leaves the old file
+ * or the new one, never half), and changes are serialised — within this
+ * process by a queue, across processes by an exclusive lock — so concurrent
+ * writers (chat, scheduler, API, a CLI command) never lose each other's
+ * entries.
  */
 
 import { dirname, join } from "node:path";
@@ -11,6 +12,8 @@ import { localDate } from "./dates.ts";
 
 /** Longest entry accepted, so one call cannot bloat MEMORY.md. */
 export const MAX_ENTRY_CHARS = 10_000;
+/** How this writer's temporary files start: hidden (never indexed) and its own to sweep. */
+const TEMP_PREFIX = ".memory-write-";
 
 /** Raised for a write that cannot be done; the message says why. */
 export class MemoryWriteError extends Error {
@@ -36,6 +39,7 @@ export interface MemoryLayout {
 export class MemoryFiles {
   readonly #layout: MemoryLayout;
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #swept = new Set<string>();
 
   constructor(layout: MemoryLayout) {
     this.#layout = layout;
@@ -153,20 +157,67 @@ export class MemoryFiles {
       const file = join(dir, path);
       const current = await this.read(path);
       const next = change(current);
-      await Deno.mkdir(dirname(file), { recursive: true });
-      const temp = `${dirname(file)}/.${crypto.randomUUID()}.tmp`;
+      const folder = dirname(file);
+      await Deno.mkdir(folder, { recursive: true });
+      await this.#sweep(folder);
+      const temp = join(folder, `${TEMP_PREFIX}${crypto.randomUUID()}.tmp`);
       try {
-        await Deno.writeTextFile(temp, next);
+        await writeSynced(temp, next);
         await Deno.rename(temp, file);
+        await syncDirectory(folder);
       } catch (error) {
         await Deno.remove(temp).catch(() => {});
-        throw new MemoryWriteError(`Cannot write ${path}: ${(error as Error).message}`);
+        throw new MemoryWriteError(`Cannot write ${path}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       return path;
     } finally {
       await lock.unlock().catch(() => {});
       lock.close();
     }
+  }
+
+  /**
+   * Removes temporary files a writer killed mid-write left in `folder`, once
+   * per folder. Only under the write lock: no live writer can own one then.
+   */
+  async #sweep(folder: string): Promise<void> {
+    if (this.#swept.has(folder)) return;
+    this.#swept.add(folder);
+    for await (const entry of Deno.readDir(folder)) {
+      if (entry.isFile && entry.name.startsWith(TEMP_PREFIX) && entry.name.endsWith(".tmp")) {
+        await Deno.remove(join(folder, entry.name)).catch(() => {});
+      }
+    }
+  }
+}
+
+/**
+ * Writes a new file and waits until its bytes are on disk, so the rename that
+ * follows cannot expose an empty file after a power cut.
+ */
+async function writeSynced(path: string, text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+  try {
+    for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+    await file.syncData();
+  } finally {
+    file.close();
+  }
+}
+
+/** Makes a rename in `dir` durable; best effort where directories cannot be opened. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: Deno.FsFile | undefined;
+  try {
+    handle = await Deno.open(dir, { read: true });
+    await handle.sync();
+  } catch {
+    // Not every platform lets a directory be opened or synced; the rename stands anyway.
+  } finally {
+    handle?.close();
   }
 }
 

@@ -5,6 +5,7 @@
  * incremental by content hash and can be deleted and rebuilt without loss.
  */
 
+import { rollback } from "../store/rollback.ts";
 import { statements } from "../store/statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { join, relative, sep } from "node:path";
@@ -533,7 +534,7 @@ export class MemoryIndex {
       });
       this.#db.exec("COMMIT");
     } catch (error) {
-      this.#db.exec("ROLLBACK");
+      rollback(this.#db);
       throw error;
     }
     this.#signatures = null;
@@ -604,7 +605,7 @@ export class MemoryIndex {
         });
         this.#db.exec("COMMIT");
       } catch (error) {
-        this.#db.exec("ROLLBACK");
+        rollback(this.#db);
         throw error;
       }
       this.#signatures = null;

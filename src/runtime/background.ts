@@ -14,7 +14,7 @@ import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { Heartbeat, type HeartbeatState, parseActiveHours } from "../scheduler/heartbeat.ts";
 import { defaultTimezone } from "../scheduler/schedule.ts";
-import { type JobOutcome, Scheduler } from "../scheduler/scheduler.ts";
+import { type JobOutcome, type MissedRuns, Scheduler } from "../scheduler/scheduler.ts";
 import type { SqliteConversationStore } from "../store/conversations.ts";
 import { type Job, SqliteJobs } from "../store/jobs.ts";
 import { SqliteNotifications } from "../store/notifications.ts";
@@ -57,7 +57,8 @@ export interface BackgroundStart {
   scheduler: boolean;
   heartbeat: boolean;
   workers: number;
-  missed: { job: string; missed: number; policy: string }[];
+  /** Jobs with runs missed while hob was down or cut off by a crash, and what was done. */
+  missed: MissedRuns[];
 }
 
 const HEARTBEAT_KEY = "heartbeat";

@@ -5,6 +5,7 @@
 
 import { join, relative } from "node:path";
 import { ensureHome } from "../home/home.ts";
+import { rollback } from "../store/rollback.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** What can be reset. */
@@ -122,7 +123,7 @@ function transaction(runtime: Runtime, sql: string): void {
     runtime.db.exec(sql);
     runtime.db.exec("COMMIT");
   } catch (error) {
-    runtime.db.exec("ROLLBACK");
+    rollback(runtime.db);
     throw error;
   }
 }

@@ -56,6 +56,18 @@ export interface JobInput {
   enabled?: boolean;
 }
 
+/**
+ * A job whose runs hob did not make, found at start: `missed` runs fell due
+ * while it was down, and/or (`interrupted`) a run was cut off by a crash.
+ */
+export interface MissedRuns {
+  job: string;
+  missed: number;
+  policy: MissedPolicy;
+  /** A run of this job was going when hob died; the policy decides whether it runs again. */
+  interrupted?: boolean;
+}
+
 /** Longest a precise timer waits; Deno.cron's minute tick is the backstop. */
 const MAX_TIMER_MS = 60_000;
 /** Longest job result kept in the run log. */
@@ -142,14 +154,18 @@ export class Scheduler {
   }
 
   /**
-   * Deals with runs missed while hob was down, then starts the clock. Returns
-   * the jobs that had missed runs.
+   * Deals with runs missed while hob was down and runs a crash cut off, then
+   * starts the clock. Returns the jobs that had either.
    */
-  async start(): Promise<{ job: string; missed: number; policy: MissedPolicy }[]> {
+  async start(): Promise<MissedRuns[]> {
     if (this.#started) return [];
     this.#started = true;
-    this.#jobs.recoverInterrupted();
-    const handled = this.#catchUp();
+    const interrupted = new Set(
+      this.#jobs.recoverInterrupted().filter((run) => run.trigger !== "manual").map((run) =>
+        run.job_id
+      ),
+    );
+    const handled = this.#catchUp(interrupted);
     if (this.#timers) {
       this.#unsubscribe = onMinute(() => this.tick());
       this.#arm();
@@ -189,16 +205,22 @@ export class Scheduler {
     await this.idle();
   }
 
-  /** Missed runs: record them, then catch up once or skip, per job. */
-  #catchUp(): { job: string; missed: number; policy: MissedPolicy }[] {
+  /**
+   * Missed runs: record them, then catch up once or skip, per job. A run a
+   * crash cut off (`interrupted`: job ids) counts as missed: a `run_once` job
+   * runs once more, a `skip` job waits for its next time.
+   */
+  #catchUp(interrupted: ReadonlySet<number>): MissedRuns[] {
     const now = this.#now();
-    const handled: { job: string; missed: number; policy: MissedPolicy }[] = [];
-    for (const job of this.#jobs.due(now)) {
+    const handled: MissedRuns[] = [];
+    const due = this.#jobs.due(now);
+    for (const job of due) {
       const schedule = safeParse(job);
       if (!schedule) continue;
       const dueAt = new Date(job.next_run!);
+      const cutOff = interrupted.has(job.id);
       // Allow a moment: a run due this very second is on time, not missed.
-      if (now.getTime() - dueAt.getTime() < 1_000) continue;
+      if (now.getTime() - dueAt.getTime() < 1_000 && !cutOff) continue;
       const missed = runsBetween(schedule, new Date(dueAt.getTime()), now, new Date(job.anchor));
       const count = Math.max(1, missed);
       this.#jobs.recordNotRun(job.id, "missed", {
@@ -210,7 +232,12 @@ export class Scheduler {
             : "skipped, as the job's policy says"
         }`,
       });
-      handled.push({ job: job.name, missed: count, policy: job.missed_policy });
+      handled.push({
+        job: job.name,
+        missed: count,
+        policy: job.missed_policy,
+        ...(cutOff ? { interrupted: true } : {}),
+      });
       if (job.missed_policy === "run_once") {
         this.#launch(job, "catch_up");
       } else {
@@ -220,6 +247,16 @@ export class Scheduler {
           enabled: next !== null,
         });
       }
+    }
+    // Cut off, and not due again yet: the policy decides whether it runs again now.
+    for (const id of interrupted) {
+      if (due.some((job) => job.id === id)) continue;
+      const job = this.#jobs.get(id);
+      const schedule = job && safeParse(job);
+      // A job switched off stays off; a once: job is off because its one run began.
+      if (!job || !schedule || (!job.enabled && schedule.kind !== "once")) continue;
+      handled.push({ job: job.name, missed: 0, policy: job.missed_policy, interrupted: true });
+      if (job.missed_policy === "run_once") this.#launch(job, "catch_up");
     }
     return handled;
   }

@@ -5,7 +5,10 @@
  */
 
 import { DatabaseSync } from "node:sqlite";
+import { dirname } from "node:path";
+import { explainStorage } from "../home/storage.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { rollback } from "./rollback.ts";
 
 /** How long a writer waits for another process's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -33,7 +36,8 @@ export interface OpenDatabaseOptions {
 
 /**
  * Opens (creating if needed) a hob database with WAL, foreign keys and a busy
- * timeout, and applies pending migrations, each in one transaction.
+ * timeout, and applies pending migrations, each in one transaction. A full
+ * disk or a directory that cannot be written is a `StorageError` naming it.
  *
  * @example
  * ```ts
@@ -45,7 +49,7 @@ export function openDatabase(
   options: OpenDatabaseOptions = {},
 ): DatabaseSync {
   const { backupBeforeMigrate = true, migrations = MIGRATIONS } = options;
-  let db: DatabaseSync;
+  let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(path);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -53,7 +57,8 @@ export function openDatabase(
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   } catch (error) {
-    throw new StoreError(
+    db?.close();
+    throw explainStorage(error, dirname(path)) ?? new StoreError(
       `Cannot open the database ${path}: ${messageOf(error)} — is the home directory writable?`,
       path,
       { cause: error },
@@ -63,6 +68,8 @@ export function openDatabase(
     migrate(db, path, migrations, backupBeforeMigrate);
   } catch (error) {
     db.close();
+    const storage = explainStorage(error, dirname(path));
+    if (storage) throw storage;
     if (error instanceof StoreError) throw error;
     throw new StoreError(
       `Cannot migrate the database ${path}: ${messageOf(error)}`,
@@ -100,7 +107,7 @@ function migrate(
       db.exec(`PRAGMA user_version = ${migration.version}`);
       db.exec("COMMIT");
     } catch (error) {
-      db.exec("ROLLBACK");
+      rollback(db);
       throw new StoreError(
         `Migration ${migration.version} (${migration.name}) failed: ${messageOf(error)}`,
         path,

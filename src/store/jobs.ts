@@ -4,6 +4,7 @@
  * so a job never runs twice at once, even with two processes on one hob.db.
  */
 
+import { rollback } from "./rollback.ts";
 import { statements } from "./statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
@@ -231,22 +232,41 @@ export class SqliteJobs {
 
   /**
    * Releases jobs left running by a process that is gone, marking their open
-   * runs interrupted. Returns how many.
+   * runs interrupted. Returns the runs it marked (the scheduler applies each
+   * job's missed-run policy to them).
    */
-  recoverInterrupted(): number {
+  recoverInterrupted(): { job_id: number; run_id: number; trigger: RunTrigger }[] {
     const rows = this.#sql("SELECT id, running_owner FROM jobs WHERE running_owner IS NOT NULL")
       .all() as {
         id: number;
         running_owner: string;
       }[];
-    let recovered = 0;
+    const recovered: { job_id: number; run_id: number; trigger: RunTrigger }[] = [];
     for (const row of rows) {
       if (isLiveOwner(row.running_owner)) continue;
-      this.release(row.id);
-      this.#sql(
-        "UPDATE job_runs SET status = 'interrupted', finished_at = ?, error = 'hob stopped during the run' WHERE job_id = ? AND status = 'running'",
-      ).run(timestamp(), row.id);
-      recovered++;
+      // One transaction: a crash here must not leave a released job with a run still "running".
+      this.#db.exec("BEGIN IMMEDIATE");
+      try {
+        const owned = this.#sql("SELECT running_owner FROM jobs WHERE id = ?").get(row.id) as
+          | { running_owner: string | null }
+          | undefined;
+        if (owned?.running_owner === row.running_owner) {
+          const open = this.#sql(
+            "SELECT id, trigger FROM job_runs WHERE job_id = ? AND status = 'running' ORDER BY id",
+          ).all(row.id) as { id: number; trigger: RunTrigger }[];
+          this.#sql(
+            "UPDATE job_runs SET status = 'interrupted', finished_at = ?, error = 'hob stopped during the run' WHERE job_id = ? AND status = 'running'",
+          ).run(timestamp(), row.id);
+          this.release(row.id);
+          for (const run of open) {
+            recovered.push({ job_id: row.id, run_id: run.id, trigger: run.trigger });
+          }
+        }
+        this.#db.exec("COMMIT");
+      } catch (error) {
+        rollback(this.#db);
+        throw error;
+      }
     }
     return recovered;
   }

@@ -68,6 +68,12 @@ export class TaskError extends Error {
   }
 }
 
+/**
+ * Priorities run from -MAX_PRIORITY to MAX_PRIORITY. Bounded because an integer
+ * SQLite cannot hand back as a JS number would break every later read of the queue.
+ */
+export const MAX_PRIORITY = 1_000;
+
 const COLUMNS =
   "id, title, prompt, priority, status, blocked_by, output, waiting_reason, claimed_by, claimed_at, attempts, conversation_id, created_at, updated_at";
 
@@ -91,6 +97,13 @@ export class SqliteTasks {
   }
 
   add(task: NewTask): Task {
+    const priority = task.priority ?? 0;
+    if (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY) {
+      throw new TaskError(
+        "invalid",
+        `priority must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}: got ${priority}`,
+      );
+    }
     const blockedBy = [...new Set(task.blocked_by ?? [])];
     for (const id of blockedBy) {
       if (!this.get(id)) throw new TaskError("invalid", `blocked_by: there is no task ${id}`);
@@ -99,7 +112,7 @@ export class SqliteTasks {
     const result = this.#sql(
       `INSERT INTO tasks (title, prompt, priority, status, blocked_by, created_at, updated_at)
        VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
-    ).run(task.title, task.prompt, task.priority ?? 0, JSON.stringify(blockedBy), now, now);
+    ).run(task.title, task.prompt, priority, JSON.stringify(blockedBy), now, now);
     return this.get(Number(result.lastInsertRowid))!;
   }
 

@@ -18,6 +18,7 @@ import type {
   ToolResult,
   ToolSpec,
 } from "../core/types.ts";
+import { StorageError, storageProblem } from "../home/storage.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
 import type { SqliteTasks, Task } from "../store/tasks.ts";
 
@@ -68,6 +69,9 @@ const TERMINAL_STATUS: Record<string, Declaration["status"]> = {
   fail_task: "failed",
   wait_task: "waiting",
 };
+
+/** How long a worker waits before trying again when the disk is full or read-only. */
+const STORAGE_RETRY_MS = 5_000;
 
 /** The nudge sent once to a model that stopped without declaring. */
 export const NUDGE =
@@ -159,23 +163,51 @@ export class TaskWorker {
   ): Promise<number> {
     const pollMs = options.pollMs ?? 1_000;
     let ran = 0;
-    this.register();
+    let paused = false;
+    let registered = false;
     try {
       while (!signal.aborted) {
-        const result = await this.runOnce(signal);
+        let result: TaskRunResult | undefined;
+        try {
+          if (!registered) this.register();
+          registered = true;
+          result = await this.runOnce(signal);
+          if (!result && !options.once) this.register();
+          paused = false;
+        } catch (error) {
+          // A full disk or a read-only home can be fixed while hob runs: wait, then work on.
+          const problem = storageProblem(error);
+          if (options.once || !problem) throw error;
+          if (!paused) {
+            console.error(
+              `hob: a task worker waits: ${new StorageError(problem, undefined).message}`,
+            );
+          }
+          paused = true;
+          await sleep(STORAGE_RETRY_MS, signal);
+          continue;
+        }
         if (result) {
           ran++;
           options.onRun?.(result);
           continue;
         }
         if (options.once) break;
-        this.register();
         await sleep(pollMs, signal);
       }
     } finally {
-      this.unregister();
+      this.#leave();
     }
     return ran;
+  }
+
+  /** Unregisters; on a full disk the row stays, to be swept like a crashed worker's. */
+  #leave(): void {
+    try {
+      this.unregister();
+    } catch (error) {
+      if (!storageProblem(error)) throw error;
+    }
   }
 
   async #run(task: Task, outer?: AbortSignal): Promise<TaskRunResult> {

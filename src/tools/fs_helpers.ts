@@ -20,14 +20,21 @@ export function looksBinary(bytes: Uint8Array): boolean {
 }
 
 /**
- * Writes a file atomically: a temporary file beside it, then a rename, so a
- * crash leaves the old content or the new, never half of one.
+ * Writes a file atomically: a temporary file beside it, synced to disk, then
+ * a rename, so a crash (or a power cut) leaves the old content or the new,
+ * never half of one.
  */
 export async function writeAtomic(path: string, content: string | Uint8Array): Promise<void> {
   const temp = `${dirname(path)}/.${crypto.randomUUID()}.tmp`;
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
   try {
-    if (typeof content === "string") await Deno.writeTextFile(temp, content);
-    else await Deno.writeFile(temp, content);
+    const file = await Deno.open(temp, { write: true, createNew: true });
+    try {
+      for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+      await file.syncData();
+    } finally {
+      file.close();
+    }
     await Deno.rename(temp, path);
   } catch (error) {
     await Deno.remove(temp).catch(() => {});

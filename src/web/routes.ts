@@ -6,14 +6,17 @@
  */
 
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { Context } from "hono";
 import { z } from "zod";
 import { join } from "node:path";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { createAuth } from "../http/auth.ts";
+import { ApiError, errorResponse } from "../http/errors.ts";
+import { readForm } from "../http/validate.ts";
 import { ScheduleError } from "../scheduler/schedule.ts";
 import { JobError } from "../store/jobs.ts";
-import { TaskError } from "../store/tasks.ts";
+import { MAX_PRIORITY, TaskError } from "../store/tasks.ts";
 import { ApprovalError } from "../store/approvals.ts";
 import { writeAtomic } from "../tools/fs_helpers.ts";
 import { readOrEmpty } from "../memory/memory.ts";
@@ -56,7 +59,10 @@ const scheduleForm = z.object({
 const taskForm = z.object({
   title: z.string().trim().min(1, "give the task a title").max(200),
   prompt: z.string().trim().optional(),
-  priority: z.string().trim().regex(/^-?\d*$/, "priority is a whole number").optional(),
+  priority: z.string().trim().regex(/^-?\d*$/, "priority is a whole number")
+    .refine((text) => Math.abs(Number(text)) <= MAX_PRIORITY, {
+      error: `priority is from -${MAX_PRIORITY} to ${MAX_PRIORITY}`,
+    }).optional(),
 });
 
 type Auth = ReturnType<typeof createAuth>;
@@ -76,7 +82,8 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
 
   app.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
-    return asset ? sendAsset(c, asset) : c.text("Not found", 404);
+    if (!asset) throw new ApiError(404, "not_found", "No such file among the page's assets");
+    return sendAsset(c, asset);
   });
 
   // The client module for user scripts: no token, as a script imports it before it has one.
@@ -94,7 +101,8 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
         if (!auth.tokenMatches(c, token)) return c.html(signIn(true), 401);
         // The link's token becomes an HttpOnly cookie, and leaves the address bar.
         auth.startSession(c);
-        return c.redirect(c.req.path, 303);
+        // The path as it came (still %-encoded): decoded, a `%0d%0a` would be a header break.
+        return c.redirect(new URL(c.req.url).pathname, 303);
       }
       if (auth.check(c) === null) return c.html(signIn(false), 401);
       return c.html(shell());
@@ -104,6 +112,16 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
   // Fragments: the session (or the token), and for writes the page's header.
   const ui = new Hono();
   ui.use("*", auth.require());
+  // Forms are small: the API's body limit, answered as the API answers it.
+  const maxBody = runtime.config.server.max_body_bytes;
+  ui.use(
+    "*",
+    bodyLimit({
+      maxSize: maxBody,
+      onError: (c) =>
+        errorResponse(c, 413, "payload_too_large", `The body is larger than ${maxBody} bytes`),
+    }),
+  );
 
   ui.get("/conversations", (c) => {
     const q = (c.req.query("q") ?? "").slice(0, 200);
@@ -115,7 +133,7 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
   ui.delete("/conversations/:id", (c) => {
     const id = c.req.param("id");
     runtime.store.deleteConversation(id);
-    c.header("HX-Trigger", JSON.stringify({ "hob:conversation-deleted": { id } }));
+    c.header("HX-Trigger", asciiJson({ "hob:conversation-deleted": { id } }));
     return c.body("", 200);
   });
 
@@ -134,7 +152,7 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
   };
   ui.get("/panel/:name", async (c) => {
     const panel = panels[c.req.param("name")];
-    if (!panel) return c.text("No such panel", 404);
+    if (!panel) throw new ApiError(404, "not_found", "No such panel");
     if (c.req.param("name") === "tools") await runtime.toolbox.ready;
     return panel(c);
   });
@@ -149,15 +167,15 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
 
   ui.get("/memory/file", async (c) => {
     const path = editablePath(runtime, c.req.query("name") ?? "");
-    if (!path) return c.text("Not a file the page edits", 404);
+    if (!path) throw new ApiError(404, "not_found", "Not a file the page edits");
     return c.html(memoryEditor(path, await readOrEmpty(join(runtime.home, path))));
   });
 
   ui.post("/memory/file", async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const path = editablePath(runtime, String(form.path ?? ""));
     const content = String(form.content ?? "");
-    if (!path) return c.text("Not a file the page edits", 404);
+    if (!path) throw new ApiError(404, "not_found", "Not a file the page edits");
     if (path.startsWith("memory/")) {
       // Through memory: atomic, serialised with other writers, re-indexed at once.
       await runtime.memory.replace(path.slice("memory/".length), content);
@@ -176,7 +194,7 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     c.html(schedulesPanel(jobViews(), timezone(), message), status);
 
   ui.post("/schedules", async (c) => {
-    const parsed = scheduleForm.safeParse(await c.req.parseBody());
+    const parsed = scheduleForm.safeParse(await readForm(c));
     if (!parsed.success) {
       return schedules(c, { ok: false, text: parsed.error.issues[0].message }, 422);
     }
@@ -228,7 +246,7 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     c.html(tasksPanel(tasks.list({ limit: 500 }), message), status);
 
   ui.post("/tasks", async (c) => {
-    const parsed = taskForm.safeParse(await c.req.parseBody());
+    const parsed = taskForm.safeParse(await readForm(c));
     if (!parsed.success) {
       return tasksView(c, { ok: false, text: parsed.error.issues[0].message }, 422);
     }
@@ -264,7 +282,7 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
 
   const recentDecisions = () => approvals.list("all", 30).filter((a) => a.status !== "pending");
   ui.post("/approvals/:id", async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const decision = form.decision === "deny"
       ? "deny"
       : form.decision === "approve"
@@ -312,6 +330,14 @@ function editablePath(runtime: Runtime, name: string): string | null {
   if (name === "TODAY") return today(runtime);
   if (name === today(runtime)) return name;
   return EDITABLE_FILES.includes(name) && name !== "TODAY" ? name : null;
+}
+
+/** JSON with every non-ASCII character escaped: header values must be bytes, and ids may be anything. */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[^\x20-\x7e]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** An embedded file, revalidated by its ETag, gzipped when the client takes it. */

@@ -35,6 +35,8 @@ Deno.test("loadConfig layers defaults, hob.yaml and the environment", async (t) 
         port: 8484,
         max_body_bytes: 1_048_576,
         max_upload_bytes: 26_214_400,
+        allowed_hosts: [],
+        max_auth_failures: 20,
       });
       assertEquals(config.agent.max_tool_iterations, 10);
       assertEquals(Object.keys(config.providers).sort(), [

@@ -292,3 +292,67 @@ Deno.test("schedules that cannot run are refused with a message saying what woul
     "2026-05-01T13:00:00.000Z",
   );
 });
+
+Deno.test("a run cut off by a crash is marked interrupted, then run once more or left, per job", async () => {
+  const temp = tempStore();
+  using _ = temp;
+  const jobs = new SqliteJobs(temp.db);
+  const at = new Date("2026-05-01T08:00:00Z");
+  const before = new Scheduler({
+    jobs,
+    now: () => at,
+    timers: false,
+    run: () => Promise.resolve({ ok: true, result: "" }),
+  });
+  const hourly = { prompt: "p", schedule: "0 * * * *", timezone: "UTC" };
+  before.add({ name: "again", ...hourly });
+  before.add({ name: "left", ...hourly, missed_policy: "skip" });
+  before.add({ name: "off", ...hourly });
+  before.add({ name: "manual", ...hourly });
+  await before.stop();
+  // As a process that died mid-run leaves them: claimed by a dead pid, a run still "running".
+  for (const name of ["again", "left", "off", "manual"]) {
+    const job = jobs.get(name)!;
+    temp.db.prepare("UPDATE jobs SET running_owner = ?, running_since = ? WHERE id = ?")
+      .run("999999999:dead", at.toISOString(), job.id);
+    jobs.startRun({
+      job_id: job.id,
+      trigger: name === "manual" ? "manual" : "schedule",
+      due_at: at.toISOString(),
+      conversation_id: null,
+    });
+  }
+  jobs.update(jobs.get("off")!.id, { enabled: false });
+
+  // Back within the hour: nothing fell due meanwhile.
+  const ran: string[] = [];
+  const after = new Scheduler({
+    jobs,
+    now: () => new Date("2026-05-01T08:20:00Z"),
+    timers: false,
+    run: (job) => {
+      ran.push(job.name);
+      return Promise.resolve({ ok: true, result: "again" });
+    },
+  });
+  const handled = await after.start();
+  await after.idle();
+
+  assertEquals(handled, [
+    { job: "again", missed: 0, policy: "run_once", interrupted: true },
+    { job: "left", missed: 0, policy: "skip", interrupted: true },
+  ]);
+  assertEquals(ran, ["again"]);
+  for (const name of ["again", "left", "off", "manual"]) {
+    const runs = jobs.runs(jobs.get(name)!.id).reverse();
+    assertEquals([runs[0].status, runs[0].error], ["interrupted", "hob stopped during the run"]);
+    assertEquals(runs.length, name === "again" ? 2 : 1, name);
+  }
+  const again = jobs.runs(jobs.get("again")!.id);
+  assertEquals([again[0].trigger, again[0].status], ["catch_up", "ok"]);
+  assertEquals(jobs.get("again")!.next_run, "2026-05-01T09:00:00.000Z");
+  // Released: each can be claimed again.
+  for (const name of ["again", "left", "off", "manual"]) {
+    assertEquals(jobs.claim(jobs.get(name)!.id), true);
+  }
+});

@@ -373,7 +373,7 @@ function renderHistory(messages) {
     if (message.role === "user") {
       // The lines naming the files are for the model; the page shows the files themselves.
       const text = message.attachments?.length
-        ? message.content.split("\n\n[Attached ")[0]
+        ? message.content.split(/\n\n(?:<untrusted source="upload">\n)?\[Attached /)[0]
         : message.content;
       addUserMessage(text, message.attachments ?? []);
     } else if (message.role === "assistant") {

@@ -1,0 +1,28 @@
+/**
+ * Ending a failed transaction without hiding why it failed. Knows SQLite's
+ * habits, nothing of what the transaction held.
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * Rolls back the open transaction, unless SQLite has already done so: after
+ * SQLITE_FULL or an I/O error it rolls back by itself, and a second ROLLBACK
+ * would throw "cannot rollback - no transaction is active" in place of the
+ * real error ("database or disk is full").
+ *
+ * @example
+ * ```ts
+ * db.exec("BEGIN IMMEDIATE");
+ * try {
+ *   insert.run(row);
+ *   db.exec("COMMIT");
+ * } catch (error) {
+ *   rollback(db);
+ *   throw error;
+ * }
+ * ```
+ */
+export function rollback(db: DatabaseSync): void {
+  if (db.isTransaction) db.exec("ROLLBACK");
+}
