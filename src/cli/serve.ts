@@ -12,8 +12,6 @@ import { type Command, CommandError, EXIT, intOption, UsageError } from "./comma
 import { homeOf, openHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
 export const serve: Command = {
   name: "serve",
   summary: "Start hob's HTTP API on localhost",
@@ -84,21 +82,21 @@ Options:
         onListen({ hostname, port }) {
           const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
           const base = `http://${shown}:${port}`;
+          // Every interface includes this machine's own: the link and `hob status` use loopback.
+          const wildcard = hostname === "0.0.0.0" || hostname === "::";
+          const local = wildcard ? `http://127.0.0.1:${port}` : base;
           // So `hob status` finds this server whatever port it was given.
-          writeKv(runtime.db, SERVER_KEY, { url: base, pid: Deno.pid, owner: PROCESS_OWNER });
+          writeKv(runtime.db, SERVER_KEY, { url: local, pid: Deno.pid, owner: PROCESS_OWNER });
           out(`hob ${VERSION} listening on ${base}\n`);
-          out(`Open ${base}/?token=${token}\n`);
+          out(`Open ${local}/?token=${token}\n`);
           err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
           err(dim(
             `scheduler ${started.scheduler ? "on" : "off"} · heartbeat ${
               started.heartbeat ? `every ${runtime.config.heartbeat.interval_minutes} min` : "off"
             } · ${started.workers} task worker(s)\n`,
           ));
-          if (!LOOPBACK.has(hostname)) {
-            err(
-              `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it. Requests must name an IP address, ${host}, or a name in server.allowed_hosts.\n`,
-            );
-          }
+          const warning = exposureWarning(hostname, host);
+          if (warning) err(`${warning}\n`);
         },
         onError(error) {
           console.error("hob: internal error:", error);
@@ -156,4 +154,22 @@ function isHost(text: string): boolean {
   }
   if (text.includes(":")) return /^\[?[0-9A-Fa-f:.]+\]?$/.test(text);
   return /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(text);
+}
+
+/**
+ * What `hob serve` says when it listens beyond this machine, or null on a
+ * loopback address (all of 127.0.0.0/8, ::1, localhost).
+ *
+ * @example
+ * ```ts
+ * exposureWarning("0.0.0.0", "0.0.0.0"); // "warning: hob is listening on 0.0.0.0, …"
+ * ```
+ */
+export function exposureWarning(hostname: string, host: string): string | null {
+  const bare = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare === "::1" || /^127\.\d+\.\d+\.\d+$/.test(bare)) return null;
+  const wildcard = bare === "0.0.0.0" || bare === "::";
+  return `warning: hob is listening on ${hostname}, reachable from other machines; anyone with the token can use it. Requests must name an IP address${
+    wildcard ? "" : `, ${host},`
+  } or a name in server.allowed_hosts.`;
 }

@@ -5,6 +5,7 @@ import { tempApi as setup } from "../helpers/api.ts";
 import { createAuth } from "../../src/http/auth.ts";
 import { DATA_CSP, hostName, PAGE_CSP } from "../../src/http/guard.ts";
 import { Hono } from "hono";
+import { exposureWarning } from "../../src/cli/serve.ts";
 
 /** Every way in: the API, the page, a static file, the client module, /v1 and /mcp. */
 const DOORS = [
@@ -212,4 +213,15 @@ Deno.test("hostName reads Host headers strictly", () => {
   assertEquals(hostName("evil@127.0.0.1"), null);
   assertEquals(hostName(""), null);
   assertEquals(hostName(undefined), null);
+});
+
+Deno.test("hob serve warns when it listens beyond this machine, and says which names get in", () => {
+  for (const loopback of ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"]) {
+    assertEquals(exposureWarning(loopback, loopback), null, loopback);
+  }
+  assertEquals(
+    exposureWarning("0.0.0.0", "0.0.0.0"),
+    "warning: hob is listening on 0.0.0.0, reachable from other machines; anyone with the token can use it. Requests must name an IP address or a name in server.allowed_hosts.",
+  );
+  assertMatch(exposureWarning("192.168.1.5", "hob.lan")!, /an IP address, hob\.lan, or a name/);
 });
