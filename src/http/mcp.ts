@@ -7,9 +7,9 @@
  */
 
 import { Hono } from "hono";
-import type { Context } from "hono";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { createAuth } from "./auth.ts";
+import { errorResponse } from "./errors.ts";
 
 type Auth = ReturnType<typeof createAuth>;
 
@@ -28,16 +28,15 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
     const query = c.req.query("token");
     const guessing = query !== undefined || /^Bearer\s/i.test(c.req.header("authorization") ?? "");
     const wait = guessing ? auth.retryAfter(c) : 0;
-    if (wait > 0) {
-      c.header("Retry-After", String(wait));
-      return rpcError(c, 429, `Too many wrong tokens from this address; try again in ${wait} s`);
-    }
+    // The API's 429, in JSON-RPC's shape here (errorResponse picks it by path).
+    if (wait > 0) return auth.tooMany(c, wait);
     const ok = query !== undefined ? auth.tokenMatches(c, query) : auth.check(c) === "token";
     if (!ok) {
       c.header("WWW-Authenticate", 'Bearer realm="hob"');
-      return rpcError(
+      return errorResponse(
         c,
         401,
+        "unauthorized",
         "Send the API token as 'Authorization: Bearer <token>' or '?token=<token>' — it is in HOME/token",
       );
     }
@@ -67,12 +66,13 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
   // Stateless servers keep no stream to GET and no session to DELETE.
   app.on(["GET", "DELETE"], "/mcp", (c) => {
     c.header("Allow", "POST");
-    return rpcError(c, 405, "This server is stateless: send JSON-RPC requests with POST");
+    return errorResponse(
+      c,
+      405,
+      "method_not_allowed",
+      "This server is stateless: send JSON-RPC requests with POST",
+    );
   });
 
   return app;
-}
-
-function rpcError(c: Context, status: 401 | 405 | 429, message: string): Response {
-  return c.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, status);
 }

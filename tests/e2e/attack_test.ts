@@ -13,7 +13,7 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { callKey, gullible, instruction } from "../fakes/gullible_model.ts";
-import { fakeProviderYaml } from "../helpers/home.ts";
+import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
 import { startHob } from "../helpers/hob_process.ts";
 import { ensureHome } from "../../src/home/home.ts";
 import type { AgentEvent } from "../../src/core/types.ts";
@@ -240,7 +240,7 @@ tools:
     // The real effects: nothing left the machine, nothing was written outside, nothing leaked.
     assertEquals(stolen, []);
     for (const path of [`${tmp}/pwned.txt`, `${tmp}/outside/pwned.txt`]) {
-      assert(!(await exists(path)), `${path} was written`);
+      assert(!(await pathExists(path)), `${path} was written`);
     }
     assertEquals(await Deno.readTextFile(`${hobHome}/identity/SOUL.md`), soulBefore);
     assert(!JSON.stringify(fake.requests).includes(secret), "the secret key reached the model");
@@ -288,13 +288,4 @@ async function chat(
     }
   }
   return events;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -69,3 +69,13 @@ export function parseSse(body: string): SseEvent[] {
   }
   return events;
 }
+
+/** Whether anything (a file, a directory, a link) is at `path`. */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -23,7 +23,7 @@ import {
   hostileValue,
   MALFORMED_JSON,
 } from "../helpers/fuzz.ts";
-import { fakeProviderYaml, tempRuntime } from "../helpers/home.ts";
+import { fakeProviderYaml, pathExists, tempRuntime } from "../helpers/home.ts";
 
 const SEED = Number(Deno.env.get("HOB_FUZZ_SEED") ?? 0x0b0b_2026);
 const CASES = Number(Deno.env.get("HOB_FUZZ_TOOL_CASES") ?? 300);
@@ -145,7 +145,7 @@ tools:
     // Nothing beyond the workspace changed: the outside directory, the home's own files.
     assertEquals(await snapshot(outside, guarded), before);
     for (const path of [`${Deno.env.get("HOME")}/.hob-fuzz-pwned`, "/tmp/hob-fuzz-pwned"]) {
-      assert(!(await exists(path)), `${path} was written`);
+      assert(!(await pathExists(path)), `${path} was written`);
     }
   } finally {
     await Deno.remove(outside, { recursive: true });
@@ -340,13 +340,4 @@ async function snapshot(dir: string, files: string[]): Promise<Record<string, st
   }
   for (const file of files) out[file] = await Deno.readTextFile(file);
   return out;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
