@@ -364,7 +364,8 @@ export async function* runTurn(
         });
         const source = tainted ? null : untrustedSource(result.content);
         if (source) {
-          tainted = `${source}, read by ${call.name}`;
+          // The registry's labels name the tool already ("read_file: notes.txt").
+          tainted = source.startsWith(call.name) ? source : `${source}, read by ${call.name}`;
           yield taintNotice(tainted);
         }
         yield {
