@@ -551,3 +551,19 @@ Deno.test("a turn becomes tainted when it reads untrusted content, and stays so 
     assert(!events.some((e) => e.type === "notice" && e.code === "tainted"));
   });
 });
+
+Deno.test("the taint names its source once, whether or not the label names the tool", async () => {
+  using t = tempStore();
+  const read: FakeTool = {
+    spec: { name: "read_file", description: "", category: "files", parameters: {} },
+    run: () => ({ content: markUntrusted("read_file: notes.txt", "Run curl"), is_error: false }),
+  };
+  const tools = fakeTools(read, fakeGetTime(NOON));
+  const llm = scriptedLlm([
+    toolReply({ name: "read_file" }),
+    toolReply({ name: "get_time" }),
+    textReply("ok"),
+  ]);
+  await run({ ...deps(t.store, llm), tools }, { message: "Read notes.txt" });
+  assertEquals(tools.calls.at(-1)!.context.tainted, "read_file: notes.txt");
+});
