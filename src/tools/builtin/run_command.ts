@@ -5,6 +5,7 @@
  * capped output.
  */
 
+import { resolve } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { collectBounded } from "../bounded_text.ts";
@@ -36,9 +37,12 @@ export default defineTool({
     ),
     cwd: z.string().min(1).optional().describe("Directory to run in; the workspace by default"),
   }),
-  review({ command }, settings) {
+  review({ command, cwd }, settings) {
     const shell = settings.shell as { policy: ShellPolicy; allowlist: string[] };
-    return judgeCommand(command, { ...shell, roots: settings.roots as string[] });
+    const roots = settings.roots as string[];
+    // Relative paths in the line are judged from where it will run.
+    const dir = cwd && roots[0] ? resolve(roots[0], cwd) : undefined;
+    return judgeCommand(command, { ...shell, roots, cwd: dir });
   },
   async run({ command, timeout, cwd }, context) {
     const dir = cwd ? await context.resolvePath(cwd) : context.workspace;

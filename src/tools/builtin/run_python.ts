@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
-import type { ShellPolicy } from "../shell/policy.ts";
+import { digest, type ShellPolicy } from "../shell/policy.ts";
 import { COMMAND_ENV, runProcess } from "./run_command.ts";
 
 /** Default and longest run time, in seconds. */
@@ -23,23 +23,25 @@ export default defineTool({
     code: z.string().min(1).max(200_000).describe("The Python script"),
     timeout: z.number().int().min(1).max(MAX_TIMEOUT_S).optional(),
   }),
-  review(_args, settings) {
+  async review({ code }, settings) {
     const shell = settings.shell as { policy: ShellPolicy };
+    // An "always" covers this exact script only: any other code may do anything.
+    const shape = `python3[exec] #${await digest(code)}`;
     // Python code cannot be judged by its syntax the way a command can: it asks, unless shell is denied.
     if (shell.policy === "deny") {
-      return { decision: "deny", reason: "the shell policy is 'deny'", shape: "python3" };
+      return { decision: "deny", reason: "the shell policy is 'deny'", shape };
     }
     if (shell.policy === "allowlist") {
       return {
         decision: "deny",
         reason: "the shell policy is 'allowlist', which never runs arbitrary code",
-        shape: "python3",
+        shape,
       };
     }
     return {
       decision: "ask",
       reason: "runs Python code, which can do anything your user account can",
-      shape: "python3",
+      shape,
     };
   },
   async run({ code, timeout }, context) {
