@@ -33,12 +33,15 @@ export const TARGETS = [
 export type Target = typeof TARGETS[number];
 
 /**
- * Modules hob starts by URL (Workers): no import names them, so `deno compile`
- * must be told to embed them and the bundle check bundles each on its own.
- * tests/scripts/compile_test.ts fails when src/ starts one that is not here.
+ * Modules hob starts by URL (Workers, and the tool process's entry): no import
+ * names them, so `deno compile` must be told to embed them and the bundle
+ * check bundles each on its own. tests/scripts/compile_test.ts fails when src/
+ * starts one that is not here. (A compiled hob starts its tool processes as
+ * `hob __sandbox`, whose Worker is child_entry.ts.)
  */
 export const WORKER_ENTRIES = [
   "src/tools/sandbox/worker.ts",
+  "src/tools/sandbox/child_entry.ts",
   "src/memory/use_lite_worker.ts",
 ] as const;
 

@@ -7,14 +7,17 @@
  * tree and Deno's npm cache are denied to it, and npm points nowhere, so
  * anything not in the bundle fails. Then it checks health, the page, a chat
  * with a tool call, the example user tools, and memory search by meaning (the
- * embedding model loaded with no network). Prints each check and the bundle's
- * size; exits 1 when any fails.
+ * embedding model loaded with no network), and that code hob did not write runs
+ * in a tool process started from the bundle: run_code's `Deno.exit` and heap
+ * bomb end only that process. Prints each check and the bundle's size; exits 1
+ * when any fails.
  *
  * What the bundle needs that `deno bundle` does not do, done here as a bundler
  * plugin would (the binary needs none of it):
  * 1. Worker URLs: `new URL("./worker.ts", import.meta.url)` is rewritten to the
- *    Worker's own bundle. An unknown one fails the check: add it to
- *    `WORKER_ENTRIES` in scripts/compile.ts, which the binary `--include`s.
+ *    Worker's own bundle (the tool process's entry, child_entry.ts, too). An
+ *    unknown one fails the check: add it to `WORKER_ENTRIES` in
+ *    scripts/compile.ts, which the binary `--include`s.
  * 2. `__dirname`/`__filename`, which npm code compiled from CommonJS reads, are
  *    defined as the bundle file's own (Deno leaves them unbound).
  * 3. The data files npm packages read beside their code (the embedding model's
@@ -372,7 +375,7 @@ export async function checkBundle(): Promise<{ outcomes: Outcome[]; bundle?: Bun
         return `"${reply.content}" after get_time in its Worker`;
       });
 
-      await check("the example user tools, described and run in the tool Worker", async () => {
+      await check("the example user tools, described and run in tool processes", async () => {
         const { tools } = await json<{ tools: { name: string }[] }>(await api("/api/tools"));
         const names = tools.map((tool) => tool.name);
         for (const name of ["roll_dice", "word_count"]) {
@@ -388,6 +391,30 @@ export async function checkBundle(): Promise<{ outcomes: Outcome[]; bundle?: Bun
         return `${tools.length} tools; roll_dice 2d6: ${
           result.content.split("\n")[0].slice(0, 60)
         }`;
+      });
+
+      await check("run_code's Deno.exit and heap bomb end only its tool process", async () => {
+        const said: string[] = [];
+        for (
+          const [code, expected] of [
+            ["Deno.exit(7)", /exited with code 7/],
+            ["const a = []; for (;;) a.push(new Array(1e6));", /ran out of memory/],
+          ] as const
+        ) {
+          const result = await json<{ content: string; is_error: boolean }>(
+            await api("/api/tools/run_code/invoke", {
+              method: "POST",
+              body: JSON.stringify({ args: { code, timeout: 60 } }),
+            }),
+          );
+          if (!result.is_error || !expected.test(result.content)) {
+            throw new Error(`${code}: ${result.content}`);
+          }
+          said.push(expected.exec(result.content)![0]);
+        }
+        const health = await json<{ ok: boolean }>(await fetch(`${hob.url}/api/health`));
+        if (!health.ok) throw new Error(JSON.stringify(health));
+        return `${said.join(", ")}; hob still healthy`;
       });
 
       await check("memory search by meaning (USE-lite, no network)", async () => {

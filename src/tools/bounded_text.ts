@@ -59,3 +59,23 @@ export async function collectBounded(
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) text.append(chunk);
   return text;
 }
+
+/**
+ * Chunks of bytes joined into one array of at most `limit` bytes.
+ *
+ * @example
+ * ```ts
+ * joinCapped([new Uint8Array([1, 2]), new Uint8Array([3])], 2); // Uint8Array [1, 2]
+ * ```
+ */
+export function joinCapped(chunks: Uint8Array[], limit: number): Uint8Array {
+  const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  const out = new Uint8Array(Math.min(size, limit));
+  let at = 0;
+  for (const chunk of chunks) {
+    const piece = chunk.subarray(0, out.length - at);
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}

@@ -1,7 +1,10 @@
 /**
- * The `run_code` tool: TypeScript or JavaScript in a Worker with no
- * permissions at all — no files, no network, no environment, no subprocesses.
- * `while (true) {}` is stopped by the timeout.
+ * The `run_code` tool: TypeScript or JavaScript in a tool process of its own
+ * (src/tools/sandbox/process.ts) with no permissions at all — no files, no
+ * network, no environment, no subprocesses — and a heap cap. `while (true) {}`
+ * is stopped by the timeout; `Deno.exit()` or a heap bomb ends only that
+ * process. Its code is never run in hob's own process: the sandbox routes it
+ * by name (sandbox/routing.ts).
  */
 
 import { z } from "zod";
@@ -19,6 +22,7 @@ export default defineTool({
     "Run TypeScript or JavaScript in an isolated sandbox with no file, network or environment access. console.log output and the value of `export default` come back. Good for calculations and data wrangling.",
   category: "code",
   side_effect: "none",
+  untrusted_output: false,
   timeout_ms: (args: { timeout?: number }) => (args.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
   parameters: z.object({
     code: z.string().min(1).max(200_000).describe("An ES module; top-level await works"),

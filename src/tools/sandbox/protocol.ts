@@ -1,6 +1,7 @@
 /**
- * The messages between the hob process and a tool Worker. Everything crosses
- * as structured-cloneable data; functions and handles never do.
+ * The messages between the hob process and a tool Worker or tool process.
+ * Everything crosses as data (structured-cloneable to a Worker, JSON to a
+ * process); functions and handles never do.
  */
 
 import type { JsonSchema } from "../../core/types.ts";
@@ -38,6 +39,7 @@ export interface ToolDescription {
   host?: HostCapability[];
   timeout_ms?: number;
   max_output_chars?: number;
+  untrusted_output?: boolean;
 }
 
 /** From the hob process to a Worker. */
@@ -56,3 +58,10 @@ export type FromWorker =
   | { type: "description"; ok: true; tool: ToolDescription }
   | { type: "description"; ok: false; error: string }
   | { type: "host"; id: number; method: string; params: unknown };
+
+/**
+ * From a tool process to the hob process: what its Worker would say, or why
+ * the tool died when the process can still tell (an uncaught error, a call to
+ * `Deno.exit`, the memory cap).
+ */
+export type FromProcess = FromWorker | { type: "crashed"; error: string };

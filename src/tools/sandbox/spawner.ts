@@ -1,12 +1,22 @@
 /**
- * The one place tool Workers are created. Each Worker gets exactly the
- * permissions it is given — never `inherit`, never FFI, sys or remote imports —
- * runs one call, and is terminated. To keep calls fast, a fresh Worker for a
- * recently used permission set is started ahead of time and waits, unused,
- * for the next call; no Worker ever serves two calls.
+ * The one place tool sandboxes are started. Every exchange goes through
+ * {@linkcode ToolSpawner.exchange}, which picks the sandbox from the message
+ * (routing.ts): hob's own built-in tools run in a Deno Worker inside hob;
+ * anything carrying code hob did not write — user tools, skills, their
+ * inspection, run_code — runs in a tool process of its own (process.ts), so
+ * it cannot exit, starve or crash hob.
+ *
+ * Each Worker gets exactly the permissions it is given — never `inherit`,
+ * never FFI, sys or remote imports — runs one call, and is terminated. To keep
+ * calls fast, a fresh Worker for a recently used permission set is started
+ * ahead of time and waits, unused, for the next call; no Worker ever serves
+ * two calls. Tool processes work the same way.
  */
 
+import { type ExchangeOptions, type ExchangeResult, hostReply, runExchange } from "./exchange.ts";
+import { ProcessSandbox, type ProcessSandboxOptions } from "./process.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
+import { runsInProcess } from "./routing.ts";
 
 /** Resolved, absolute permissions for one Worker. */
 export interface WorkerPermissions {
@@ -18,7 +28,7 @@ export interface WorkerPermissions {
   run: false | string[];
 }
 
-/** No permissions at all: what run_code and user-tool inspection get. */
+/** No permissions at all: what run_code, skills and user-tool inspection get. */
 export const NO_PERMISSIONS: WorkerPermissions = {
   read: false,
   write: false,
@@ -46,29 +56,17 @@ export interface ToolSpawnerOptions {
    * @default {60_000}
    */
   warmIdleMs?: number;
+  /** How tool processes (for code from outside hob) are run. */
+  process?: ProcessSandboxOptions;
 }
 
-/** How one exchange with a Worker is handled. */
-export interface ExchangeOptions {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** Answers the Worker's host calls; a rejection becomes an error reply. */
-  onHost?(method: string, params: unknown): Promise<unknown>;
-}
-
-/** What came back: the Worker's final message, or why there was none. */
-export type ExchangeResult =
-  | { ok: true; message: Extract<FromWorker, { type: "result" | "description" }> }
-  | { ok: false; reason: "timeout" | "aborted" | "crashed"; error: string };
+export type { ExchangeOptions, ExchangeResult } from "./exchange.ts";
 
 interface Started {
   worker: Worker;
   ready: Promise<void>;
   timer?: ReturnType<typeof setTimeout>;
 }
-
-/** Time a stopped call is given to wind down before its Worker is terminated. */
-const ABORT_GRACE_MS = 100;
 
 /**
  * Starts tool Workers and runs exchanges with them.
@@ -86,21 +84,30 @@ export class ToolSpawner {
   readonly #warmIdleMs: number;
   /** Started-ahead Workers by permission set, oldest first. */
   readonly #warm = new Map<string, Started>();
+  readonly #processes: ProcessSandbox;
   #closed = false;
 
   constructor(options: ToolSpawnerOptions = {}) {
     this.#entry = options.entry ?? new URL("./worker.ts", import.meta.url);
     this.#maxWarm = options.maxWarm ?? 4;
     this.#warmIdleMs = options.warmIdleMs ?? 60_000;
+    this.#processes = new ProcessSandbox(options.process);
   }
 
-  /** Sends `message` to a fresh Worker with `permissions` and waits for its answer. */
+  /**
+   * Sends `message` to a fresh sandbox with `permissions` and waits for its
+   * answer: a tool process when the message carries code from outside hob,
+   * else a Worker.
+   */
   async exchange(
     permissions: WorkerPermissions,
     message: ToWorker,
     options: ExchangeOptions,
   ): Promise<ExchangeResult> {
     if (this.#closed) throw new SandboxError("The tool sandbox is shut down");
+    if (runsInProcess(message)) {
+      return await this.#processes.exchange(permissions, message, options);
+    }
     const key = JSON.stringify(permissions);
     let started: Started;
     try {
@@ -134,9 +141,10 @@ export class ToolSpawner {
     }
   }
 
-  /** Terminates every waiting Worker; later exchanges fail. */
+  /** Terminates every waiting Worker and every tool process; later exchanges fail. */
   close(): void {
     this.#closed = true;
+    this.#processes.close();
     for (const started of this.#warm.values()) {
       clearTimeout(started.timer);
       started.worker.terminate();
@@ -196,55 +204,15 @@ export class ToolSpawner {
   }
 
   #run(worker: Worker, message: ToWorker, options: ExchangeOptions): Promise<ExchangeResult> {
-    return new Promise<ExchangeResult>((resolve) => {
-      let settled = false;
-      const finish = (result: ExchangeResult) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        options.signal?.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-      const timer = setTimeout(() => {
-        finish({
-          ok: false,
-          reason: "timeout",
-          error: `timed out after ${formatSeconds(options.timeoutMs)} and was stopped`,
-        });
-      }, options.timeoutMs);
-      const onAbort = () => {
-        worker.postMessage({ type: "abort" } satisfies ToWorker);
-        setTimeout(
-          () => finish({ ok: false, reason: "aborted", error: "stopped" }),
-          ABORT_GRACE_MS,
-        );
-      };
-      if (options.signal?.aborted) return onAbort();
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-
+    const send = (reply: ToWorker) => worker.postMessage(reply);
+    return runExchange(send, message, options, (finish, settled) => {
       worker.onmessage = async (event: MessageEvent<FromWorker>) => {
         const reply = event.data;
         if (reply.type === "result" || reply.type === "description") {
           finish({ ok: true, message: reply });
         } else if (reply.type === "host") {
-          let answer: ToWorker;
-          try {
-            if (!options.onHost) throw new Error(`no host service '${reply.method}'`);
-            answer = {
-              type: "host_reply",
-              id: reply.id,
-              ok: true,
-              value: await options.onHost(reply.method, reply.params),
-            };
-          } catch (error) {
-            answer = {
-              type: "host_reply",
-              id: reply.id,
-              ok: false,
-              error: (error as Error).message,
-            };
-          }
-          if (!settled) worker.postMessage(answer);
+          const answer = await hostReply(reply, options);
+          if (!settled()) send(answer);
         }
       };
       worker.onerror = (event) => {
@@ -255,11 +223,6 @@ export class ToolSpawner {
           error: event.message || "the tool's Worker crashed",
         });
       };
-      worker.postMessage(message);
     });
   }
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(2).replace(/0+$/, "")} s`;
 }

@@ -1,6 +1,7 @@
 /**
- * The Worker sandbox, attacked from inside: user tools that reach for what
- * they did not declare, loops that never end, floods of output.
+ * The tool sandbox, attacked from inside: user tools (each in a tool process)
+ * that reach for what they did not declare, loops that never end, floods of
+ * output.
  */
 
 import { assert, assertEquals, assertMatch } from "../../helpers/assert.ts";
@@ -127,7 +128,7 @@ Deno.test("run_code's while(true) is killed at the timeout", async () => {
   assertMatch(result.content, /run_code timed out after 1 s/);
 });
 
-Deno.test("a 50 MB output is capped inside the Worker", async () => {
+Deno.test("a 50 MB output is capped inside the sandbox", async () => {
   await using r = await tempRegistry();
   await userTool(r, "flood", `return "x".repeat(50 * 1024 * 1024);`);
   const result = await call(r, "flood");
@@ -151,7 +152,7 @@ Deno.test("run_command's 50 MB of output is capped as it streams", async () => {
   assertMatch(result.content, /characters omitted/);
 });
 
-Deno.test("ToolSpawner never gives one Worker two calls", async () => {
+Deno.test("ToolSpawner never gives one sandbox two calls", async () => {
   await using r = await tempRegistry();
   await userTool(
     r,
@@ -163,7 +164,7 @@ Deno.test("ToolSpawner never gives one Worker two calls", async () => {
   }
 });
 
-Deno.test("ToolSpawner refuses a Worker more than the process holds, with a reason", async () => {
+Deno.test("ToolSpawner refuses a sandbox more than hob holds, with a reason", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hob-narrow-" });
   try {
     const script = `${dir}/probe.ts`;

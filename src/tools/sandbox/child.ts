@@ -1,0 +1,190 @@
+/**
+ * The inside of a tool process: code hob did not write (run_code's argument,
+ * user tools, skills, and their inspection) runs here, in an OS process of its
+ * own, so calling `Deno.exit`, filling the heap or crashing ends only this
+ * process. It talks to hob in frames (channel.ts) over its stdin and stdout;
+ * the tool's console output goes to stderr, and anything else it writes to
+ * stdout is noise the frames survive.
+ *
+ * It runs in one of two ways:
+ * - **direct**: started by `deno run` with exactly the tool's `--allow-*` flags
+ *   and a V8 heap cap; the tool runs on this process's main thread.
+ * - **worker**: started where flags cannot be chosen — a `deno compile`d hob
+ *   is its own executable, with its permissions baked in — as `hob __sandbox`.
+ *   The tool then runs in a Worker holding exactly its permissions, and this
+ *   process's main thread stops the process when its memory passes the cap.
+ */
+
+import runCode from "../builtin/run_code.ts";
+import type { ToolDefinition } from "../definition.ts";
+import { encodeFrame, FrameReader } from "./channel.ts";
+import { type ChildOptions, MEMORY_CAP_EXIT_CODE, parseChildArgs } from "./launch.ts";
+import type { FromProcess, ToWorker } from "./protocol.ts";
+import { type ServeOptions, serveTools, type ToolPort, workerPort } from "./runner.ts";
+import type { WorkerPermissions } from "./spawner.ts";
+
+/** How often the worker way checks the process's memory. */
+const MEMORY_CHECK_MS = 20;
+
+/**
+ * What a tool process serves: code from outside, and as built-in tools only
+ * those whose argument is code (routing.ts names them; a test holds the two
+ * lists equal).
+ */
+export const PROCESS_TOOLS: ServeOptions = {
+  // deno-lint-ignore no-explicit-any
+  builtins: new Map(([runCode] as ToolDefinition<any>[]).map((tool) => [tool.name, tool])),
+  foreignCode: true,
+};
+
+/**
+ * Runs one tool process until hob closes its stdin (or kills it); returns the
+ * exit code.
+ *
+ * @example
+ * ```ts
+ * Deno.exit(await runChild(Deno.args));
+ * ```
+ */
+export async function runChild(args: string[]): Promise<number> {
+  let options: ChildOptions;
+  try {
+    options = parseChildArgs(args);
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  // Taken before any tool code loads, so the tool cannot swap it.
+  const send = frameWriter();
+  const frames = new FrameReader(Deno.stdin.readable);
+  if (options.mode === "direct") {
+    quietConsole();
+    reportUncaught(send);
+    const handlers: ((message: ToWorker) => void)[] = [];
+    const port: ToolPort = { post: send, listen: (handler) => handlers.push(handler) };
+    serveTools(port, PROCESS_TOOLS);
+    await relay(frames, (message) => handlers.forEach((handler) => handler(message)));
+  } else {
+    const worker = startToolWorker(options.permissions, send);
+    watchMemory(options.memoryCapMb, send);
+    await relay(frames, (message) => worker.postMessage(message));
+    worker.terminate();
+  }
+  return 0;
+}
+
+/**
+ * The inner half of the worker way: serves the call inside the Worker that
+ * holds the tool's permissions. child_entry.ts calls it when it is that Worker.
+ *
+ * @example
+ * ```ts
+ * if (inWorker()) serveInWorker();
+ * ```
+ */
+export function serveInWorker(): void {
+  const port = workerPort();
+  quietConsole();
+  // In a Worker, Deno.exit ends only the Worker, silently: say so first.
+  const exit = Deno.exit;
+  Object.defineProperty(Deno, "exit", {
+    value: (code?: number) => {
+      port.post({ type: "crashed", error: `exited with code ${code ?? 0}` });
+      exit(code);
+    },
+  });
+  serveTools(port, PROCESS_TOOLS);
+}
+
+/** Whether this code runs in a Worker. */
+export function inWorker(): boolean {
+  const scope = (globalThis as { WorkerGlobalScope?: abstract new () => unknown })
+    .WorkerGlobalScope;
+  return typeof scope === "function" && globalThis instanceof scope;
+}
+
+/** Passes each frame from hob on, until hob closes the channel. */
+async function relay(frames: FrameReader, deliver: (message: ToWorker) => void): Promise<void> {
+  for (;;) {
+    const message = await frames.next();
+    if (message === null) return;
+    if (message && typeof message === "object" && "type" in message) {
+      deliver(message as ToWorker);
+    }
+  }
+}
+
+/** Writes frames to the real stdout in whole, blocking writes (one frame is never split). */
+function frameWriter(): (message: FromProcess) => void {
+  const stdout = Deno.stdout;
+  const writeSync = stdout.writeSync.bind(stdout);
+  return (message) => {
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeFrame(message);
+    } catch (error) {
+      bytes = encodeFrame({
+        type: "crashed",
+        error: `sent hob something that is not data: ${(error as Error).message}`,
+      });
+    }
+    for (let offset = 0; offset < bytes.length;) offset += writeSync(bytes.subarray(offset));
+  };
+}
+
+/** The tool's console goes to stderr, which hob keeps only the end of (for crash reports). */
+function quietConsole(): void {
+  for (const method of ["log", "info", "debug", "dir", "table"] as const) {
+    console[method] = (...values: unknown[]) => console.error(...values);
+  }
+}
+
+/** An error nothing caught ends the call with its message, as a Worker's would. */
+function reportUncaught(send: (message: FromProcess) => void): void {
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    send({ type: "crashed", error: `crashed: ${event.message}` });
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    const reason = event.reason;
+    send({
+      type: "crashed",
+      error: `crashed: ${reason instanceof Error ? reason.message : String(reason)}`,
+    });
+  });
+}
+
+/** Starts the Worker that holds exactly the tool's permissions and relays what it says. */
+function startToolWorker(
+  permissions: WorkerPermissions,
+  send: (message: FromProcess) => void,
+): Worker {
+  const worker = new Worker(new URL("./child_entry.ts", import.meta.url), {
+    type: "module",
+    name: "hob-tool",
+    deno: {
+      permissions: { ...permissions, ffi: false, sys: false, import: false },
+    },
+  });
+  worker.onmessage = (event: MessageEvent<FromProcess>) => send(event.data);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    send({ type: "crashed", error: `crashed: ${event.message || "the tool's Worker failed"}` });
+  };
+  return worker;
+}
+
+/**
+ * Stops the process when its memory grows past `capMb` above what it started
+ * with. The tool runs in a Worker, so this thread is free to look even while
+ * the tool spins; it counts everything (heap and buffers), checked often.
+ */
+function watchMemory(capMb: number, send: (message: FromProcess) => void): void {
+  const limit = Deno.memoryUsage().rss + capMb * 1024 * 1024;
+  setInterval(() => {
+    if (Deno.memoryUsage().rss <= limit) return;
+    send({ type: "crashed", error: `ran out of memory (memory cap ${capMb} MB)` });
+    Deno.exit(MEMORY_CAP_EXIT_CODE);
+  }, MEMORY_CHECK_MS);
+}
