@@ -7,6 +7,8 @@
 
 import type { z } from "zod";
 import type { JsonSchema } from "../core/types.ts";
+import type { WriteInRootsOptions } from "./fs_helpers.ts";
+import type { DirectoryListing, OpenedInRoots, OpenInRootsOptions } from "./sandbox/paths.ts";
 
 /**
  * Paths a tool may read or write. `$WORKSPACE` is HOME/workspace, `$ROOTS` the
@@ -65,8 +67,33 @@ export interface ToolContext {
   home: string;
   /** Settings for this tool from hob.yaml (`tools.settings.<name>`) and hob's own. */
   settings: Record<string, unknown>;
-  /** Resolves a path through the containment check ({@link resolveInRoots}). */
+  /**
+   * Resolves a path through the containment check ({@link resolveInRoots}). Only
+   * a name: opening it later walks the path again, and a directory on it may have
+   * been swapped by then. To read or write, use openFile, readDirectory or writeFile.
+   */
   resolvePath(path: string, options?: { allowMissing?: boolean }): Promise<string>;
+  /**
+   * Opens a file (reading by default) through the containment check and proves
+   * the handle holds the file the check found ({@link openInRoots}); read and
+   * write through `file`, then close it (`using` does).
+   */
+  openFile(path: string, options?: OpenInRootsOptions): Promise<OpenedInRoots>;
+  /** Lists a directory between two identity checks of it ({@link readDirInRoots}). */
+  readDirectory(
+    path: string,
+    options?: { details?: boolean; real?: boolean },
+  ): Promise<DirectoryListing>;
+  /**
+   * Writes a file, making missing parents: atomically replaced, or appended to,
+   * and verified to have landed inside the roots ({@link writeInRoots}). Returns
+   * the real path written.
+   */
+  writeFile(
+    path: string,
+    content: string | Uint8Array,
+    options?: WriteInRootsOptions,
+  ): Promise<string>;
   host: HostApi;
 }
 
@@ -97,9 +124,13 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** The policy when hob.yaml names none; defaults to `ask` for external side effects, else `allow`. */
   default_policy?: ToolPolicy;
   /**
-   * Its output comes from outside (a page, a file, a program): the registry marks it
-   * untrusted, and the turn that reads it becomes tainted.
-   * @default {false}
+   * Whether its output (and its errors) may hold outside text — a page, a file or
+   * a file's name, a program's output, a server's error. Untrusted unless proven
+   * otherwise: the registry labels it, and the turn that reads it becomes tainted.
+   * `false` says hob writes every word itself (only data the hob process hands it
+   * may carry labels, which are kept); each such built-in is reviewed in
+   * tests/core/provenance_test.ts.
+   * @default {true}
    */
   untrusted_output?: boolean;
   /** Services of the hob process the tool calls (built-in tools only). */

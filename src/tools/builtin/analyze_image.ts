@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { readAll } from "../fs_helpers.ts";
 import { Buffer } from "node:buffer";
 
 /** Largest image sent, in bytes (providers refuse larger ones). */
@@ -24,8 +25,9 @@ export default defineTool({
     ),
   }),
   async run({ path, question }, context) {
-    const file = await context.resolvePath(path);
-    const bytes = await Deno.readFile(file);
+    using opened = await context.openFile(path);
+    // One byte past the cap is enough to know it is too large.
+    const bytes = await readAll(opened.file, MAX_IMAGE_BYTES + 1);
     if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`${path} is larger than 20 MB`);
     let media_type = imageType(bytes);
     if (!media_type) throw new Error(`${path} is not a PNG, JPEG, GIF, WebP or BMP image`);

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
-import { displayPath, writeAtomic } from "../fs_helpers.ts";
+import { readAll } from "../fs_helpers.ts";
 
 export default defineTool({
   name: "edit_file",
@@ -10,6 +10,7 @@ export default defineTool({
     "Replace the first occurrence of old_text with new_text in a file. Fails if the file or the text is not there; read_file first to copy the text exactly.",
   category: "files",
   side_effect: "local",
+  untrusted_output: false,
   permissions: { read: ["$ROOTS"], write: ["$ROOTS"] },
   parameters: z.object({
     path: z.string().min(1),
@@ -18,16 +19,19 @@ export default defineTool({
   }),
   async run({ path, old_text, new_text }, context) {
     let file: string;
+    let text: string;
     try {
-      file = await context.resolvePath(path);
+      using opened = await context.openFile(path);
+      file = opened.path;
+      text = new TextDecoder().decode(await readAll(opened.file));
     } catch (error) {
       throw new Error(`Cannot edit: ${(error as Error).message}`);
     }
-    const text = await Deno.readTextFile(file);
     const at = text.indexOf(old_text);
     if (at < 0) throw new Error(`The text to replace was not found in ${path}; nothing changed`);
-    await writeAtomic(file, text.slice(0, at) + new_text + text.slice(at + old_text.length));
+    await context.writeFile(file, text.slice(0, at) + new_text + text.slice(at + old_text.length));
     const line = text.slice(0, at).split("\n").length;
-    return `Edited ${displayPath(file, context.workspace)} at line ${line}`;
+    // The path as the model gave it: where a link led is a name from outside.
+    return `Edited ${path} at line ${line}`;
   },
 });

@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { basename } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { readAll } from "../fs_helpers.ts";
 
 /** Largest attachment sent. */
 const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
@@ -50,10 +51,15 @@ export default defineTool({
     }
     const recipient = to ?? email.to;
     if (!recipient) throw new Error("No recipient: pass `to`, or set email.to in hob.yaml");
-    const file = await context.resolvePath(path);
-    let content: Uint8Array = await Deno.readFile(file);
+    let content: Uint8Array;
+    let filename: string;
+    {
+      // The attachment is read through the handle the containment check verified.
+      using opened = await context.openFile(path);
+      content = await readAll(opened.file, MAX_ATTACHMENT_BYTES + 1);
+      filename = basename(opened.path);
+    }
     if (content.length > MAX_ATTACHMENT_BYTES) throw new Error(`${path} is larger than 20 MB`);
-    let filename = basename(file);
     if (filename.toLowerCase().endsWith(".txt")) {
       content = await textToDocx(new TextDecoder().decode(content));
       filename = filename.replace(/\.txt$/i, ".docx");

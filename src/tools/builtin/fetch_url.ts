@@ -1,14 +1,16 @@
 /**
  * The `fetch_url` tool: a web page as readable text (no scripts, styles,
  * navigation, headers or footers), JSON as is, anything else briefly — from
- * public addresses only unless the user allows more. What it returns is
- * marked as untrusted.
+ * public addresses only unless the user allows more. Each hop's host is
+ * resolved once, checked, and connected to at exactly the checked address
+ * (no DNS rebinding). What it returns is marked as untrusted.
  */
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { markUntrusted } from "../../core/untrusted.ts";
-import { type AddressPolicy, assertFetchable } from "../web/address.ts";
+import { type AddressPolicy, resolveFetchable } from "../web/address.ts";
+import { pinnedGet, type PinnedResponse } from "../web/pinned_http.ts";
 
 /** Characters kept for HTML, JSON and other text. */
 const HTML_CAP = 15_000;
@@ -18,6 +20,8 @@ const OTHER_CAP = 5_000;
 const MAX_BODY_BYTES = 5_000_000;
 /** Redirects followed, each checked like the first URL. */
 const MAX_REDIRECTS = 5;
+/** How long a hop may take to answer with headers, connecting included. */
+const RESPONSE_TIMEOUT_MS = 20_000;
 const USER_AGENT = "Mozilla/5.0 (compatible; hob/0.1; personal assistant)";
 
 export default defineTool({
@@ -34,20 +38,28 @@ export default defineTool({
     url: z.url({ protocol: /^https?$/ }).describe("http or https URL"),
   }),
   async run({ url }, context) {
-    const policy =
-      (context.settings.web ?? { allow_private: false, allow_hosts: [] }) as AddressPolicy;
+    const policy = {
+      allow_private: false,
+      allow_hosts: [],
+      ...(context.settings.web as Partial<AddressPolicy> | undefined),
+    };
     let target = new URL(url);
-    let response: Response | undefined;
+    let response: PinnedResponse | undefined;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      await assertFetchable(target, policy);
-      response = await fetch(target, {
-        redirect: "manual",
+      // One resolution per connection: the addresses checked are the ones connected to.
+      const addresses = await resolveFetchable(target, policy);
+      response = await pinnedGet(target, addresses, {
         signal: context.signal,
-        headers: { "user-agent": USER_AGENT, accept: "text/html,application/json;q=0.9,*/*;q=0.5" },
+        timeoutMs: RESPONSE_TIMEOUT_MS,
+        headers: {
+          "user-agent": USER_AGENT,
+          accept: "text/html,application/json;q=0.9,*/*;q=0.5",
+          "accept-encoding": "gzip, deflate, br",
+        },
       });
-      const location = response.headers.get("location");
+      const location = response.headers.location;
       if (response.status >= 300 && response.status < 400 && location) {
-        await response.body?.cancel();
+        response.discard();
         target = new URL(location, target);
         response = undefined;
         continue;
@@ -56,8 +68,8 @@ export default defineTool({
     }
     if (!response) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
 
-    const type = (response.headers.get("content-type") ?? "").toLowerCase();
-    const bytes = await readCapped(response, MAX_BODY_BYTES);
+    const type = String(response.headers["content-type"] ?? "").toLowerCase();
+    const bytes = await response.read(MAX_BODY_BYTES);
     const header = `URL: ${target.href}\nStatus: ${response.status}\nContent-Type: ${
       type || "unknown"
     }`;
@@ -97,25 +109,6 @@ export async function htmlToReadable(html: string): Promise<string> {
       { selector: "a", options: { ignoreHref: true } },
     ],
   }).replace(/\n{3,}/g, "\n\n").trim();
-}
-
-async function readCapped(response: Response, limit: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) break;
-  }
-  await response.body?.cancel().catch(() => {});
-  const out = new Uint8Array(Math.min(size, limit));
-  let at = 0;
-  for (const chunk of chunks) {
-    const piece = chunk.subarray(0, out.length - at);
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
 }
 
 function cap(text: string, limit: number): string {

@@ -1,6 +1,5 @@
 /** The `list_directory` tool: up to 200 entries, directories first, with sizes. */
 
-import { join } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { displayPath, formatSize } from "../fs_helpers.ts";
@@ -19,24 +18,21 @@ export default defineTool({
     path: z.string().min(1).default(".").describe("Directory to list; the workspace by default"),
   }),
   async run({ path }, context) {
-    const dir = await context.resolvePath(path);
+    // Sizes and link targets are read inside the window the listing verifies.
+    const listing = await context.readDirectory(path, { details: true });
+    const dir = listing.path;
     const entries: {
       name: string;
       kind: "dir" | "file" | "link";
       size: number;
       target?: string;
-    }[] = [];
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isDirectory) {
-        entries.push({ name: entry.name, kind: "dir", size: 0 });
-      } else if (entry.isSymlink) {
-        const target = await Deno.readLink(join(dir, entry.name)).catch(() => "?");
-        entries.push({ name: entry.name, kind: "link", size: 0, target });
-      } else {
-        const info = await Deno.lstat(join(dir, entry.name)).catch(() => null);
-        entries.push({ name: entry.name, kind: "file", size: info?.size ?? 0 });
-      }
-    }
+    }[] = listing.entries.map((entry) =>
+      entry.isDirectory
+        ? { name: entry.name, kind: "dir", size: 0 }
+        : entry.isSymlink
+        ? { name: entry.name, kind: "link", size: 0, target: entry.target ?? "?" }
+        : { name: entry.name, kind: "file", size: entry.info?.size ?? 0 }
+    );
     entries.sort((a, b) =>
       (a.kind === "dir" ? 0 : 1) - (b.kind === "dir" ? 0 : 1) || a.name.localeCompare(b.name)
     );

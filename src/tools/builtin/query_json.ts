@@ -18,7 +18,7 @@ export default defineTool({
     query: z.string().max(500).describe("Dot path; empty for the whole document"),
   }),
   async run({ path, query }, context) {
-    const data = await readJsonFile(await context.resolvePath(path), path);
+    const data = await readJsonFile(context, path);
     const matches = queryJson(data, query);
     if (matches.length === 0) return `Nothing at '${query}'`;
     return JSON.stringify(query.includes("*") ? matches : matches[0], null, 2);

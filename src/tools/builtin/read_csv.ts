@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { readAll } from "../fs_helpers.ts";
 
 /** Longest cell shown. */
 const MAX_CELL_CHARS = 200;
@@ -19,7 +20,8 @@ export default defineTool({
     max_rows: z.number().int().min(1).max(1_000).default(20),
   }),
   async run({ path, max_rows }, context) {
-    const text = await Deno.readTextFile(await context.resolvePath(path));
+    using opened = await context.openFile(path);
+    const text = new TextDecoder().decode(await readAll(opened.file));
     const { default: Papa } = await import("papaparse");
     const parsed = Papa.parse(text.replace(/^\uFEFF/, ""), { skipEmptyLines: true }) as {
       data: string[][];

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
-import { displayPath, looksBinary } from "../fs_helpers.ts";
+import { displayPath, looksBinary, readAll } from "../fs_helpers.ts";
 
 /** Characters of a file the model gets; more is cut with a marker. */
 const READ_CAP_CHARS = 50_000;
@@ -22,10 +22,10 @@ export default defineTool({
     limit: z.number().int().min(1).max(100_000).optional().describe("How many lines to read"),
   }),
   async run({ path, offset, limit }, context) {
-    const file = await context.resolvePath(path);
-    const info = await Deno.stat(file);
-    if (info.isDirectory) throw new Error(`'${path}' is a directory; use list_directory`);
-    const bytes = await Deno.readFile(file);
+    // Read through the handle the containment check verified, never by name again.
+    using opened = await context.openFile(path);
+    if (opened.info.isDirectory) throw new Error(`'${path}' is a directory; use list_directory`);
+    const bytes = await readAll(opened.file);
     if (looksBinary(bytes)) {
       throw new Error(
         `'${path}' is a binary file (${bytes.length} bytes); analyze_image reads images`,
@@ -40,7 +40,7 @@ export default defineTool({
     if (text.length > READ_CAP_CHARS) {
       const shown = text.slice(0, READ_CAP_CHARS - 200);
       return `${shown}\n\n[… ${
-        displayPath(file, context.workspace)
+        displayPath(opened.path, context.workspace)
       } continues: ${text.length} characters in all; read on with offset]`;
     }
     return text;

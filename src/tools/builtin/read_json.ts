@@ -1,7 +1,8 @@
 /** The `read_json` tool: a JSON file, pretty-printed, up to 15,000 characters. */
 
 import { z } from "zod";
-import { defineTool } from "../definition.ts";
+import { defineTool, type ToolContext } from "../definition.ts";
+import { readAll } from "../fs_helpers.ts";
 
 export default defineTool({
   name: "read_json",
@@ -14,16 +15,17 @@ export default defineTool({
   max_output_chars: 15_000,
   parameters: z.object({ path: z.string().min(1) }),
   async run({ path }, context) {
-    return JSON.stringify(await readJsonFile(await context.resolvePath(path), path), null, 2);
+    return JSON.stringify(await readJsonFile(context, path), null, 2);
   },
 });
 
-/** Reads and parses a JSON file, with an error that names it. */
-export async function readJsonFile(file: string, shown: string): Promise<unknown> {
-  const text = await Deno.readTextFile(file);
+/** Reads (through a verified handle) and parses a JSON file, with an error that names it. */
+export async function readJsonFile(context: ToolContext, path: string): Promise<unknown> {
+  using opened = await context.openFile(path);
+  const text = new TextDecoder().decode(await readAll(opened.file));
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${shown} is not valid JSON: ${(error as Error).message}`);
+    throw new Error(`${path} is not valid JSON: ${(error as Error).message}`);
   }
 }

@@ -20,12 +20,15 @@ export default defineTool({
   }),
   async run({ pattern, path }, context) {
     const dir = await context.resolvePath(path);
+    // Every directory is listed between two identity checks of it.
+    // A walk meets only real paths (it follows no links), so no resolving per directory.
+    const read = async (at: string) => (await context.readDirectory(at, { real: true })).entries;
     const { default: picomatch } = await import("picomatch");
     // A bare name pattern ('*.md') matches at any depth, as people expect.
     const matcher = picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
     const found: string[] = [];
     let more = false;
-    for await (const entry of walk(dir)) {
+    for await (const entry of walk(dir, read)) {
       if (entry.isDirectory || !matcher(entry.relative)) continue;
       if (found.length === MAX_MATCHES) {
         more = true;

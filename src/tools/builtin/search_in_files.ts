@@ -1,8 +1,9 @@
 /** The `search_in_files` tool: lines containing a text, case-insensitively, at most 50. */
 
 import { z } from "zod";
-import { defineTool } from "../definition.ts";
-import { displayPath, looksBinary, walk } from "../fs_helpers.ts";
+import { defineTool, type ToolContext } from "../definition.ts";
+import { displayPath, looksBinary, readAll, walk } from "../fs_helpers.ts";
+import { PathChangedError } from "../sandbox/paths.ts";
 
 /** Matching lines listed at most. */
 const MAX_MATCHES = 50;
@@ -28,22 +29,23 @@ export default defineTool({
   }),
   async run({ query, path, extensions }, context) {
     const dir = await context.resolvePath(path);
+    // Every directory is listed between two identity checks of it.
+    // A walk meets only real paths (it follows no links), so no resolving per directory.
+    const read = async (at: string) => (await context.readDirectory(at, { real: true })).entries;
     const needle = query.toLowerCase();
     const endings = extensions?.map((e) => `.${e.replace(/^\./, "").toLowerCase()}`);
     const matches: string[] = [];
     let skipped = 0;
-    search: for await (const entry of walk(dir)) {
+    search: for await (const entry of walk(dir, read)) {
       if (entry.isDirectory) continue;
       if (endings && !endings.some((ending) => entry.relative.toLowerCase().endsWith(ending))) {
         continue;
       }
-      const info = await Deno.stat(entry.path).catch(() => null);
-      if (!info) continue;
-      if (info.size > MAX_FILE_BYTES) {
+      const bytes = await readSmallFile(context, entry.path);
+      if (bytes === "too big") {
         skipped++;
         continue;
       }
-      const bytes = await Deno.readFile(entry.path).catch(() => null);
       if (!bytes || looksBinary(bytes)) continue;
       const lines = new TextDecoder().decode(bytes).split("\n");
       for (let i = 0; i < lines.length; i++) {
@@ -61,6 +63,33 @@ export default defineTool({
     return `${matches.join("\n")}${more}${note}`;
   },
 });
+
+/**
+ * A file's bytes through a verified handle; null when it cannot be read (it
+ * went away, or became a link out), "too big" past the cap. A file swapped
+ * while being opened ends the search.
+ */
+async function readSmallFile(
+  context: ToolContext,
+  path: string,
+): Promise<Uint8Array | "too big" | null> {
+  let opened;
+  try {
+    opened = await context.openFile(path, { real: true });
+  } catch (error) {
+    if (error instanceof PathChangedError) throw error;
+    return null;
+  }
+  try {
+    if (!opened.info.isFile) return null;
+    if (opened.info.size > MAX_FILE_BYTES) return "too big";
+    return await readAll(opened.file, MAX_FILE_BYTES);
+  } catch {
+    return null;
+  } finally {
+    opened.close();
+  }
+}
 
 function excerpt(line: string, at: number): string {
   const trimmed = line.trim();

@@ -1,9 +1,7 @@
 /** The `write_file` tool: create or replace a file inside the allowed directories, atomically. */
 
-import { dirname } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
-import { displayPath, writeAtomic } from "../fs_helpers.ts";
 
 export default defineTool({
   name: "write_file",
@@ -11,6 +9,7 @@ export default defineTool({
     "Write text to a file, creating it and any missing parent directories, or replacing it. Set append to add to the end instead.",
   category: "files",
   side_effect: "local",
+  untrusted_output: false,
   permissions: { read: ["$ROOTS"], write: ["$ROOTS"] },
   parameters: z.object({
     path: z.string().min(1).describe("File to write"),
@@ -18,18 +17,10 @@ export default defineTool({
     append: z.boolean().optional().describe("Add to the end of the file instead of replacing it"),
   }),
   async run({ path, content, append }, context) {
-    const file = await context.resolvePath(path, { allowMissing: true });
-    await Deno.mkdir(dirname(file), { recursive: true });
-    // The parents now exist: check again, so a directory swapped for a symlink cannot redirect us.
-    const checked = await context.resolvePath(file, { allowMissing: true });
-    if (append) {
-      await Deno.writeTextFile(checked, content, { append: true });
-    } else {
-      await writeAtomic(checked, content);
-    }
+    // Checked, written through verified handles, and checked again where it landed.
+    await context.writeFile(path, content, { append });
     const bytes = new TextEncoder().encode(content).length;
-    return `${append ? "Appended" : "Wrote"} ${bytes} bytes to ${
-      displayPath(checked, context.workspace)
-    }`;
+    // The path as the model gave it: where a link led is a name from outside.
+    return `${append ? "Appended" : "Wrote"} ${bytes} bytes to ${path}`;
   },
 });
