@@ -14,7 +14,8 @@ export const config: Command = {
   help: `Usage: hob config show [--json] [--home DIR]
 
 Prints the configuration hob uses — defaults, then hob.yaml, then environment
-variables — with API keys and credential headers redacted.
+variables — with every secret redacted: API keys, passwords, header and MCP
+environment values, and the credentials URLs and MCP arguments may carry.
 
 Options:
   --json         print as JSON instead of YAML

@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../config/load.ts";
+import { scrubSecrets, secretValues } from "../config/redact.ts";
 import { ensureHome, homeExposure, tokenPath } from "../home/home.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { type Command, EXIT } from "./command.ts";
@@ -44,7 +45,10 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
   async run(parsed) {
     const home = homeOf(parsed);
     const checks: Check[] = [];
-    const report = (check: Check) => {
+    // Once the config is read: what its secrets are, so no check's detail repeats one.
+    let secrets: string[] = [];
+    const report = (found: Check) => {
+      const check = scrubSecrets(found, secrets);
       checks.push(check);
       if (!parsed.values.json) {
         const mark = check.ok ? (check.warning ? "!" : green("✓")) : red("✗");
@@ -56,7 +60,8 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
     report(await checkToken(home));
     let runtime: Runtime | undefined;
     try {
-      const { path, fileExists } = await loadConfig({ home });
+      const { config, path, fileExists } = await loadConfig({ home });
+      secrets = secretValues(config);
       report({
         name: "config",
         ok: true,

@@ -10,6 +10,47 @@ import { z } from "zod";
 export const PROVIDER_TYPES = ["openai", "anthropic", "claude-cli"] as const;
 export type ProviderType = typeof PROVIDER_TYPES[number];
 
+/**
+ * How much of a hob.yaml value may be shown (`hob config show`, `GET /api/status`,
+ * `hob doctor`); redact.ts walks the schema for these marks, so a key is
+ * declared secret where it is defined and nowhere else.
+ *
+ * - `secret`: none of it — a key, a password, a credential header, an environment value.
+ * - `url`: a URL without the credentials it may carry (`user:password@`, query values, fragment).
+ * - `argv`: a command line without the values of secret-looking flags.
+ * - `public`: all of it, though its name looks secret (it names an environment variable).
+ */
+export type Sensitivity = "secret" | "url" | "argv" | "public";
+
+/** The marks of {@linkcode Sensitivity}: each marked schema, and what it holds. */
+export const sensitivity = z.registry<{ sensitivity: Sensitivity }>();
+
+/** Marks `schema` itself (not a copy, as `.meta()` would make) with `kind`. */
+function marked<T extends z.ZodType>(schema: T, kind: Sensitivity): T {
+  sensitivity.add(schema as z.ZodType, { sensitivity: kind });
+  return schema;
+}
+
+/** Marks a schema's value as a secret, never shown. */
+function secret<T extends z.ZodType>(schema: T): T {
+  return marked(schema, "secret");
+}
+
+/** Marks a URL that may carry credentials, shown without them. */
+function credentialUrl<T extends z.ZodType>(schema: T): T {
+  return marked(schema, "url");
+}
+
+/** Marks a command line whose flags may carry secrets, shown without their values. */
+function credentialArgs<T extends z.ZodType>(schema: T): T {
+  return marked(schema, "argv");
+}
+
+/** Marks a value whose name looks secret but which holds none (the redaction test asks). */
+function notSecret<T extends z.ZodType>(schema: T): T {
+  return marked(schema, "public");
+}
+
 /** Default for how many times a failed request (429, 5xx, network) is retried. */
 const DEFAULT_MAX_RETRIES = 2;
 /** Default for how long one model request may take before it is abandoned. */
@@ -17,11 +58,12 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 
 const providerSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPES).optional(),
-  base_url: z.url().optional(),
-  api_key: z.string().optional(),
-  /** Read the key from this environment variable instead of the file. */
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  base_url: credentialUrl(z.url()).optional(),
+  api_key: secret(z.string()).optional(),
+  /** Read the key from this environment variable instead of the file; the name is no secret. */
+  api_key_env: notSecret(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
+  /** Sent with every request; all values are secret, as most are credentials. */
+  headers: z.record(z.string(), secret(z.string())).optional(),
   /** Models to list when the provider has no discovery endpoint. */
   models: z.array(z.string().min(1)).optional(),
   /** The program to run, for `claude-cli`. */
@@ -89,10 +131,17 @@ const toolsSchema = z.strictObject({
     allow_private: z.boolean().default(false),
     /** Hosts fetch_url may reach even when they resolve to private addresses. */
     allow_hosts: z.array(z.string().min(1)).default([]),
+    /**
+     * A DNS server ("IP:port") fetch_url resolves names with instead of the system's
+     * resolver; unset, the system's.
+     */
+    dns_server: z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, {
+      message: "expected 'IP:port', e.g. '1.1.1.1:53' or '[2606:4700:4700::1111]:53'",
+    }).optional(),
     search: z.strictObject({
       provider: z.enum(["duckduckgo", "searxng", "brave"]).default("duckduckgo"),
-      url: z.url().optional(),
-      api_key: z.string().optional(),
+      url: credentialUrl(z.url()).optional(),
+      api_key: secret(z.string()).optional(),
     }).prefault({}),
   }).prefault({}),
   /** The most a user tool (HOME/tools/*.ts) may ask for; more is refused. */
@@ -139,7 +188,7 @@ const emailSchema = z.strictObject({
     /** TLS from the start (port 465); otherwise STARTTLS when offered. */
     secure: z.boolean().default(false),
     user: z.string().optional(),
-    password: z.string().optional(),
+    password: secret(z.string()).optional(),
   }),
   from: z.string().min(3),
   /** Where email_file sends when the model names no recipient. */
@@ -201,14 +250,15 @@ const mcpOptions = {
 export const mcpServerSchema = z.union([
   z.strictObject({
     command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
+    /** Shown without the values of flags such as `--api-key` (keys belong in `env`). */
+    args: credentialArgs(z.array(z.string())).default([]),
+    env: z.record(z.string(), secret(z.string())).default({}),
     cwd: z.string().min(1).optional(),
     ...mcpOptions,
   }),
   z.strictObject({
-    url: z.url({ protocol: /^https?$/ }),
-    headers: z.record(z.string(), z.string()).default({}),
+    url: credentialUrl(z.url({ protocol: /^https?$/ })),
+    headers: z.record(z.string(), secret(z.string())).default({}),
     ...mcpOptions,
   }),
 ], { error: "expected {command, args?, env?} (stdio) or {url, headers?} (streamable HTTP)" });

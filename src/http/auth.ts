@@ -3,8 +3,19 @@
  * the page's session cookie, which the `?token=` link `hob serve` prints sets.
  * The cookie is HttpOnly and SameSite=Strict, and a request it authenticates
  * that changes anything must also carry a header no cross-site form can send.
- * Comparisons take the same time whatever the guess, so they leak nothing,
- * and an address that sends too many wrong tokens waits out the minute (429).
+ * Comparisons take the same time whatever the guess, so they leak nothing.
+ *
+ * The right token always passes: it is compared first, before any limit, so
+ * nobody can lock the owner out. Wrong tokens are limited per address: past
+ * `maxFailures` in a window, a wrong one is answered 429 until the window ends.
+ * Only a request whose sender can read the answer counts — a browser's
+ * cross-site request (a navigation, the only kind the guard lets through)
+ * cannot, so a hostile page that sends the owner's browser to `/?token=wrong`
+ * spends none of the owner's address's budget. A client without Fetch Metadata
+ * (curl, an SDK) can read the answer, so its wrong tokens count. Forging
+ * `Sec-Fetch-Site` wins nothing: the limit changes how a wrong token is
+ * answered, never whether a right one works — what stops guessing is the
+ * token's 256 random bits.
  */
 
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
@@ -21,6 +32,9 @@ const BEARER = /^Bearer\s/i;
 
 /** What a request proved. */
 export type Authenticated = "token" | "session" | null;
+
+/** What a token a request sent proved: the owner, or a wrong token and how long its address waits. */
+export type TokenVerdict = { ok: true } | { ok: false; retryAfter: number };
 
 /** How failed attempts are limited. */
 export interface AuthOptions {
@@ -76,16 +90,15 @@ export function createAuth(token: string, options: AuthOptions = {}) {
     return entry;
   };
 
-  /** Seconds the request's address must wait before it may try a token again; 0 when it may. */
+  /** Seconds the request's address must wait before a wrong token is judged again; 0 when none. */
   function retryAfter(c: Context): number {
     const entry = current(addressOf(c));
     if (!entry || entry.count < maxFailures) return 0;
     return Math.max(1, Math.ceil((entry.since + windowMs - now()) / 1000));
   }
 
-  /** Compares a token the request sent; a wrong one counts against its address. */
-  function tokenMatches(c: Context, candidate: string): boolean {
-    if (timingSafeEqual(digest(candidate), expected)) return true;
+  /** Counts a wrong token against the request's address. */
+  function strike(c: Context): void {
     const address = addressOf(c);
     const entry = current(address);
     if (entry) entry.count++;
@@ -94,17 +107,42 @@ export function createAuth(token: string, options: AuthOptions = {}) {
       for (const key of strikes.keys()) current(key);
       strikes.set(address, { count: 1, since: now() });
     }
-    return false;
+  }
+
+  /**
+   * Judges a token the request sent (a bearer header, `?token=`). The right one
+   * passes whatever the address's count; a wrong one is a strike, or a 429's
+   * wait once the address is past the limit.
+   */
+  function verify(c: Context, candidate: string): TokenVerdict {
+    if (timingSafeEqual(digest(candidate), expected)) return { ok: true };
+    if (!couldReadAnswer(c)) return { ok: false, retryAfter: 0 };
+    const wait = retryAfter(c);
+    if (wait === 0) strike(c);
+    return { ok: false, retryAfter: wait };
+  }
+
+  /** The verdict on the request's bearer token, or null when it sent none. */
+  function verifyBearer(c: Context): TokenVerdict | null {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+    return bearer ? verify(c, bearer[1]) : null;
+  }
+
+  /** How the request authenticated, and how long it must wait when it sent a wrong token. */
+  function authenticate(c: Context): { by: Authenticated; retryAfter: number } {
+    const bearer = verifyBearer(c);
+    if (bearer) return bearer.ok ? { by: "token", retryAfter: 0 } : { by: null, ...bearer };
+    return { by: hasSession(c) ? "session" : null, retryAfter: 0 };
   }
 
   /** How the request authenticated, if it did. */
   function check(c: Context): Authenticated {
-    const header = c.req.header("authorization") ?? "";
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (bearer) return tokenMatches(c, bearer[1]) ? "token" : null;
+    return authenticate(c).by;
+  }
+
+  function hasSession(c: Context): boolean {
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie && timingSafeEqual(digest(cookie), sessionDigest)) return "session";
-    return null;
+    return cookie !== undefined && timingSafeEqual(digest(cookie), sessionDigest);
   }
 
   /** The 429 a request gets while its address is waiting. */
@@ -120,8 +158,8 @@ export function createAuth(token: string, options: AuthOptions = {}) {
 
   return {
     check,
-    tokenMatches,
-    retryAfter,
+    verify,
+    verifyBearer,
     tooMany,
 
     /** Sets the session cookie (after the `?token=` link was opened). */
@@ -137,10 +175,9 @@ export function createAuth(token: string, options: AuthOptions = {}) {
     /** Guards the API: a token or a session, and for a session's writes the page's header. */
     require(): MiddlewareHandler {
       return async function tokenAuth(c, next) {
-        // A token guess waits out its address's minute; the page's session (no guess) never does.
-        const wait = BEARER.test(c.req.header("authorization") ?? "") ? retryAfter(c) : 0;
-        if (wait > 0) return tooMany(c, wait);
-        const by = check(c);
+        const { by, retryAfter } = authenticate(c);
+        // Only a wrong token waits out its address's minute; the page's session is no guess.
+        if (retryAfter > 0) return tooMany(c, retryAfter);
         if (!by) {
           const sent = BEARER.test(c.req.header("authorization") ?? "");
           c.header("WWW-Authenticate", 'Bearer realm="hob"');
@@ -165,6 +202,18 @@ export function createAuth(token: string, options: AuthOptions = {}) {
       };
     },
   };
+}
+
+/**
+ * Whether whoever sent a request can read the answer, which makes a wrong token
+ * in it a guess: not a browser's cross-site or same-site request (the guard lets
+ * only navigations through, whose answer the other site cannot see); yes for
+ * the page's own scripts, the user's typing (`none`) and clients without Fetch
+ * Metadata, such as curl.
+ */
+function couldReadAnswer(c: Context): boolean {
+  const site = c.req.header("sec-fetch-site");
+  return site !== "cross-site" && site !== "same-site";
 }
 
 /** Whether a request carries a header only the page's own scripts send (a cross-site form cannot). */

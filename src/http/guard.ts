@@ -9,7 +9,9 @@
  *   another port on this machine — is refused. So is `Origin: null`. Browsers
  *   that send no Origin (a no-cors GET) still send `Sec-Fetch-Site`; only a
  *   cross-site *navigation* (a link to the page) gets through, and it carries
- *   no session cookie (SameSite=Strict), so it reaches only the sign-in page.
+ *   no session cookie (SameSite=Strict), so it reaches only the sign-in page;
+ *   the site that sent it cannot read the answer, so a wrong `?token=` in it
+ *   is no guess and auth.ts does not count it against the address.
  * - **Security headers** on every response, errors included.
  *
  * Refusals answer in the shape of the API asked: JSON-RPC for `/mcp`, OpenAI's

@@ -26,12 +26,13 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
 
   app.use("/mcp", async function mcpAuth(c, next) {
     const query = c.req.query("token");
-    const guessing = query !== undefined || /^Bearer\s/i.test(c.req.header("authorization") ?? "");
-    const wait = guessing ? auth.retryAfter(c) : 0;
+    // A token, never the page's session: an MCP client is not the page.
+    const verdict = query !== undefined ? auth.verify(c, query) : auth.verifyBearer(c);
     // The API's 429, in JSON-RPC's shape here (errorResponse picks it by path).
-    if (wait > 0) return auth.tooMany(c, wait);
-    const ok = query !== undefined ? auth.tokenMatches(c, query) : auth.check(c) === "token";
-    if (!ok) {
+    if (verdict && !verdict.ok && verdict.retryAfter > 0) {
+      return auth.tooMany(c, verdict.retryAfter);
+    }
+    if (!verdict?.ok) {
       c.header("WWW-Authenticate", 'Bearer realm="hob"');
       return errorResponse(
         c,

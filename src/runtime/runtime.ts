@@ -8,6 +8,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import type { HobConfig } from "../config/schema.ts";
+import { scrubSecrets, secretValues } from "../config/redact.ts";
 import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
 import type { Clock, ToolRegistryPort } from "../core/ports.ts";
 import type { AgentEvent } from "../core/types.ts";
@@ -182,7 +183,9 @@ export async function openRuntime(
     discover(refresh = false) {
       const now = Date.now();
       if (refresh || !discovery || now - discovery.at > DISCOVERY_CACHE_MS) {
-        discovery = { at: now, report: llm.discover() };
+        // A provider's error may quote its URL with a password in it: never shown.
+        const secrets = secretValues(config);
+        discovery = { at: now, report: llm.discover().then((r) => scrubSecrets(r, secrets)) };
       }
       return discovery.report;
     },

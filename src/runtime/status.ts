@@ -13,6 +13,7 @@ import type { JobView } from "../store/jobs.ts";
 import type { TaskStatus, WorkerRow } from "../store/tasks.ts";
 import type { McpServerStatus } from "../mcp/client.ts";
 import type { Runtime } from "./runtime.ts";
+import { scrubSecrets, secretValues } from "../config/redact.ts";
 
 /** The status of one hob. */
 export interface HobStatus {
@@ -55,7 +56,8 @@ const PROBE_TIMEOUT_MS = 3_000;
 
 /**
  * Collects the status. `server` is where `hob serve` would listen; it is
- * asked whether it runs (the API's own status passes `running: true`).
+ * asked whether it runs (the API's own status passes `running: true`). No
+ * secret of the configuration appears in it, even where an error quotes one.
  *
  * @example
  * ```ts
@@ -103,7 +105,8 @@ export async function collectStatus(
   const held = tasks.list({ limit: 1_000 }).filter((task) => task.claimed_by);
   const dbPath = join(runtime.home, "hob.db");
 
-  return {
+  // Errors quote what providers and MCP servers said, which may be a key or a header back.
+  return scrubSecrets<HobStatus>({
     home: runtime.home,
     server: { url, ...server },
     model: reach(config.model),
@@ -144,7 +147,7 @@ export async function collectStatus(
     memory: runtime.memory.index.stats(),
     database: { path: dbPath, bytes: await databaseBytes(dbPath) },
     mcp: runtime.mcp.status(),
-  };
+  }, secretValues(config));
 }
 
 async function probeServer(url: string): Promise<{ running: boolean; version?: string }> {

@@ -77,6 +77,7 @@ export async function openToolbox(
   const web = {
     allow_private: config.tools.web.allow_private,
     allow_hosts: config.tools.web.allow_hosts,
+    dns_server: config.tools.web.dns_server,
     search: config.tools.web.search,
   };
   const registry = new ToolRegistry({

@@ -1,14 +1,14 @@
 /**
  * The user's own tools: every `*.ts` in HOME/tools. A tool's source is read by
- * the hob process and inspected in a Worker with no permissions at all; only
- * then, if it asks for no more than the user's policy allows, is it
- * registered — to run, like every tool, in a Worker with what it declared.
- * Skills (HOME/skills) are inspected the same way.
+ * the hob process and inspected in a tool process (an OS process of its own)
+ * with no permissions at all; only then, if it asks for no more than the
+ * user's policy allows, is it registered — to run in a tool process with
+ * exactly what it declared. Skills (HOME/skills) are inspected the same way.
  */
 
 import { basename, join } from "node:path";
 import { z } from "zod";
-import type { ToolPermissions } from "./definition.ts";
+import type { SideEffect, ToolPermissions } from "./definition.ts";
 import { type RegisteredTool, TOOL_NAME } from "./registry.ts";
 import { excessOf, type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
 import type { ToolDescription } from "./sandbox/protocol.ts";
@@ -33,6 +33,9 @@ export class UserToolError extends Error {
   override name = "UserToolError";
 }
 
+/** Side effects from the least to the most. */
+const SIDE_EFFECTS = ["none", "local", "external"] as const satisfies readonly SideEffect[];
+
 const pathGrant = z.union([z.literal(false), z.array(z.string())]);
 const descriptionSchema = z.object({
   name: z.string().regex(
@@ -49,16 +52,74 @@ const descriptionSchema = z.object({
     env: pathGrant.optional(),
     run: pathGrant.optional(),
   }).default({}),
-  side_effect: z.enum(["none", "local", "external"], {
+  /** What the tool says its calls change; it gets the stricter of this and {@linkcode impliedSideEffect}. */
+  side_effect: z.enum(SIDE_EFFECTS, {
     message: "must be none, local or external",
   }),
   default_policy: z.enum(["allow", "ask", "deny"]).optional(),
-  /** Whether the output comes from outside; by default, when the tool may read, reach the net or run. */
+  /**
+   * Whether the output comes from outside. Always when the tool may read, reach
+   * the net or run ({@linkcode mayBringInOutside}); a tool may add it, never take it away.
+   */
   untrusted_output: z.boolean().optional(),
   host: z.array(z.string()).max(0, "user tools cannot use hob's host services").optional(),
   timeout_ms: z.number().int().min(100).max(MAX_USER_TIMEOUT_MS).optional(),
   max_output_chars: z.number().int().min(100).max(200_000).optional(),
 });
+
+/**
+ * Permissions as a tool declares them or a Worker gets them: a grant is given
+ * when it is `true` or lists something.
+ */
+type Grants = Partial<Record<keyof ToolPermissions, boolean | string[] | undefined>>;
+
+/** Whether a grant gives anything: `false`, absent and `[]` give nothing. */
+function granted(grant: boolean | string[] | undefined): boolean {
+  return Array.isArray(grant) ? grant.length > 0 : grant === true;
+}
+
+/**
+ * The least side effect a tool holding these permissions can have, whatever
+ * its label says: writing files changes this machine; the net and programs
+ * reach past it (a GET's URL can carry data out, a program can do anything).
+ *
+ * @example
+ * ```ts
+ * impliedSideEffect({ read: ["$WORKSPACE"], write: ["$WORKSPACE"] }); // "local"
+ * ```
+ */
+export function impliedSideEffect(permissions: Grants): SideEffect {
+  if (granted(permissions.net) || granted(permissions.run)) return "external";
+  if (granted(permissions.write)) return "local";
+  return "none";
+}
+
+/**
+ * The side effect in force: the stricter of the tool's label and what its
+ * permissions imply, so a label cannot talk a tool out of approval or taint.
+ *
+ * @example
+ * ```ts
+ * effectiveSideEffect("none", { net: ["*"] }); // "external"
+ * ```
+ */
+export function effectiveSideEffect(label: SideEffect, permissions: Grants): SideEffect {
+  const implied = impliedSideEffect(permissions);
+  return SIDE_EFFECTS.indexOf(label) >= SIDE_EFFECTS.indexOf(implied) ? label : implied;
+}
+
+/**
+ * Whether a tool's output can come from outside hob: it may read files, reach
+ * the net or run programs. Such output is untrusted whatever the tool says.
+ *
+ * @example
+ * ```ts
+ * mayBringInOutside({ read: ["$WORKSPACE"] }); // true
+ * ```
+ */
+export function mayBringInOutside(permissions: Grants): boolean {
+  return granted(permissions.read) || granted(permissions.net) || granted(permissions.run);
+}
 
 /** What loading user tools needs. */
 export interface UserToolOptions {
@@ -130,12 +191,10 @@ export async function loadUserTool(
     validator,
     declared: tool.permissions as ToolPermissions,
     permissions,
-    side_effect: tool.side_effect,
+    // What the permissions allow, not what the label claims: the list shows this one.
+    side_effect: effectiveSideEffect(tool.side_effect, permissions),
     default_policy: tool.default_policy,
-    untrusted_output: tool.untrusted_output ??
-      [permissions.read, permissions.net, permissions.run].some((grant) =>
-        grant !== false && grant !== undefined && !(Array.isArray(grant) && grant.length === 0)
-      ),
+    untrusted_output: tool.untrusted_output === true || mayBringInOutside(permissions),
     host: [],
     timeout: () => tool.timeout_ms ?? 30_000,
     max_output_chars: tool.max_output_chars,

@@ -93,12 +93,12 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     app.get(path, (c) => {
       const token = c.req.query("token");
       if (token !== undefined) {
-        const wait = auth.retryAfter(c);
-        if (wait > 0) {
-          c.header("Retry-After", String(wait));
+        const verdict = auth.verify(c, token);
+        if (!verdict.ok && verdict.retryAfter > 0) {
+          c.header("Retry-After", String(verdict.retryAfter));
           return c.html(signIn(true), 429);
         }
-        if (!auth.tokenMatches(c, token)) return c.html(signIn(true), 401);
+        if (!verdict.ok) return c.html(signIn(true), 401);
         // The link's token becomes an HttpOnly cookie, and leaves the address bar.
         auth.startSession(c);
         // The path as it came (still %-encoded): decoded, a `%0d%0a` would be a header break.

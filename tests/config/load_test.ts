@@ -161,18 +161,43 @@ Deno.test("loadConfig names the key, the source and what was expected", async (t
   });
 });
 
-Deno.test("redactConfig hides keys and credential headers", async () => {
+Deno.test("redactConfig hides keys and every header value", async () => {
   await withHome(
     "providers:\n  corp: { type: openai, base_url: 'http://x:1/v1', api_key: sk-123, headers: { Authorization: 'Bearer t', X-Team: blue } }\n",
     async (home) => {
       const { config } = await loadConfig({ home, env: { ANTHROPIC_API_KEY: "sk-ant" } });
       const shown = redactConfig(config);
       assertEquals(shown.providers.corp.api_key, REDACTED);
-      assertEquals(shown.providers.corp.headers, { Authorization: REDACTED, "X-Team": "blue" });
+      // Which headers are credentials is anyone's guess (X-Team could be one), so none is shown.
+      assertEquals(shown.providers.corp.headers, { Authorization: REDACTED, "X-Team": REDACTED });
       assertEquals(shown.providers.anthropic.api_key, REDACTED);
       assertEquals(shown.providers.openrouter.api_key, undefined);
       assertEquals(config.providers.corp.api_key, "sk-123", "the original is untouched");
       assert(!JSON.stringify(shown).includes("sk-"));
     },
   );
+});
+
+Deno.test("tools.web.dns_server is unset by default and takes an IP:port", async (t) => {
+  await t.step("unset by default", async () => {
+    await withHome(null, async (home) => {
+      const { config } = await loadConfig({ home, env: {} });
+      assertEquals(config.tools.web.dns_server, undefined);
+    });
+  });
+  await t.step("an IPv4 or bracketed IPv6 address with a port", async () => {
+    for (const server of ["1.1.1.1:53", "[2606:4700:4700::1111]:53"]) {
+      await withHome(`tools: { web: { dns_server: "${server}" } }\n`, async (home) => {
+        const { config } = await loadConfig({ home, env: {} });
+        assertEquals(config.tools.web.dns_server, server);
+      });
+    }
+  });
+  await t.step("a name, or no port, is refused", async () => {
+    for (const server of ["dns.example:53", "1.1.1.1", "2606:4700::1111:53"]) {
+      const error = await configError(`tools:\n  web:\n    dns_server: "${server}"\n`);
+      assertEquals(error.key, "tools.web.dns_server", server);
+      assert(error.message.includes("expected 'IP:port'"), error.message);
+    }
+  });
 });

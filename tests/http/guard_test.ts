@@ -143,7 +143,7 @@ Deno.test("every response carries the security headers, errors and streams inclu
   }
 });
 
-Deno.test("wrong tokens are rate limited per address; the right one waits too, the page's session does not", async (t) => {
+Deno.test("wrong tokens are rate limited per address; the right one always passes", async (t) => {
   await using fake = startFakeOpenAI();
   await using api = await setup(fakeProviderYaml(fake.url, "server: { max_auth_failures: 3 }"));
   const wrong = { auth: false, headers: { authorization: "Bearer wrong-wrong-wrong-wrong" } };
@@ -159,25 +159,98 @@ Deno.test("wrong tokens are rate limited per address; the right one waits too, t
     assert(seconds >= 1 && seconds <= 60, `Retry-After ${seconds}`);
     assertEquals((await response.json()).error.code, "rate_limited");
   });
-  await t.step(
-    "while it waits, even the right token is refused (guesses are not judged)",
-    async () => {
-      const response = await api.call("/api/conversations");
-      assertEquals(response.status, 429);
-      await response.body?.cancel();
-    },
-  );
-  await t.step("the ?token= link and /mcp wait too", async () => {
+  await t.step("while it waits, the right token still works", async () => {
+    const response = await api.call("/api/conversations");
+    assertEquals(response.status, 200);
+    await response.body?.cancel();
+  });
+  await t.step("the ?token= link and /mcp: the right token works, a wrong one waits", async () => {
     const link = await api.call(`/?token=${api.home.token}`, { auth: false });
-    assertEquals(link.status, 429);
-    await link.body?.cancel();
-    const mcp = await api.call("/mcp", { method: "POST", json: {} });
-    assertEquals(mcp.status, 429);
-    assertEquals((await mcp.json()).jsonrpc, "2.0");
+    assertEquals(link.status, 303);
+    assertMatch(link.headers.get("set-cookie") ?? "", /hob_session=/);
+    const wrongLink = await api.call("/?token=wrong-wrong-wrong-wrong", { auth: false });
+    assertEquals(wrongLink.status, 429);
+    await wrongLink.body?.cancel();
+
+    const mcp = await api.call(`/mcp?token=${api.home.token}`, {
+      auth: false,
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream" },
+      json: { jsonrpc: "2.0", id: 1, method: "ping" },
+    });
+    assertEquals(mcp.status, 200);
+    assertEquals((await mcp.json()).id, 1);
+    const wrongMcp = await api.call("/mcp?token=wrong-wrong-wrong-wrong", {
+      auth: false,
+      method: "POST",
+      json: {},
+    });
+    assertEquals(wrongMcp.status, 429);
+    assertEquals((await wrongMcp.json()).jsonrpc, "2.0");
   });
 });
 
-Deno.test("the failure window ends and a session cookie is never held back", () => {
+Deno.test("cross-site navigations to ?token=wrong are no guesses and lock nobody out", async (t) => {
+  await using fake = startFakeOpenAI();
+  await using api = await setup(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  /** What a hostile page makes the owner's browser send: a link to hob with a wrong token. */
+  const navigation = (site: string, path = "/?token=wrong-wrong-wrong-wrong") =>
+    api.call(path, {
+      auth: false,
+      headers: {
+        "sec-fetch-site": site,
+        "sec-fetch-mode": "navigate",
+        "sec-fetch-dest": "document",
+      },
+    });
+  await t.step("25 cross-site and 25 same-site navigations get the sign-in page", async () => {
+    for (const site of ["cross-site", "same-site"]) {
+      for (let i = 0; i < 25; i++) {
+        const response = await navigation(site, i % 2 ? "/?token=wrong" : "/mcp?token=wrong");
+        assertEquals(response.status, 401, `${site} #${i}`);
+        await response.body?.cancel();
+      }
+    }
+  });
+  await t.step("then the right bearer token is 200, and a wrong one only 401", async () => {
+    const right = await api.call("/api/conversations");
+    assertEquals(right.status, 200);
+    await right.body?.cancel();
+    const wrong = await api.call("/api/conversations", {
+      auth: false,
+      headers: { authorization: "Bearer wrong-wrong-wrong-wrong" },
+    });
+    assertEquals(wrong.status, 401, "none of the navigations counted");
+    await wrong.body?.cancel();
+  });
+});
+
+Deno.test("25 wrong bearer tokens from curl: wrong ones get 429, the right one 200", async () => {
+  await using fake = startFakeOpenAI();
+  await using api = await setup(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  // curl sends no Fetch Metadata: it reads every answer, so each wrong token is a guess.
+  const wrong = () =>
+    api.call("/api/conversations", {
+      auth: false,
+      headers: { authorization: "Bearer wrong-wrong-wrong-wrong", "user-agent": "curl/8.5.0" },
+    });
+  const statuses: number[] = [];
+  for (let i = 0; i < 25; i++) {
+    const response = await wrong();
+    statuses.push(response.status);
+    await response.body?.cancel();
+  }
+  // server.max_auth_failures defaults to 20.
+  assertEquals(statuses, [...Array(20).fill(401), ...Array(5).fill(429)]);
+  const right = await api.call("/api/conversations", { headers: { "user-agent": "curl/8.5.0" } });
+  assertEquals(right.status, 200);
+  await right.body?.cancel();
+  const again = await wrong();
+  assertEquals(again.status, 429);
+  await again.body?.cancel();
+});
+
+Deno.test("the failure window ends, and neither the right token nor a session is held back", () => {
   let now = 0;
   const auth = createAuth("a-token-of-enough-length", {
     maxFailures: 2,
@@ -193,15 +266,23 @@ Deno.test("the failure window ends and a session cookie is never held back", () 
   app.get("/api/x", (c) => c.text("x"));
   return (async () => {
     const cookie = (await app.request("/start")).headers.get("set-cookie")!.split(";")[0];
-    const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-    assertEquals((await app.request("/api/x", bearer("wrong-1"))).status, 401);
-    assertEquals((await app.request("/api/x", bearer("wrong-2"))).status, 401);
-    assertEquals((await app.request("/api/x", bearer("a-token-of-enough-length"))).status, 429);
+    const bearer = (token: string, site?: string) => ({
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(site ? { "sec-fetch-site": site } : {}),
+      },
+    });
+    // The page's own scripts (same-origin) and the user's typing (none) read the answer: guesses.
+    assertEquals((await app.request("/api/x", bearer("wrong-1", "same-origin"))).status, 401);
+    assertEquals((await app.request("/api/x", bearer("wrong-2", "none"))).status, 401);
+    assertEquals((await app.request("/api/x", bearer("wrong-3"))).status, 429);
+    assertEquals((await app.request("/api/x", bearer("a-token-of-enough-length"))).status, 200);
     // The page's session is not a guess: it still works while the address waits.
     assertEquals((await app.request("/api/x", { headers: { cookie } })).status, 200);
     now += 59_000;
-    assertEquals((await app.request("/api/x", bearer("a-token-of-enough-length"))).status, 429);
+    assertEquals((await app.request("/api/x", bearer("wrong-4"))).status, 429);
     now += 1_000;
+    assertEquals((await app.request("/api/x", bearer("wrong-5"))).status, 401);
     assertEquals((await app.request("/api/x", bearer("a-token-of-enough-length"))).status, 200);
   })();
 });
