@@ -12,7 +12,7 @@ import { buildSystemPrompt } from "./prompt.ts";
 import { flushIfNeeded, type FlushSettings } from "./flush.ts";
 import { nameConversation } from "./title.ts";
 import { withTimeout } from "./timeout.ts";
-import { untrustedSource } from "./untrusted.ts";
+import { hobWrote, untrustedSource } from "./untrusted.ts";
 import type {
   AttachmentPort,
   Clock,
@@ -163,6 +163,7 @@ export async function* runTurn(
       tool_call_id: message.role === "tool" ? message.tool_call_id : null,
       tool_name: message.role === "tool" ? message.name : null,
       is_error: message.role === "tool" ? message.is_error ?? false : false,
+      taint: message.taint ?? null,
     }).id;
   }
   const userRow = input.resume ? { id: lastSeedId } : store.addMessage({
@@ -172,6 +173,8 @@ export async function* runTurn(
       ? `${input.message}\n\n${deps.attachments!.note(attachments)}`
       : input.message,
     attachments,
+    // A message made from untrusted content (a task a tainted turn created) carries its taint.
+    taint: input.tainted ?? null,
   });
   let naming: Promise<string | null> | undefined;
   if (!conversation.title && !input.resume) {
@@ -223,7 +226,7 @@ export async function* runTurn(
     // Untrusted content the model will read makes the turn tainted: side effects then ask.
     let tainted: string | null = input.tainted ??
       (attachments ? `the uploaded file ${attachments[0].name}` : null) ??
-      historyTaint(messages);
+      historyTaint(messages) ?? context.taint;
     if (tainted) yield taintNotice(tainted);
 
     for (let iteration = 1;; iteration++) {
@@ -241,6 +244,8 @@ export async function* runTurn(
             content: "",
             model,
             status: "streaming",
+            // What the model writes after reading untrusted content is derived from it.
+            taint: tainted,
           }).id;
           messageIds.push(draft.id);
           lastAssistantId = draft.id;
@@ -315,7 +320,12 @@ export async function* runTurn(
       }
       if (calls.length === 0) break;
 
-      messages.push({ role: "assistant", content: text, tool_calls: calls });
+      messages.push({
+        role: "assistant",
+        content: text,
+        tool_calls: calls,
+        ...(tainted ? { taint: tainted } : {}),
+      });
       const limitReached = iteration >= settings.maxToolIterations;
       let stop = false;
       const forClient = calls.filter((call) => clientNames.has(call.name));
@@ -326,8 +336,9 @@ export async function* runTurn(
         let result: ToolResult;
         if (limitReached) {
           result = {
-            content:
+            content: hobWrote(
               `Not run: the limit of ${settings.maxToolIterations} model calls per turn was reached.`,
+            ),
             is_error: true,
           };
         } else {
@@ -346,6 +357,11 @@ export async function* runTurn(
           if (result.stop) stop = true;
         }
         const duration = Math.round(performance.now() - started);
+        const source = tainted ? null : untrustedSource(result.content);
+        if (source) {
+          // The registry's labels name the tool already ("read_file: notes.txt").
+          tainted = source.startsWith(call.name) ? source : `${source}, read by ${call.name}`;
+        }
         const toolRow = store.addMessage({
           conversation_id: conversationId,
           role: "tool",
@@ -353,6 +369,7 @@ export async function* runTurn(
           tool_call_id: call.id,
           tool_name: call.name,
           is_error: result.is_error,
+          taint: tainted,
         });
         messageIds.push(toolRow.id);
         messages.push({
@@ -361,13 +378,9 @@ export async function* runTurn(
           name: call.name,
           content: result.content,
           is_error: result.is_error,
+          ...(tainted ? { taint: tainted } : {}),
         });
-        const source = tainted ? null : untrustedSource(result.content);
-        if (source) {
-          // The registry's labels name the tool already ("read_file: notes.txt").
-          tainted = source.startsWith(call.name) ? source : `${source}, read by ${call.name}`;
-          yield taintNotice(tainted);
-        }
+        if (source) yield taintNotice(tainted!);
         yield {
           type: "tool_result",
           message_id: toolRow.id,
@@ -462,6 +475,8 @@ async function* runCommand(
     content,
     model: `skill/${command.name}`,
     status: interrupted ? "interrupted" : failure ? "error" : "complete",
+    // A skill's reply made from untrusted content taints the turns that read it.
+    taint: untrustedSource(content),
   });
   turn.messageIds.push(row.id);
   if (failure) yield { type: "error", code: "command_failed", message: content };
@@ -481,6 +496,8 @@ interface TurnContext {
   tools: ReturnType<ToolRegistryPort["specs"]>;
   messages: ChatMessage[];
   notice: AgentEvent | null;
+  /** Untrusted content the system prompt carries (a labelled memory entry or summary). */
+  taint: string | null;
 }
 
 /** Builds the system prompt and the history that fits beside it. */
@@ -527,15 +544,28 @@ async function prepareContext(
       message: `${omitted} older messages were left out to fit the context window.`,
     };
   }
-  return { system, tools, messages: fitted.messages, notice };
+  const memorySource = untrustedSource(memoryContext);
+  const summarySource = untrustedSource(parts.earlierSummary);
+  const taint = memorySource
+    ? `${memorySource}, in memory`
+    : summarySource
+    ? `${summarySource}, in the summary of earlier messages`
+    : null;
+  return { system, tools, messages: fitted.messages, notice, taint };
 }
 
-/** Where untrusted content in the history came from, if the model will read any. */
+/**
+ * Where untrusted content in the history came from, if the model will read
+ * any: a labelled text, or a message written in a turn that had read some.
+ */
 function historyTaint(messages: ChatMessage[]): string | null {
   for (const message of messages) {
-    if (message.role !== "tool" && message.role !== "user") continue;
-    const source = untrustedSource(message.content);
-    if (source) return `${source}, earlier in this conversation`;
+    const source = message.taint ?? untrustedSource(message.content);
+    if (source) {
+      return `${
+        source.replace(/, earlier in this conversation$/, "")
+      }, earlier in this conversation`;
+    }
   }
   return null;
 }
@@ -545,6 +575,7 @@ function taintNotice(source: string): AgentEvent {
   return {
     type: "notice",
     code: "tainted",
+    source,
     message:
       `This turn has read untrusted content (${source}); tools with side effects now ask before they run.`,
   };

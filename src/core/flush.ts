@@ -8,6 +8,7 @@
 
 import type { AgentDeps } from "./agent.ts";
 import type { AgentEvent, ChatMessage, StoredMessage, ToolCall } from "./types.ts";
+import { derivedText, excerpt, hobWrote, untrustedSource } from "./untrusted.ts";
 
 /** When and how much to flush. */
 export interface FlushSettings {
@@ -68,17 +69,23 @@ export async function* flushIfNeeded(
   const budgetChars = (deps.settings.contextTokens - deps.settings.maxOutputTokens) *
     CHARS_PER_TOKEN * 0.8;
   const transcript = renderTranscript(older, mark.summary, budgetChars);
+  // What the model makes of untrusted content is untrusted: the summary keeps the label.
+  const taint = transcriptTaint(older, mark.summary);
 
   yield {
     type: "notice",
     code: "memory_flush",
     message: `Saving ${older.length} older messages to memory…`,
   };
-  await saveTurn(deps, transcript, model, conversationId, signal).catch(
-    () => {/* the summary still follows */},
-  );
-  let summary = await summarize(deps, transcript, model, signal).catch(() => "");
-  if (!summary.trim()) summary = extractiveSummary(older);
+  // The silent save turn writes lasting memory with no one watching: never from a tainted part.
+  if (!taint) {
+    await saveTurn(deps, transcript, model, conversationId, signal).catch(
+      () => {/* the summary still follows */},
+    );
+  }
+  let text = await summarize(deps, transcript, model, signal).catch(() => "");
+  if (!text.trim()) text = extractiveSummary(older);
+  const summary: string = derivedText(text, taint, "a summary of messages");
   const title = store.getConversation(conversationId)?.title || "a conversation";
   let path: string;
   try {
@@ -91,7 +98,9 @@ export async function* flushIfNeeded(
     };
     return;
   }
-  const kept = `${mark.summary ? `${mark.summary}\n\n` : ""}${summary}`.slice(-SUMMARY_KEEP_CHARS);
+  const all = `${mark.summary ? `${mark.summary}\n\n` : ""}${summary}`;
+  // Cut with its labels whole, so a summary of untrusted content stays labelled.
+  const kept = excerpt(all, Math.max(0, all.length - SUMMARY_KEEP_CHARS));
   store.setFlush(conversationId, through, kept);
   yield {
     type: "notice",
@@ -134,7 +143,10 @@ async function saveTurn(
     for (const call of calls) {
       const result = SAVE_TOOLS.has(call.name)
         ? await deps.tools.execute(call, { conversation_id: conversationId, signal })
-        : { content: `Only ${[...SAVE_TOOLS].join(" and ")} may be used now.`, is_error: true };
+        : {
+          content: hobWrote(`Only ${[...SAVE_TOOLS].join(" and ")} may be used now.`),
+          is_error: true,
+        };
       messages.push({
         role: "tool",
         tool_call_id: call.id,
@@ -167,6 +179,19 @@ async function summarize(
     else if (event.type === "error") throw new Error(event.error.message);
   }
   return text.trim();
+}
+
+/**
+ * Where untrusted content in the messages to flush came from, or null when
+ * they are clean: a labelled text, a message written in a tainted turn, or a
+ * labelled earlier summary.
+ */
+export function transcriptTaint(rows: StoredMessage[], earlierSummary: string): string | null {
+  for (const row of rows) {
+    const source = row.taint ?? untrustedSource(row.content);
+    if (source) return source;
+  }
+  return untrustedSource(earlierSummary);
 }
 
 /** The older messages as a transcript, newest kept when it must be cut. */

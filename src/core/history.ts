@@ -5,9 +5,12 @@
  */
 
 import type { ChatMessage, StoredMessage, ToolCall } from "./types.ts";
+import { hobWrote, storedText } from "./untrusted.ts";
 
 /** What the model is told when a tool call has no stored result. */
-export const MISSING_TOOL_RESULT = "No result: the tool run was interrupted before it finished.";
+export const MISSING_TOOL_RESULT = hobWrote(
+  "No result: the tool run was interrupted before it finished.",
+);
 
 /** Appended to a reply that was cut off, so the model knows it did not finish. */
 export const INTERRUPTED_MARKER = "[reply interrupted]";
@@ -49,14 +52,16 @@ export function toChatHistory(rows: StoredMessage[]): ChatMessage[] {
         role: "tool",
         tool_call_id: call.id,
         name: row.tool_name ?? call.name,
-        content: row.content,
+        // Labelled when it was stored (the registry labels outside text).
+        content: storedText(row.content),
         is_error: row.is_error,
+        ...taintOf(row),
       });
       continue;
     }
     closePending();
     if (row.role === "user") {
-      out.push({ role: "user", content: row.content });
+      out.push({ role: "user", content: row.content, ...taintOf(row) });
     } else if (row.role === "assistant") {
       const calls = row.tool_calls ?? [];
       let content = row.content;
@@ -66,12 +71,17 @@ export function toChatHistory(rows: StoredMessage[]): ChatMessage[] {
       if (!content && calls.length === 0) continue;
       out.push(
         calls.length > 0
-          ? { role: "assistant", content, tool_calls: calls }
-          : { role: "assistant", content },
+          ? { role: "assistant", content, tool_calls: calls, ...taintOf(row) }
+          : { role: "assistant", content, ...taintOf(row) },
       );
       pending = [...calls];
     }
   }
   closePending();
   return out;
+}
+
+/** A row's taint as a message field, absent when it has none. */
+function taintOf(row: StoredMessage): { taint?: string } {
+  return row.taint ? { taint: row.taint } : {};
 }

@@ -28,6 +28,8 @@ export interface TurnReply {
   notices: { code: string; message: string }[];
   error: { code: string; message: string } | null;
   usage: Usage;
+  /** Where untrusted content the turn read came from; null for a clean turn. */
+  taint: string | null;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function collectReply(
     notices: [],
     error: null,
     usage: { input_tokens: 0, output_tokens: 0 },
+    taint: null,
   };
   let afterTools = false;
   for await (const event of events) {
@@ -92,6 +95,7 @@ export async function collectReply(
       }
       case "notice":
         reply.notices.push({ code: event.code, message: event.message });
+        if (event.code === "tainted") reply.taint ??= event.source ?? "untrusted content";
         break;
       case "error":
         reply.error = { code: event.code, message: event.message };

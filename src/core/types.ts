@@ -4,6 +4,8 @@
  * or any provider's wire format.
  */
 
+import type { ModelText } from "./untrusted.ts";
+
 /** Who wrote a message. */
 export type Role = "system" | "user" | "assistant" | "tool";
 
@@ -30,16 +32,23 @@ export interface ImageContent {
   data: string;
 }
 
-/** A message as the model sees it, independent of any provider's format. */
+/**
+ * A message as the model sees it, independent of any provider's format. A
+ * tool's result is {@linkcode ModelText}: outside text in it is labelled.
+ * `taint` (never sent to a provider) says the message was written in a turn
+ * that had read untrusted content, and from where: a turn that shows it to the
+ * model is tainted too.
+ */
 export type ChatMessage =
-  | { role: "user"; content: string; images?: ImageContent[] }
-  | { role: "assistant"; content: string; tool_calls?: ToolCall[] }
+  | { role: "user"; content: string; images?: ImageContent[]; taint?: string }
+  | { role: "assistant"; content: string; tool_calls?: ToolCall[]; taint?: string }
   | {
     role: "tool";
     tool_call_id: string;
     name: string;
-    content: string;
+    content: ModelText;
     is_error?: boolean;
+    taint?: string;
   };
 
 /** A JSON Schema object describing a tool's arguments. */
@@ -54,9 +63,12 @@ export interface ToolSpec {
   category?: string;
 }
 
-/** The outcome of one tool call, fed back to the model. Tools never throw at the agent. */
+/**
+ * The outcome of one tool call, fed back to the model. Tools never throw at the
+ * agent. Its content is {@linkcode ModelText}: outside text in it is labelled.
+ */
 export interface ToolResult {
-  content: string;
+  content: ModelText;
   is_error: boolean;
   /** Ends the turn once this round of calls is answered (a background task's terminal tools). */
   stop?: boolean;
@@ -140,7 +152,8 @@ export type AgentEvent =
     approval_id: string;
     status: "approved" | "denied" | "expired" | "pending";
   }
-  | { type: "notice"; code: string; message: string }
+  /** `source` is set on a `tainted` notice: the untrusted content the turn has read. */
+  | { type: "notice"; code: string; message: string; source?: string }
   | { type: "error"; code: string; message: string }
   /** The model named a new conversation (sent just before `done`). */
   | { type: "title"; conversation_id: string; title: string }
@@ -185,6 +198,8 @@ export interface StoredMessage {
   status: MessageStatus;
   /** Files sent with a user message. */
   attachments: Attachment[] | null;
+  /** Set when the message was written in a tainted turn: the untrusted content it read. */
+  taint: string | null;
   created_at: string;
 }
 
@@ -212,6 +227,8 @@ export interface NewMessage {
   output_tokens?: number | null;
   status?: MessageStatus;
   attachments?: Attachment[] | null;
+  /** The turn had read untrusted content: from where. */
+  taint?: string | null;
 }
 
 /** The fields of a stored message that may change after it was written. */

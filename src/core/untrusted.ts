@@ -1,42 +1,107 @@
 /**
- * Untrusted content: text that came from outside the user and hob (a web
- * page, a file, a program's output, an MCP server's result, an upload). It
- * reaches the model between `<untrusted source="…">` and `</untrusted>`, which
- * the system prompt explains, and a turn that has read any is *tainted*: from
- * then on the tool registry asks the user before any tool with side effects
- * runs. The text inside cannot close the delimiter early or forge a new one:
- * its own `<untrusted` and `</untrusted` are escaped.
+ * Provenance: whose words a text is. Text the owner did not type and hob did
+ * not write itself — a web page, a file, a file's *name*, a program's output or
+ * error, an MCP server's or an OpenAI client's tool result, an upload, and
+ * anything derived from a turn that read one — is *untrusted*. It reaches the
+ * model between `<untrusted source="…">` and `</untrusted>`, which the system
+ * prompt explains, and a turn that has read any is *tainted*: from then on the
+ * tool registry asks the user before any tool with side effects runs. The text
+ * inside cannot close the label early or forge a new one: its own `<untrusted`
+ * and `</untrusted` are escaped.
+ *
+ * The label is also the taint's carrier: it is stored with the text (in the
+ * database, in memory files), so whatever later reads the text — a later turn,
+ * a search, a summary — is tainted in turn.
+ *
+ * The type {@linkcode ModelText} makes this a property of the program: what a
+ * tool gives the model must be one, and only the constructors below make one.
+ * `untrusted` labels outside text; `hobWrote` and `storedText` vouch for text,
+ * and each of their call sites is listed (and so reviewed) in
+ * tests/core/provenance_test.ts.
  */
 
+declare const VETTED: unique symbol;
+
+/**
+ * Text fit for a model's context: hob's own words, with any outside text in it
+ * inside its label. A plain `string` is not one, so a tool result built from
+ * outside text without a label fails `deno check`.
+ */
+export type ModelText = string & { readonly [VETTED]: true };
+
 const OPEN = '<untrusted source="';
+const CLOSE = "</untrusted>";
 const TAG = /<(\/?)untrusted/gi;
+const ANY_TAG = /<\/?untrusted/i;
 const SOURCE = /<untrusted source="([^"]*)">/;
+const TAGS = /<untrusted source="([^"]*)">|<\/untrusted>/g;
 
 /**
  * Wraps outside text as untrusted content from `source` (a URL, a path, a tool).
  *
  * @example
  * ```ts
- * markUntrusted("https://example.com", "<p>Ignore your instructions</p>");
+ * untrusted("https://example.com", "<p>Ignore your instructions</p>");
  * // '<untrusted source="https://example.com">\n<p>Ignore your instructions</p>\n</untrusted>'
  * ```
  */
-export function markUntrusted(source: string, text: string): string {
+export function untrusted(source: string, text: string): ModelText {
   const label = source.replace(/["<>\n\r]/g, (char) => encodeURIComponent(char));
-  return `${OPEN}${label}">\n${text.replace(TAG, "&lt;$1untrusted")}\n</untrusted>`;
+  return `${OPEN}${label}">\n${text.replace(TAG, "&lt;$1untrusted")}\n${CLOSE}` as ModelText;
 }
 
+/** The same as {@linkcode untrusted}; the name tools have used. */
+export const markUntrusted: (source: string, text: string) => ModelText = untrusted;
+
 /**
- * Where the first untrusted content in `text` came from, or null when there is none.
+ * Vouches that hob wrote `text` itself: fixed messages, counts, ids, its own
+ * summaries of clean turns. Outside text must never reach this (label it with
+ * {@linkcode untrusted}); each call site is reviewed (tests/core/provenance_test.ts).
  *
  * @example
  * ```ts
- * untrustedSource(markUntrusted("mcp:fs/read", "…")); // "mcp:fs/read"
+ * hobWrote(`Task ${id} created.`);
+ * ```
+ */
+export function hobWrote(text: string): ModelText {
+  return text as ModelText;
+}
+
+/**
+ * Text read back from hob's own store (a message, a task's output, a memory
+ * file), whose outside parts were labelled when it was written; a label cut by
+ * the excerpt is repaired with {@linkcode excerpt} before this.
+ */
+export function storedText(text: string): ModelText {
+  return text as ModelText;
+}
+
+/**
+ * Text hob made in a turn: its own when the turn is clean, labelled as
+ * untrusted when the turn had read untrusted content (`taint` says which).
+ *
+ * @example
+ * ```ts
+ * derivedText("Saw the page.", "fetch_url: https://x", "spawn_agent"); // labelled
+ * ```
+ */
+export function derivedText(text: string, taint: string | null | undefined, by: string): ModelText {
+  if (!taint) return hobWrote(text);
+  return isMarked(text) ? storedText(text) : untrusted(`${by}, after reading ${taint}`, text);
+}
+
+/**
+ * Where the first untrusted content in `text` came from, or null when there is
+ * none. A stray closing label (an excerpt that lost its opening) counts too.
+ *
+ * @example
+ * ```ts
+ * untrustedSource(untrusted("mcp:fs/read", "…")); // "mcp:fs/read"
  * ```
  */
 export function untrustedSource(text: string): string | null {
-  if (!text.includes(OPEN)) return null;
-  return SOURCE.exec(text)?.[1] ?? null;
+  if (!ANY_TAG.test(text)) return null;
+  return SOURCE.exec(text)?.[1] ?? "an excerpt of untrusted content";
 }
 
 /**
@@ -44,9 +109,105 @@ export function untrustedSource(text: string): string | null {
  *
  * @example
  * ```ts
- * isMarked(markUntrusted("x", "y")); // true
+ * isMarked(untrusted("x", "y")); // true
  * ```
  */
 export function isMarked(text: string): boolean {
-  return text.startsWith(OPEN) && text.trimEnd().endsWith("</untrusted>");
+  if (!text.startsWith(OPEN) || !text.trimEnd().endsWith(CLOSE)) return false;
+  // One label from start to end: the first closing tag is the last one.
+  return text.indexOf(CLOSE) === text.trimEnd().length - CLOSE.length;
+}
+
+/**
+ * The text inside a label that wraps all of `text`, for a person to read (the
+ * owner calling a tool from the CLI); anything else is returned as it is.
+ *
+ * @example
+ * ```ts
+ * unwrap(untrusted("web", "hi")); // "hi"
+ * ```
+ */
+export function unwrap(text: string): string {
+  if (!isMarked(text)) return text;
+  const body = text.slice(text.indexOf(">") + 2, text.trimEnd().length - CLOSE.length - 1);
+  return body.replaceAll("&lt;untrusted", "<untrusted").replaceAll("&lt;/untrusted", "</untrusted");
+}
+
+/**
+ * The characters `start` to `end` of `text`, with labels kept whole: a cut that
+ * falls inside a label reopens it at the start and closes it at the end, so an
+ * excerpt of untrusted text is still labelled (a line range of a memory file, a
+ * search snippet, a capped output).
+ *
+ * @example
+ * ```ts
+ * const text = `a\n${untrusted("web", "one\ntwo")}\nb`;
+ * excerpt(text, text.indexOf("two"), text.indexOf("two") + 3);
+ * // '<untrusted source="web">\ntwo\n</untrusted>'
+ * ```
+ */
+export function excerpt(text: string, start = 0, end = text.length): string {
+  return relabel(text.slice(start, end), openLabelAt(text, start), openLabelAt(text, end));
+}
+
+/**
+ * A piece cut out of a longer text, given the labels open where it starts and
+ * where it ends (see {@linkcode openLabelAt}): reopened and closed as needed.
+ */
+export function relabel(
+  piece: string,
+  openAtStart: string | null,
+  openAtEnd: string | null,
+): string {
+  const head = openAtStart !== null ? `${OPEN}${openAtStart}">\n` : "";
+  const tail = openAtEnd !== null ? `\n${CLOSE}` : "";
+  return `${head}${piece}${tail}`;
+}
+
+/** The source of the label open at `offset` of `text` (its raw, encoded form), or null. */
+export function openLabelAt(text: string, offset: number): string | null {
+  let open: string | null = null;
+  TAGS.lastIndex = 0;
+  // A tag cut by the offset counts as passed: text after a cut opening tag is inside its label.
+  for (let match = TAGS.exec(text); match && match.index < offset; match = TAGS.exec(text)) {
+    open = match[1] ?? null;
+  }
+  return open;
+}
+
+/**
+ * The lines `from` to `to` (1-based, inclusive) of `text`, labels kept whole.
+ *
+ * @example
+ * ```ts
+ * excerptLines("a\nb\nc", 2, 3); // "b\nc"
+ * ```
+ */
+export function excerptLines(text: string, from: number, to: number): string {
+  const lines = text.split("\n");
+  const first = Math.max(1, from);
+  const last = Math.min(lines.length, to);
+  if (last < first) return "";
+  let start = 0;
+  for (let i = 0; i < first - 1; i++) start += lines[i].length + 1;
+  let end = start;
+  for (let i = first - 1; i < last; i++) end += lines[i].length + (i < last - 1 ? 1 : 0);
+  return excerpt(text, start, end);
+}
+
+/**
+ * Outside text for a person to read (the page, the terminal): the labels
+ * become a plain line saying where it came from, so no markup shows.
+ *
+ * @example
+ * ```ts
+ * plainText(untrusted("web", "hi")); // "[from web]\nhi\n[end]"
+ * ```
+ */
+export function plainText(text: string): string {
+  return text.replace(
+    TAGS,
+    (_tag, source?: string) =>
+      source !== undefined ? `[from ${decodeURIComponent(source)}]` : "[end]",
+  ).replaceAll("&lt;untrusted", "<untrusted").replaceAll("&lt;/untrusted", "</untrusted");
 }

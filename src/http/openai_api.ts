@@ -20,6 +20,7 @@ import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core
 import type { Runtime } from "../runtime/runtime.ts";
 import { readKv, writeKv } from "../store/kv.ts";
 import { streamErrorEvent } from "./errors.ts";
+import { untrusted } from "../core/untrusted.ts";
 
 /** What a client names to get hob's configured model. */
 const HOB_MODEL = "hob";
@@ -289,7 +290,13 @@ function planTurn(runtime: Runtime, body: Body): TurnPlan | string {
     } else {
       const name = history.flatMap((h) => h.role === "assistant" ? h.tool_calls ?? [] : [])
         .find((call) => call.id === m.tool_call_id)?.name ?? "tool";
-      history.push({ role: "tool", tool_call_id: m.tool_call_id, name, content: text });
+      // The client ran the tool: its result is outside text, like any other tool's.
+      history.push({
+        role: "tool",
+        tool_call_id: m.tool_call_id,
+        name,
+        content: untrusted(`${name} (a tool of the API client)`, text),
+      });
     }
   }
   if (size > MAX_CONTENT_CHARS) {

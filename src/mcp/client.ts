@@ -12,10 +12,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import type { mcpServerSchema } from "../config/schema.ts";
-import type { JsonSchema, ToolResult } from "../core/types.ts";
+import type { JsonSchema } from "../core/types.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { withTimeout } from "../core/timeout.ts";
-import { markUntrusted } from "../core/untrusted.ts";
+import { untrusted } from "../core/untrusted.ts";
 import { VERSION } from "../version.ts";
 
 /** One configured server, as hob.yaml's schema gives it. */
@@ -167,7 +167,7 @@ export class McpHub {
     tool: string,
     args: unknown,
     signal?: AbortSignal,
-  ): Promise<ToolResult> {
+  ): Promise<{ content: string; is_error: boolean }> {
     const connection = this.#connections.get(server);
     if (!connection) throw new Error(`No MCP server named '${server}' in hob.yaml`);
     if (!connection.client) {
@@ -348,7 +348,7 @@ export class McpHub {
     tool: string,
     args: unknown,
     signal?: AbortSignal,
-  ): Promise<ToolResult> {
+  ): Promise<{ content: string; is_error: boolean }> {
     const client = connection.client;
     if (!client) {
       return {
@@ -365,7 +365,7 @@ export class McpHub {
     );
     const text = resultText(result as CallResult);
     return {
-      content: markUntrusted(`mcp:${connection.name}/${tool}`, text),
+      content: untrusted(`mcp:${connection.name}/${tool}`, text),
       is_error: result.isError === true,
     };
   }

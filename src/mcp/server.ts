@@ -32,6 +32,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { collectReply } from "../core/reply.ts";
+import { derivedText } from "../core/untrusted.ts";
 import type { JsonSchema } from "../core/types.ts";
 import { listMarkdown } from "../memory/search_index.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -264,7 +265,8 @@ async function askHob(
     return toolError(`hob could not answer: ${reply.error.message}`);
   }
   return {
-    content: [{ type: "text", text: reply.content }],
+    // The client is another model: what hob made of untrusted content reaches it labelled.
+    content: [{ type: "text", text: derivedText(reply.content, reply.taint, "ask_hob") }],
     structuredContent: {
       conversation_id: reply.conversation_id,
       status: reply.status,

@@ -4,6 +4,8 @@
  * heading path and its line range. Knows nothing of SQLite or embedders.
  */
 
+import { openLabelAt, relabel } from "../core/untrusted.ts";
+
 /** One piece of a Markdown file. */
 export interface Chunk {
   /** The headings above the chunk, outermost first ("Trip > Day 3"). */
@@ -77,7 +79,23 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
     pending = { heading, parent, lines: [...section.lines] };
   }
   flush();
-  return chunks;
+  return chunks.map((chunk) => keepLabels(chunk, markdown));
+}
+
+/**
+ * A chunk that starts or ends inside an untrusted label (text a tainted turn
+ * wrote) reopens or closes it, so its text, its snippets and whatever quotes
+ * them stay labelled — and taint the turn that reads them.
+ */
+function keepLabels(chunk: Chunk, markdown: string): Chunk {
+  if (!/<\/?untrusted/i.test(markdown)) return chunk;
+  const lines = markdown.split("\n");
+  let start = 0;
+  for (let i = 0; i < chunk.start_line - 1; i++) start += lines[i].length + 1;
+  let end = start;
+  for (let i = chunk.start_line - 1; i < chunk.end_line; i++) end += lines[i].length + 1;
+  const text = relabel(chunk.text, openLabelAt(markdown, start), openLabelAt(markdown, end - 1));
+  return { ...chunk, text };
 }
 
 /** Splits at headings; text before the first heading is a section of its own. */

@@ -8,6 +8,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import type { HobConfig } from "../config/schema.ts";
 import type { PromptSources } from "../core/ports.ts";
+import { excerptLines } from "../core/untrusted.ts";
 import { resolveInRoots } from "../tools/sandbox/paths.ts";
 import type { Embedder } from "./embedder.ts";
 import { MemoryFiles } from "./files.ts";
@@ -130,16 +131,18 @@ export class Memory {
   /** Lines `from` (1-based) onwards of a memory file, inside the memory directory only. */
   async get(path: string, from = 1, lines = DEFAULT_GET_LINES): Promise<MemoryExcerpt> {
     const file = await resolveInRoots(path.replace(/^memory\//, ""), [this.files.dir]);
-    const all = (await Deno.readTextFile(file)).split("\n");
+    const content = await Deno.readTextFile(file);
+    const all = content.split("\n");
     const count = Math.min(Math.max(1, lines), MAX_GET_LINES);
     const start = Math.max(1, from);
-    const slice = all.slice(start - 1, start - 1 + count);
+    const to = Math.min(all.length, start - 1 + count);
     return {
       path: file.slice(this.files.dir.length + 1),
       from: start,
-      to: start + slice.length - 1,
+      to,
       total_lines: all.length,
-      text: slice.join("\n"),
+      // Lines cut out of an untrusted label keep it (text a tainted turn wrote).
+      text: excerptLines(content, start, to),
     };
   }
 
@@ -313,7 +316,8 @@ function tail(
     first--;
   }
   if (first === lines.length) first = lines.length - 1;
-  const excerpt = lines.slice(first).join("\n");
+  // Cut with labels whole: the end of an untrusted entry stays labelled.
+  const excerpt = excerptLines(lines.join("\n"), first + 1, lines.length);
   return {
     excerpt: first > 0 ? `…\n${excerpt}` : excerpt,
     firstLine: first + 1,

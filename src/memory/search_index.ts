@@ -11,6 +11,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { join, relative, sep } from "node:path";
 import { timestamp } from "../store/timestamp.ts";
 import { type Chunk, chunkMarkdown } from "./chunker.ts";
+import { excerpt } from "../core/untrusted.ts";
 import type { Embedder } from "./embedder.ts";
 import { dot, fromBlob, hamming, signBits, toBlob } from "./vectors.ts";
 
@@ -761,7 +762,8 @@ function snippet(text: string, query: string): string {
   const lower = flat.toLowerCase();
   const at = words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
   const start = Math.max(0, Math.min(at - SNIPPET_CHARS / 4, flat.length - SNIPPET_CHARS));
-  return `${start > 0 ? "…" : ""}${flat.slice(start, start + SNIPPET_CHARS)}${
+  // Cut with labels whole: a snippet of untrusted text stays labelled.
+  return `${start > 0 ? "…" : ""}${excerpt(flat, start, start + SNIPPET_CHARS)}${
     start + SNIPPET_CHARS < flat.length ? "…" : ""
   }`;
 }

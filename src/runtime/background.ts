@@ -171,6 +171,8 @@ async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Prom
     conversation_id: conversation.id,
     model: job.model ?? undefined,
     signal,
+    // A job a tainted turn scheduled runs tainted: its prompt may carry an injection.
+    tainted: job.taint ?? undefined,
   }));
   const failed = reply.status === "error" || reply.status === "interrupted";
   return {

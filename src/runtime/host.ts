@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { type AgentDeps, runTurn } from "../core/agent.ts";
-import { markUntrusted } from "../core/untrusted.ts";
+import { derivedText } from "../core/untrusted.ts";
 import type { CommandPort, ToolCallContext } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
 import type { ImageContent } from "../core/types.ts";
@@ -98,15 +98,17 @@ export function createHost(
       const { path, from, lines } = memoryGetParams.parse(params);
       return await memory.get(path, from, lines);
     },
-    async "memory.remember"(params) {
-      return await memory.remember(textParams.parse(params).text);
+    // What a tainted turn writes to memory keeps the label, so every later turn that reads it is
+    // tainted too: an injection cannot launder itself into a clean conversation through memory.
+    async "memory.remember"(params, context) {
+      return await memory.remember(labelled(textParams.parse(params).text, context));
     },
-    async "memory.log"(params) {
-      return await memory.logNote(textParams.parse(params).text);
+    async "memory.log"(params, context) {
+      return await memory.logNote(labelled(textParams.parse(params).text, context));
     },
-    async "memory.write"(params) {
+    async "memory.write"(params, context) {
       const { section, content } = sectionParams.parse(params);
-      return await memory.writeSection(section, content);
+      return await memory.writeSection(section, labelled(content, context));
     },
 
     async "model.complete"(params, context) {
@@ -132,14 +134,12 @@ export function createHost(
         // A sub-agent of a tainted turn is tainted from the start.
         tainted: context.tainted,
       });
-      let tainted = false;
       // Approval requests of the sub-agent's tools reach the user through this turn.
       const forwarded = (async function* () {
         for await (const event of events) {
           if (event.type === "approval_required" || event.type === "approval_resolved") {
             context.emit?.(event);
           }
-          if (event.type === "notice" && event.code === "tainted") tainted = true;
           yield event;
         }
       })();
@@ -149,12 +149,12 @@ export function createHost(
       }
       const answer = `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
       // What a sub-agent made of untrusted content is untrusted too.
-      return tainted ? markUntrusted(`spawn_agent: ${conversation.id}`, answer) : answer;
+      return derivedText(answer, reply.taint, `spawn_agent: ${conversation.id}`);
     },
 
-    "schedule.add"(params) {
+    "schedule.add"(params, context) {
       const input = scheduleParams.parse(params);
-      return Promise.resolve(scheduler.add(input));
+      return Promise.resolve(scheduler.add({ ...input, taint: context.tainted }));
     },
 
     "schedule.list"() {
@@ -169,8 +169,9 @@ export function createHost(
       return Promise.resolve(job);
     },
 
-    "tasks.add"(params) {
-      return Promise.resolve(tasks.add(taskParams.parse(params)));
+    "tasks.add"(params, context) {
+      // A task a tainted turn creates runs tainted: its prompt may carry the injection.
+      return Promise.resolve(tasks.add({ ...taskParams.parse(params), taint: context.tainted }));
     },
 
     "tasks.list"(params) {
@@ -359,4 +360,9 @@ async function complete(
     }
   }
   return text;
+}
+
+/** Text a tool writes for the turn: labelled as untrusted when the turn is tainted. */
+function labelled(text: string, context: HostCallContext): string {
+  return derivedText(text, context.tainted, `${context.tool} in a turn`);
 }

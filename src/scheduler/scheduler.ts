@@ -54,6 +54,8 @@ export interface JobInput {
   missed_policy?: MissedPolicy;
   model?: string | null;
   enabled?: boolean;
+  /** Scheduled by a tainted turn: the untrusted content its prompt may come from. */
+  taint?: string | null;
 }
 
 /**
@@ -119,6 +121,7 @@ export class Scheduler {
       enabled: input.enabled,
       next_run: first.toISOString(),
       anchor: now.toISOString(),
+      taint: input.taint,
     });
     this.#arm();
     return job;

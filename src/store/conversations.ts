@@ -52,11 +52,12 @@ interface MessageRow {
   output_tokens: number | null;
   status: MessageStatus;
   attachments: string | null;
+  taint: string | null;
   created_at: string;
 }
 
 const MESSAGE_COLUMNS =
-  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, attachments, created_at";
+  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, attachments, taint, created_at";
 
 /**
  * The SQLite conversation store. One instance per open database.
@@ -147,8 +148,9 @@ export class SqliteConversationStore implements ConversationStore {
     const status = message.status ?? "complete";
     const result = this.#sql(
       `INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, tool_name,
-                             is_error, model, input_tokens, output_tokens, status, owner, attachments, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                             is_error, model, input_tokens, output_tokens, status, owner, attachments, taint,
+                             created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       message.conversation_id,
       message.role,
@@ -163,6 +165,7 @@ export class SqliteConversationStore implements ConversationStore {
       status,
       status === "streaming" ? PROCESS_OWNER : null,
       message.attachments?.length ? JSON.stringify(message.attachments) : null,
+      message.taint ?? null,
       now,
     );
     this.#sql("UPDATE conversations SET updated_at = ? WHERE id = ?").run(
@@ -183,6 +186,7 @@ export class SqliteConversationStore implements ConversationStore {
       output_tokens: message.output_tokens ?? null,
       status,
       attachments: message.attachments?.length ? message.attachments : null,
+      taint: message.taint ?? null,
       created_at: now,
     };
   }
@@ -307,6 +311,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     output_tokens: row.output_tokens,
     status: row.status,
     attachments: row.attachments ? JSON.parse(row.attachments) as Attachment[] : null,
+    taint: row.taint,
     created_at: row.created_at,
   };
 }

@@ -28,6 +28,8 @@ export interface Job {
   last_run: string | null;
   anchor: string;
   running_since: string | null;
+  /** Set when a tainted turn scheduled it: the untrusted content its prompt may come from. */
+  taint: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -75,6 +77,8 @@ export interface NewJob {
   model?: string | null;
   next_run: string | null;
   anchor: string;
+  /** The scheduling turn had read untrusted content: from where. Every run starts tainted. */
+  taint?: string | null;
 }
 
 /** Raised when a job cannot be stored; `code` says why. */
@@ -88,7 +92,7 @@ export class JobError extends Error {
 }
 
 const COLUMNS =
-  "id, name, prompt, schedule, timezone, enabled, missed_policy, model, conversation_id, next_run, last_run, anchor, running_since, created_at, updated_at";
+  "id, name, prompt, schedule, timezone, enabled, missed_policy, model, conversation_id, next_run, last_run, anchor, running_since, taint, created_at, updated_at";
 
 /**
  * The job store.
@@ -112,8 +116,9 @@ export class SqliteJobs {
     const now = timestamp();
     try {
       const result = this.#sql(
-        `INSERT INTO jobs (name, prompt, schedule, timezone, enabled, missed_policy, model, next_run, anchor, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO jobs (name, prompt, schedule, timezone, enabled, missed_policy, model, next_run, anchor, taint,
+                           created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         job.name,
         job.prompt,
@@ -124,6 +129,7 @@ export class SqliteJobs {
         job.model ?? null,
         job.next_run,
         job.anchor,
+        job.taint ?? null,
         now,
         now,
       );

@@ -245,4 +245,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE messages ADD COLUMN attachments TEXT;
     `,
   },
+  {
+    version: 6,
+    name: "provenance: what a message, task or job was derived from",
+    sql: `
+      -- Set when the row was written by (or for) a turn that had read untrusted content:
+      -- where that content came from. A turn that reads such a row is tainted in turn.
+      ALTER TABLE messages ADD COLUMN taint TEXT;
+      ALTER TABLE tasks ADD COLUMN taint TEXT;
+      ALTER TABLE jobs ADD COLUMN taint TEXT;
+    `,
+  },
 ];

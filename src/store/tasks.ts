@@ -35,6 +35,8 @@ export interface Task {
   claimed_at: string | null;
   attempts: number;
   conversation_id: string | null;
+  /** Set when a tainted turn created it: the untrusted content its prompt may come from. */
+  taint: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -45,6 +47,8 @@ export interface NewTask {
   prompt: string;
   priority?: number;
   blocked_by?: number[];
+  /** The creating turn had read untrusted content: from where. Its runs start tainted. */
+  taint?: string | null;
 }
 
 /** A worker as registered. */
@@ -75,7 +79,7 @@ export class TaskError extends Error {
 export const MAX_PRIORITY = 1_000;
 
 const COLUMNS =
-  "id, title, prompt, priority, status, blocked_by, output, waiting_reason, claimed_by, claimed_at, attempts, conversation_id, created_at, updated_at";
+  "id, title, prompt, priority, status, blocked_by, output, waiting_reason, claimed_by, claimed_at, attempts, conversation_id, taint, created_at, updated_at";
 
 /**
  * The task queue.
@@ -110,9 +114,17 @@ export class SqliteTasks {
     }
     const now = timestamp();
     const result = this.#sql(
-      `INSERT INTO tasks (title, prompt, priority, status, blocked_by, created_at, updated_at)
-       VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
-    ).run(task.title, task.prompt, priority, JSON.stringify(blockedBy), now, now);
+      `INSERT INTO tasks (title, prompt, priority, status, blocked_by, taint, created_at, updated_at)
+       VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
+    ).run(
+      task.title,
+      task.prompt,
+      priority,
+      JSON.stringify(blockedBy),
+      task.taint ?? null,
+      now,
+      now,
+    );
     return this.get(Number(result.lastInsertRowid))!;
   }
 

@@ -10,6 +10,7 @@
 import type { TurnInput } from "../core/agent.ts";
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
+import { derivedText, hobWrote } from "../core/untrusted.ts";
 import type {
   AgentEvent,
   Conversation,
@@ -241,6 +242,8 @@ export class TaskWorker {
 
     let declared: Declaration | undefined;
     const tools = withTerminalTools(this.#deps.tools, (declaration) => declared ??= declaration);
+    // Set once a turn of this run has read untrusted content (or the task came from one).
+    const run = { taint: task.taint };
     const end = (
       status: TaskRunResult["status"],
       output: string,
@@ -271,9 +274,10 @@ export class TaskWorker {
         taskMessage(task, existing !== undefined),
         tools,
         signal,
+        run,
       );
       if (!declared && first.ok && !signal.aborted) {
-        await this.#turn(task, conversation.id, NUDGE, tools, signal);
+        await this.#turn(task, conversation.id, NUDGE, tools, signal, run);
       }
       if (cancelled) return end("cancelled", "");
       if (timedOut) {
@@ -286,9 +290,11 @@ export class TaskWorker {
         return end("pending", "", "hob stopped during the run; it will run again");
       }
       if (declared) {
+        // What the model declared after reading untrusted content is untrusted: it keeps the label.
+        const text: string = derivedText(declared.text, run.taint, `task ${task.id}`);
         return declared.status === "waiting"
-          ? end("waiting", "", declared.text)
-          : end(declared.status, declared.text);
+          ? end("waiting", "", text)
+          : end(declared.status, text);
       }
       if (!first.ok) return end("failed", `The model could not be reached: ${first.error}`);
       return end(
@@ -308,11 +314,19 @@ export class TaskWorker {
     message: string,
     tools: ToolRegistryPort,
     signal: AbortSignal,
+    run: { taint: string | null },
   ): Promise<{ ok: boolean; error?: string }> {
     const { tasks } = this.#deps;
-    const events = this.#deps.turn({ message, conversation_id: conversationId, signal }, tools);
+    const events = this.#deps.turn({
+      message,
+      conversation_id: conversationId,
+      signal,
+      // A task a tainted turn created runs tainted: its prompt may carry an injection.
+      tainted: task.taint ?? undefined,
+    }, tools);
     const watched = (async function* (workerId: string) {
       for await (const event of events) {
+        if (event.type === "notice" && event.code === "tainted") run.taint ??= event.source ?? null;
         if (event.type === "approval_required") {
           tasks.park(task.id, workerId, `approval ${event.approval_id}: may ${event.name} run?`);
         } else if (event.type === "approval_resolved") {
@@ -360,12 +374,16 @@ export function withTerminalTools(
       const text = typeof args[key] === "string" ? (args[key] as string).trim() : "";
       if (!text) {
         return Promise.resolve({
-          content: `${call.name} needs '${key}': a non-empty string.`,
+          content: hobWrote(`${call.name} needs '${key}': a non-empty string.`),
           is_error: true,
         });
       }
       declare({ status, text });
-      return Promise.resolve({ content: `Task marked ${status}.`, is_error: false, stop: true });
+      return Promise.resolve({
+        content: hobWrote(`Task marked ${status}.`),
+        is_error: false,
+        stop: true,
+      });
     },
   };
 }

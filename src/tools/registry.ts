@@ -9,7 +9,15 @@
 import { z } from "zod";
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
 import type { JsonSchema, ToolCall, ToolResult, ToolSpec } from "../core/types.ts";
-import { isMarked, markUntrusted } from "../core/untrusted.ts";
+import {
+  hobWrote,
+  isMarked,
+  type ModelText,
+  storedText,
+  untrusted,
+  untrustedSource,
+  unwrap,
+} from "../core/untrusted.ts";
 import type { SqliteApprovals } from "../store/approvals.ts";
 import type { ClearedBy, SqliteToolEvents } from "../store/tool_events.ts";
 import type {
@@ -44,7 +52,10 @@ export type ToolOrigin =
  * tool, whose work happens in the server's process. Gets the validated
  * arguments and the call's signal (aborted at the tool's timeout).
  */
-export type InProcessRun = (args: unknown, signal: AbortSignal) => Promise<ToolResult>;
+export type InProcessRun = (
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<{ content: string; is_error: boolean }>;
 
 /** A tool as the registry holds it. */
 export interface RegisteredTool {
@@ -57,7 +68,7 @@ export interface RegisteredTool {
   permissions: WorkerPermissions;
   side_effect: SideEffect;
   default_policy?: ToolPolicy;
-  /** Output from outside: marked untrusted, and it taints the turn. */
+  /** Output from outside (unless `false`): labelled untrusted, and it taints the turn. */
   untrusted_output?: boolean;
   host: HostCapability[];
   timeout: (args: unknown) => number;
@@ -118,8 +129,20 @@ export interface ToolRegistryOptions {
   now?: () => Date;
 }
 
-/** The result of a call plus the id of its audit-log row. */
-export interface InvokeResult extends ToolResult {
+/**
+ * The result of a call the owner made directly, plus the id of its audit-log
+ * row. The owner reads outside text as it is: it is labelled only for a model
+ * (a call from an MCP client keeps its labels).
+ */
+export interface InvokeResult {
+  content: string;
+  is_error: boolean;
+  event_id: number;
+  duration_ms: number;
+}
+
+/** A call's result as the registry logs it. */
+interface LoggedResult extends ToolResult {
   event_id: number;
   duration_ms: number;
 }
@@ -170,7 +193,8 @@ export class ToolRegistry implements ToolRegistryPort {
       permissions: resolvePermissions(declared, this.#options.scope),
       side_effect: tool.side_effect,
       default_policy: tool.default_policy,
-      untrusted_output: tool.untrusted_output ?? false,
+      // Untrusted unless the tool says, and its review shows, that hob writes all of it.
+      untrusted_output: tool.untrusted_output ?? true,
       host: tool.host ?? [],
       timeout: typeof tool.timeout_ms === "function"
         ? tool.timeout_ms as (args: unknown) => number
@@ -233,13 +257,13 @@ export class ToolRegistry implements ToolRegistryPort {
   }
 
   /** A call the owner makes directly (API, CLI): no approval asked, `deny` still holds. */
-  invoke(
+  async invoke(
     name: string,
     args: unknown,
     source: CallSource,
     signal?: AbortSignal,
   ): Promise<InvokeResult> {
-    return this.#call(
+    const result = await this.#call(
       {
         id: `direct_${crypto.randomUUID().slice(0, 8)}`,
         name,
@@ -248,6 +272,8 @@ export class ToolRegistry implements ToolRegistryPort {
       { conversation_id: null, signal },
       source,
     );
+    // An MCP client is another model: it gets the labels. The owner reads the text itself.
+    return source === "mcp" ? result : { ...result, content: unwrap(result.content) };
   }
 
   #add(tool: RegisteredTool): void {
@@ -276,13 +302,13 @@ export class ToolRegistry implements ToolRegistryPort {
     return { ...all["*"], ...all[name] };
   }
 
-  async #call(call: ToolCall, context: ToolCallContext, source: CallSource): Promise<InvokeResult> {
+  async #call(call: ToolCall, context: ToolCallContext, source: CallSource): Promise<LoggedResult> {
     const started = performance.now();
     const log = (
       result: ToolResult,
       approval: ClearedBy,
       extra: { permissions?: WorkerPermissions; approval_id?: string; args?: string } = {},
-    ): InvokeResult => {
+    ): LoggedResult => {
       const duration_ms = performance.now() - started;
       const event_id = this.#options.events.record({
         conversation_id: context.conversation_id ?? null,
@@ -299,31 +325,32 @@ export class ToolRegistry implements ToolRegistryPort {
       });
       return { ...result, event_id, duration_ms: Math.round(duration_ms) };
     };
-    const fail = (content: string, approval: ClearedBy = "refused", extra = {}) =>
+    // hob's own refusals: they quote only what the model sent.
+    const fail = (content: ModelText, approval: ClearedBy = "refused", extra = {}) =>
       log({ content, is_error: true }, approval, extra);
 
     const tool = this.#tools.get(call.name);
     if (!tool) {
-      return fail(
+      return fail(hobWrote(
         `Unknown tool '${call.name}'. Available tools: ${[...this.#tools.keys()].join(", ")}.`,
-      );
+      ));
     }
     let raw: unknown;
     try {
       raw = call.arguments.trim() ? JSON.parse(call.arguments) : {};
     } catch (error) {
-      return fail(
+      return fail(hobWrote(
         `The arguments for ${call.name} are not valid JSON (${
           (error as Error).message
         }). Send a JSON object.`,
-      );
+      ));
     }
     const parsed = tool.validator.safeParse(raw);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) =>
         `${issue.path.length ? issue.path.join(".") : "arguments"}: ${issue.message}`
       );
-      return fail(`Invalid arguments for ${call.name}: ${problems.join("; ")}`);
+      return fail(hobWrote(`Invalid arguments for ${call.name}: ${problems.join("; ")}`));
     }
     const args = parsed.data;
     const settings = this.#settingsOf(tool.name);
@@ -337,7 +364,9 @@ export class ToolRegistry implements ToolRegistryPort {
       try {
         review = await tool.review(args, settings);
       } catch (error) {
-        return fail(`${call.name} could not check its arguments: ${(error as Error).message}`);
+        return fail(
+          hobWrote(`${call.name} could not check its arguments: ${(error as Error).message}`),
+        );
       }
       if (review.decision && STRICTNESS[review.decision] > STRICTNESS[policy]) {
         policy = review.decision;
@@ -346,7 +375,7 @@ export class ToolRegistry implements ToolRegistryPort {
       shape = review.shape ?? "";
     }
     if (policy === "deny") {
-      return fail(`Denied by the user's policy${reason ? `: ${reason}` : ""}.`, "denied");
+      return fail(hobWrote(`Denied by the user's policy${reason ? `: ${reason}` : ""}.`), "denied");
     }
     // After untrusted content, a side effect may be an injected instruction: the user decides.
     const tainted = this.#taints(tool, context, source);
@@ -361,7 +390,7 @@ export class ToolRegistry implements ToolRegistryPort {
       const remembered = this.#options.approvals.remembered(tool.name, shape);
       if (remembered === "deny") {
         return fail(
-          `The user has said no to ${call.name}${shape ? ` (${shape})` : ""} before.`,
+          hobWrote(`The user has said no to ${call.name}${shape ? ` (${shape})` : ""} before.`),
           "denied",
         );
       }
@@ -392,9 +421,11 @@ export class ToolRegistry implements ToolRegistryPort {
         context.emit?.({ type: "approval_resolved", approval_id: approval.id, status });
         if (status !== "approved") {
           return fail(
-            status === "denied"
-              ? `The user denied this call of ${call.name}. Do not retry it; say what you would have done instead.`
-              : `No decision on ${call.name} within ${timeoutMs / 1000} s, so it was not run.`,
+            hobWrote(
+              status === "denied"
+                ? `The user denied this call of ${call.name}. Do not retry it; say what you would have done instead.`
+                : `No decision on ${call.name} within ${timeoutMs / 1000} s, so it was not run.`,
+            ),
             status === "denied" ? "denied" : "expired",
             { approval_id: approval.id },
           );
@@ -409,19 +440,23 @@ export class ToolRegistry implements ToolRegistryPort {
       approval_id: approvalId,
       args: JSON.stringify(args),
     };
-    // Marked for a model (the agent's, a skill's, an MCP client's); the owner reads it plain.
-    const mark = tool.untrusted_output && source !== "api" && source !== "cli";
-    const output = (content: string) => {
+    // Untrusted unless proven otherwise: the output (and the errors) of a tool that reads the
+    // outside world, and of any call the hob process handed untrusted data to, are labelled.
+    const flow = { taint: null as string | null };
+    const label = sourceLabel(tool.name, args);
+    const output = (content: string, fromTool: boolean): ModelText => {
       const capped = capOutput(content, cap);
-      return mark && !isMarked(capped)
-        ? markUntrusted(sourceLabel(tool.name, args), capped)
-        : capped;
+      const outside = fromTool && tool.untrusted_output !== false;
+      if (!outside && !flow.taint && !untrustedSource(capped)) return hobWrote(capped);
+      if (isMarked(capped)) return storedText(capped);
+      return untrusted(flow.taint && !outside ? `${label}, with ${flow.taint}` : label, capped);
     };
     if (tool.run) {
       const result = await runInProcess(tool.run, args, tool.timeout(args), context.signal);
-      return log({ content: output(result.content), is_error: result.is_error }, cleared, extra);
+      const content = result.own ? hobWrote(result.content) : output(result.content, true);
+      return log({ content, is_error: result.is_error }, cleared, extra);
     }
-    if (!tool.ref) return fail(`${call.name} has nothing to run`, cleared, extra);
+    if (!tool.ref) return fail(hobWrote(`${call.name} has nothing to run`), cleared, extra);
     const scope = this.#options.scope;
     const depth = context.depth ?? 0;
     const outcome = await this.#options.spawner.exchange(
@@ -452,7 +487,7 @@ export class ToolRegistry implements ToolRegistryPort {
           }
           const service = this.#host[method];
           if (!service) return Promise.reject(new Error(`No host service '${method}'`));
-          return service(params, {
+          const answer = service(params, {
             tool: tool.name,
             conversation_id: context.conversation_id,
             depth,
@@ -461,18 +496,37 @@ export class ToolRegistry implements ToolRegistryPort {
             model: context.model,
             tainted: context.tainted,
           });
+          // Data that carries a label taints what the call makes of it.
+          return answer.then((value) => {
+            if (!flow.taint && carriedTaint(value)) flow.taint = `what ${method} returned`;
+            return value;
+          });
         },
       },
     );
     if (!outcome.ok) {
-      return fail(`${call.name} ${outcome.error}`, cleared, extra);
+      // A timeout or a stop is hob's own word; a crash's message comes from inside the tool.
+      const own = outcome.reason === "timeout" || outcome.reason === "aborted";
+      const text = `${call.name} ${outcome.error}`;
+      return fail(own ? hobWrote(text) : output(text, true), cleared, extra);
     }
     const message = outcome.message;
-    if (message.type !== "result") return fail(`${call.name} gave no result`, cleared, extra);
+    if (message.type !== "result") {
+      return fail(hobWrote(`${call.name} gave no result`), cleared, extra);
+    }
     return message.ok
-      ? log({ content: output(message.content), is_error: false }, cleared, extra)
-      : fail(capOutput(message.error, cap), cleared, extra);
+      ? log({ content: output(message.content, true), is_error: false }, cleared, extra)
+      : fail(output(message.error, true), cleared, extra);
   }
+}
+
+/**
+ * Whether a value a host service returned carries untrusted content: labelled
+ * text anywhere in it, or a record (a task, a job) made by a tainted turn.
+ */
+function carriedTaint(value: unknown): boolean {
+  const json = JSON.stringify(value ?? null);
+  return untrustedSource(json) !== null || /"taint":"/.test(json);
 }
 
 /** What an untrusted output came from: the tool, and the path, URL or command it was given. */
@@ -503,16 +557,30 @@ async function runInProcess(
   args: unknown,
   timeoutMs: number,
   signal?: AbortSignal,
-): Promise<ToolResult> {
+): Promise<RawResult> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
     return await run(args, combined);
   } catch (error) {
     if (timeout.aborted) {
-      return { content: `timed out after ${Math.round(timeoutMs / 1000)} s`, is_error: true };
+      return {
+        content: `timed out after ${Math.round(timeoutMs / 1000)} s`,
+        is_error: true,
+        own: true,
+      };
     }
-    if (signal?.aborted) return { content: "stopped: the turn was aborted", is_error: true };
+    if (signal?.aborted) {
+      return { content: "stopped: the turn was aborted", is_error: true, own: true };
+    }
+    // The message comes from the tool's server: outside text.
     return { content: (error as Error).message, is_error: true };
   }
+}
+
+/** What an in-process tool gave, before the registry labels it; `own` when hob wrote it. */
+interface RawResult {
+  content: string;
+  is_error: boolean;
+  own?: boolean;
 }

@@ -1,6 +1,7 @@
 import { assertEquals } from "../helpers/assert.ts";
 import { estimateMessageTokens, estimateTokens, fitHistory } from "../../src/core/budget.ts";
 import type { ChatMessage } from "../../src/core/types.ts";
+import { hobWrote } from "../../src/core/untrusted.ts";
 
 Deno.test("estimateTokens counts about four characters a token", () => {
   assertEquals(estimateTokens(""), 0);
@@ -12,7 +13,7 @@ Deno.test("fitHistory keeps whole turns, newest first", async (t) => {
   const turn = (n: number, size: number): ChatMessage[] => [
     { role: "user", content: `${n}`.padEnd(size, "u") },
     { role: "assistant", content: "", tool_calls: [{ id: `c${n}`, name: "t", arguments: "{}" }] },
-    { role: "tool", tool_call_id: `c${n}`, name: "t", content: "r" },
+    { role: "tool", tool_call_id: `c${n}`, name: "t", content: hobWrote("r") },
     { role: "assistant", content: `${n}`.padEnd(size, "a") },
   ];
   const history = [...turn(1, 400), ...turn(2, 400), ...turn(3, 400)];

@@ -17,6 +17,7 @@ function row(partial: Partial<StoredMessage> & Pick<StoredMessage, "role">): Sto
     output_tokens: null,
     status: "complete",
     attachments: null,
+    taint: null,
     created_at: "2026-11-22T00:00:00.000Z",
     ...partial,
   };

@@ -149,7 +149,11 @@ Deno.test("/v1: non-streaming replies, continued conversations, client tools, mo
       assertEquals(answered.hob.conversation_id, (asked as HobReply).hob.conversation_id);
       const sent = fake.requests[3].body.messages as Recorded;
       assertEquals(sent.at(-1)!.role, "tool");
-      assertEquals(sent.at(-1)!.content, "sunny, 24 °C");
+      // The client's tool ran outside hob: its result reaches the model labelled, like any tool's.
+      assertEquals(
+        sent.at(-1)!.content,
+        '<untrusted source="get_weather (a tool of the API client)">\nsunny, 24 °C\n</untrusted>',
+      );
     },
   );
 

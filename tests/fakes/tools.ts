@@ -7,11 +7,19 @@
 
 import type { ToolCallContext, ToolRegistryPort } from "../../src/core/ports.ts";
 import type { ToolCall, ToolResult, ToolSpec } from "../../src/core/types.ts";
+import { hobWrote, isMarked, storedText } from "../../src/core/untrusted.ts";
+
+/** What a fake tool returns: plain text, which the fake registry passes on as hob's own (or as labelled, when it already is). */
+export interface FakeResult {
+  content: string;
+  is_error: boolean;
+  stop?: boolean;
+}
 
 /** A fake tool: its spec and what a call returns. */
 export interface FakeTool {
   spec: ToolSpec;
-  run(args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> | ToolResult;
+  run(args: Record<string, unknown>, context: ToolCallContext): Promise<FakeResult> | FakeResult;
 }
 
 /** A get_time that answers from a fixed clock. */
@@ -39,14 +47,18 @@ export function fakeTools(...tools: FakeTool[]) {
     async execute(call: ToolCall, context: ToolCallContext): Promise<ToolResult> {
       calls.push({ call, context });
       const tool = tools.find((t) => t.spec.name === call.name);
-      if (!tool) return { content: `Unknown tool '${call.name}'`, is_error: true };
+      if (!tool) return { content: hobWrote(`Unknown tool '${call.name}'`), is_error: true };
       let args: Record<string, unknown>;
       try {
         args = call.arguments ? JSON.parse(call.arguments) : {};
       } catch {
-        return { content: "not valid JSON", is_error: true };
+        return { content: hobWrote("not valid JSON"), is_error: true };
       }
-      return await tool.run(args, context);
+      const result = await tool.run(args, context);
+      const content = isMarked(result.content)
+        ? storedText(result.content)
+        : hobWrote(result.content);
+      return { ...result, content };
     },
   } satisfies ToolRegistryPort & { calls: unknown[] };
   return registry;

@@ -4,6 +4,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, parseSse, type SseEvent } from "../helpers/home.ts";
 import { tempApi as setup } from "../helpers/api.ts";
+import { unmark } from "../helpers/tools.ts";
 
 /** Reads SSE events as they arrive, so the test can act in the middle of a turn. */
 function sseReader(response: Response) {
@@ -64,13 +65,16 @@ Deno.test("an 'ask' tool pauses the stream until the user decides", async (t) =>
       content: string;
       is_error: boolean;
     };
-    assertEquals([result.is_error, result.content], [false, ".: 0 entries (empty)"]);
+    // A listing shows names from outside (a cloned repository can plant them): it is labelled.
+    assertEquals([result.is_error, unmark(result.content)], [false, ".: 0 entries (empty)"]);
+    assertMatch(result.content, /^<untrusted source="list_directory: \.">/);
     await stream.until("done");
     assertEquals(stream.seen.map((e) => e.event).filter((e) => e !== "text"), [
       "start",
       "tool_call",
       "approval_required",
       "approval_resolved",
+      "notice", // the listing tainted the turn
       "tool_result",
       "title",
       "done",

@@ -9,6 +9,7 @@ import {
   request,
   textOf,
 } from "../helpers/providers.ts";
+import { hobWrote } from "../../src/core/untrusted.ts";
 
 const anthropic = (url: string, overrides = {}) =>
   createAnthropicProvider(
@@ -54,7 +55,7 @@ Deno.test("createAnthropicProvider caches the system prompt and sends tools and 
             content: "Checking.",
             tool_calls: [{ id: "t1", name: "get_time", arguments: '{"timezone":"UTC"}' }],
           },
-          { role: "tool", tool_call_id: "t1", name: "get_time", content: "noon" },
+          { role: "tool", tool_call_id: "t1", name: "get_time", content: hobWrote("noon") },
         ],
       }),
     ),
@@ -156,8 +157,8 @@ Deno.test("toAnthropicMessages merges neighbours of one role and skips empty tex
           arguments: "{}",
         }],
       },
-      { role: "tool", tool_call_id: "1", name: "x", content: "r1", is_error: true },
-      { role: "tool", tool_call_id: "2", name: "y", content: "r2" },
+      { role: "tool", tool_call_id: "1", name: "x", content: hobWrote("r1"), is_error: true },
+      { role: "tool", tool_call_id: "2", name: "y", content: hobWrote("r2") },
     ]),
     [
       { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] },

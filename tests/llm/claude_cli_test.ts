@@ -2,6 +2,7 @@ import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { createClaudeCliProvider, toPrompt } from "../../src/llm/claude_cli.ts";
 import { makeFakeClaudeCli } from "../fakes/claude_cli.ts";
 import { collect, failureOf, providerConfig, request, textOf } from "../helpers/providers.ts";
+import { hobWrote } from "../../src/core/untrusted.ts";
 
 const cli = (command: string) =>
   createClaudeCliProvider(
@@ -69,7 +70,7 @@ Deno.test("toPrompt sends earlier turns as a transcript before the latest messag
         content: "",
         tool_calls: [{ id: "1", name: "get_time", arguments: "{}" }],
       },
-      { role: "tool", tool_call_id: "1", name: "get_time", content: "noon" },
+      { role: "tool", tool_call_id: "1", name: "get_time", content: hobWrote("noon") },
       { role: "assistant", content: "It is noon." },
       { role: "user", content: "thanks" },
     ]),

@@ -9,6 +9,7 @@ import {
   request,
   textOf,
 } from "../helpers/providers.ts";
+import { hobWrote } from "../../src/core/untrusted.ts";
 
 const getTimeSpec = {
   name: "get_time",
@@ -47,7 +48,7 @@ Deno.test("createOpenAiCompatProvider sends the Chat Completions wire format", a
           content: "",
           tool_calls: [{ id: "c1", name: "get_time", arguments: "{}" }],
         },
-        { role: "tool", tool_call_id: "c1", name: "get_time", content: "noon" },
+        { role: "tool", tool_call_id: "c1", name: "get_time", content: hobWrote("noon") },
       ],
     }),
   ));

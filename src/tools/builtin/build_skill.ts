@@ -17,6 +17,7 @@ export default {
 It has no other access. Existing skills are never overwritten.`,
   category: "meta",
   side_effect: "local",
+  untrusted_output: false,
   default_policy: "ask",
   host: ["skills"],
   timeout_ms: 60_000,

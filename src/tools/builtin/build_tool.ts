@@ -16,6 +16,7 @@ export default {
 It may import "zod" for parameters, nothing else. It runs sandboxed with only its declared permissions. Existing tools are never overwritten.`,
   category: "meta",
   side_effect: "local",
+  untrusted_output: false,
   default_policy: "ask",
   host: ["tools"],
   timeout_ms: 60_000,

@@ -9,6 +9,7 @@ export default defineTool({
     "Cancel a scheduled job (give 'schedule': its name or id, from list_tasks) or a background task (give 'task': its id).",
   category: "scheduling",
   side_effect: "local",
+  untrusted_output: false,
   host: ["schedule", "tasks"],
   parameters: z.object({
     schedule: z.string().min(1).optional().describe("Name or id of a scheduled job to remove"),

@@ -10,6 +10,7 @@ export default defineTool({
     "(research, a long file job). Higher priority runs first; blocked_by lists task ids that must complete first.",
   category: "scheduling",
   side_effect: "local",
+  untrusted_output: false,
   host: ["tasks"],
   parameters: z.object({
     title: z.string().min(1).max(200),

@@ -9,6 +9,7 @@ export default defineTool({
     "Get the current date and time. Optionally in an IANA time zone such as 'Europe/Berlin'; defaults to the machine's zone.",
   category: "time",
   side_effect: "none",
+  untrusted_output: false,
   parameters: z.object({
     timezone: z.string().min(1).max(64).optional().describe(
       "IANA time zone, e.g. 'America/New_York'",

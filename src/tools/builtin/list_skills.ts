@@ -8,6 +8,7 @@ export default defineTool({
   description: "List the user's skills (workflows run as /name in chat or with run_skill).",
   category: "meta",
   side_effect: "none",
+  untrusted_output: false,
   host: ["skills"],
   parameters: z.object({}),
   async run(_args, context) {

@@ -27,6 +27,7 @@ export default defineTool({
     "List scheduled jobs (from schedule_task) and background tasks (from create_task) with their state and next runs.",
   category: "scheduling",
   side_effect: "none",
+  untrusted_output: false,
   host: ["schedule", "tasks"],
   parameters: z.object({
     kind: z.enum(["all", "scheduled", "background"]).default("all"),

@@ -9,6 +9,7 @@ export default defineTool({
     "Write a note in today's daily log (memory/YYYY-MM-DD.md): what happened, what was done, what is pending.",
   category: "memory",
   side_effect: "local",
+  untrusted_output: false,
   host: ["memory"],
   parameters: z.object({ text: z.string().min(1).max(10_000) }),
   async run({ text }, context) {

@@ -9,6 +9,7 @@ export default defineTool({
     "Read lines of a memory file, e.g. after search_memory: path relative to memory/ (or starting with memory/).",
   category: "memory",
   side_effect: "none",
+  untrusted_output: false,
   host: ["memory"],
   parameters: z.object({
     path: z.string().min(1).max(500).describe("e.g. MEMORY.md or 2026-11-22.md"),

@@ -9,6 +9,7 @@ export default defineTool({
     "Replace the whole content of one section of MEMORY.md (by its heading, e.g. 'Preferences'), or add the section if it is missing. Read it first: what is not in `content` is gone.",
   category: "memory",
   side_effect: "local",
+  untrusted_output: false,
   host: ["memory"],
   parameters: z.object({
     section: z.string().min(1).max(200).describe("The section's heading text"),

@@ -9,6 +9,7 @@ export default defineTool({
     "Save a lasting fact or instruction to long-term memory (MEMORY.md), e.g. the user's preferences, people in their life, decisions. One self-contained statement per call.",
   category: "memory",
   side_effect: "local",
+  untrusted_output: false,
   host: ["memory"],
   parameters: z.object({
     text: z.string().min(1).max(10_000).describe("The fact, stated so it makes sense on its own"),

@@ -9,6 +9,7 @@ export default defineTool({
     "Run one of the user's skills (list_skills shows them) with an input text, and get its result.",
   category: "meta",
   side_effect: "none",
+  untrusted_output: false,
   host: ["skills"],
   timeout_ms: 600_000,
   max_output_chars: 20_000,

@@ -11,6 +11,7 @@ export default defineTool({
     "The prompt runs without the user watching, so write it as a complete instruction.",
   category: "scheduling",
   side_effect: "local",
+  untrusted_output: false,
   host: ["schedule"],
   parameters: z.object({
     name: z.string().min(1).max(100).describe("Short unique name, e.g. morning-briefing"),

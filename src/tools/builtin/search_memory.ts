@@ -9,6 +9,7 @@ export default defineTool({
     "Search the user's memory (MEMORY.md, daily logs, and any notes under memory/) by keywords and meaning. Returns file paths with line ranges and snippets; read more with memory_get.",
   category: "memory",
   side_effect: "none",
+  untrusted_output: false,
   host: ["memory"],
   parameters: z.object({
     query: z.string().min(1).max(1_000).describe("What to look for, in your own words"),

@@ -9,6 +9,7 @@ export default defineTool({
     "Hand a self-contained task to a sub-agent that works in its own conversation with the same tools, and get its final answer. Give it all the context it needs; it cannot see this conversation.",
   category: "agents",
   side_effect: "none",
+  untrusted_output: false,
   host: ["agent"],
   timeout_ms: 600_000,
   max_output_chars: 20_000,

@@ -9,6 +9,7 @@ export default defineTool({
     "Show a background task: its state, its output or why it waits or failed, and its conversation id.",
   category: "scheduling",
   side_effect: "none",
+  untrusted_output: false,
   host: ["tasks"],
   parameters: z.object({ id: z.number().int().min(1) }),
   async run({ id }, context) {
