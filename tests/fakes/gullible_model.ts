@@ -10,8 +10,11 @@
 
 import type { FakeReply } from "./openai_server.ts";
 
-/** Matches one instruction anywhere in a line (tool output may prefix it with `file:3: `). */
-const INSTRUCTION = />>> call ([a-z][a-z0-9_]*) (\{[^\n]*\})[ \t]*$/gm;
+/**
+ * Matches one instruction anywhere in a line: tool output may put text before it
+ * (`file:3: `) or after it (an error message's closing quote).
+ */
+const INSTRUCTION = />>> call ([a-z][a-z0-9_]*) (\{[^\n]*\})[^\n{}]*$/gm;
 
 /** An instruction as the model would call it. */
 export interface Instruction {
