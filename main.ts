@@ -1,10 +1,17 @@
 /**
  * hob's entry point: hands the command line to src/cli and exits with its code.
+ * A compiled hob's tool processes (`hob __sandbox`, src/tools/sandbox/process.ts)
+ * are dispatched first, before the CLI is loaded: a tool process needs none of it,
+ * and each one would otherwise load all of hob.
  */
 
-import { main } from "./src/cli/main.ts";
+import { SANDBOX_COMMAND } from "./src/tools/sandbox/launch.ts";
 
 if (import.meta.main) {
+  if (Deno.args[0] === SANDBOX_COMMAND) {
+    const { runChild } = await import("./src/tools/sandbox/child.ts");
+    Deno.exit(await runChild(Deno.args.slice(1)));
+  }
   // `deno task hob …` runs from the project folder; work where the user typed it.
   const invokedFrom = Deno.env.get("INIT_CWD");
   if (invokedFrom) {
@@ -12,5 +19,6 @@ if (import.meta.main) {
       Deno.chdir(invokedFrom);
     } catch { /* stay put: paths are then relative to the project */ }
   }
+  const { main } = await import("./src/cli/main.ts");
   Deno.exit(await main(Deno.args));
 }

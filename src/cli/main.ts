@@ -27,8 +27,6 @@ import { reset } from "./reset.ts";
 import { status } from "./status.ts";
 import { task } from "./task.ts";
 import { worker } from "./worker.ts";
-import { runChild } from "../tools/sandbox/child.ts";
-import { SANDBOX_COMMAND } from "../tools/sandbox/launch.ts";
 
 const COMMANDS: Command[] = [
   serve,
@@ -74,8 +72,6 @@ Run 'hob <command> --help' for a command's options.`;
  * ```
  */
 export async function main(args: string[]): Promise<number> {
-  // Hidden: a compiled hob's tool processes (src/tools/sandbox/process.ts), never typed by a user.
-  if (args[0] === SANDBOX_COMMAND) return await runChild(args.slice(1));
   // Global options may come before the command: `hob --home DIR serve`.
   const leading: string[] = [];
   let rest = args;
