@@ -3,7 +3,7 @@
  * prints Recall@1/3/5, MRR@10 and answer@3 per query kind and overall, for
  * hybrid search and for keyword-only and vector-only, so the fusion's gain is
  * visible. DIR holds `corpus/` and `queries.json` (default: the membot set in
- * ../shared/eval/membot/).
+ * bench/data/membot/, vendored with its MIT licence).
  */
 
 import { join } from "node:path";
@@ -143,6 +143,6 @@ async function copyTree(from: string, to: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  const dir = Deno.args[0] ?? new URL("../../shared/eval/membot/", import.meta.url).pathname;
+  const dir = Deno.args[0] ?? new URL("./data/membot/", import.meta.url).pathname;
   console.log((await evaluateMemory(dir)).report);
 }

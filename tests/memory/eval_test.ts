@@ -1,5 +1,5 @@
 /**
- * Search quality on the membot golden set (../shared/eval/membot): hob's
+ * Search quality on the membot golden set (bench/data/membot, vendored): hob's
  * hybrid search with the built-in offline embedder must match or beat
  * membot's published figures (R@1 0.950, R@3 1.000, MRR 0.975, answer@3 1.000).
  */
@@ -8,7 +8,7 @@ import { assert } from "../helpers/assert.ts";
 import { evaluateMemory } from "../../bench/eval_memory.ts";
 
 Deno.test("hybrid memory search matches membot's published figures on its golden set", async () => {
-  const dir = new URL("../../../shared/eval/membot/", import.meta.url).pathname;
+  const dir = new URL("../../bench/data/membot/", import.meta.url).pathname;
   const { report, overall } = await evaluateMemory(dir);
   const hybrid = overall["hybrid"];
   const rate = (x: number) => x / hybrid.n;
