@@ -211,7 +211,7 @@ function describeIssue(issue: z.core.$ZodIssue, origin: Origin): ConfigError {
     return locate(
       [...keyPath, unknown].join("."),
       [...keyPath, unknown],
-      "unknown key — check its spelling against the README",
+      "unknown key — check its spelling against docs/configuration.md",
       origin,
     );
   }

@@ -57,19 +57,31 @@ const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 const providerSchema = z.strictObject({
-  type: z.enum(PROVIDER_TYPES).optional(),
-  base_url: credentialUrl(z.url()).optional(),
-  api_key: secret(z.string()).optional(),
-  /** Read the key from this environment variable instead of the file; the name is no secret. */
-  api_key_env: notSecret(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
-  /** Sent with every request; all values are secret, as most are credentials. */
-  headers: z.record(z.string(), secret(z.string())).optional(),
-  /** Models to list when the provider has no discovery endpoint. */
-  models: z.array(z.string().min(1)).optional(),
-  /** The program to run, for `claude-cli`. */
-  command: z.string().min(1).optional(),
-  timeout_ms: z.number().int().min(1_000).max(3_600_000).optional(),
-  max_retries: z.number().int().min(0).max(10).optional(),
+  type: z.enum(PROVIDER_TYPES).optional().describe(
+    "How hob talks to it: `openai` (any OpenAI-compatible server), `anthropic` (the Messages API) or `claude-cli` (the Claude Code program); required unless the name is a built-in's.",
+  ),
+  base_url: credentialUrl(z.url()).optional().describe(
+    "The API's address, e.g. `http://127.0.0.1:9000/v1`; required for `openai` and `anthropic` unless built in. Shown without credentials.",
+  ),
+  api_key: secret(z.string()).optional().describe(
+    "The API key; never shown. A key in the `api_key_env` variable wins over this one.",
+  ),
+  api_key_env: notSecret(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional().describe(
+    "Read the key from this environment variable instead of the file; the name is no secret.",
+  ),
+  headers: z.record(z.string(), secret(z.string())).optional().describe(
+    "Sent with every request; all values are secret, as most are credentials.",
+  ),
+  models: z.array(z.string().min(1)).optional().describe(
+    "Models to list when the provider has no discovery endpoint.",
+  ),
+  command: z.string().min(1).optional().describe("The program to run, for `claude-cli`."),
+  timeout_ms: z.number().int().min(1_000).max(3_600_000).optional().describe(
+    `How long one model request may take before it is abandoned, in milliseconds; by default ${DEFAULT_TIMEOUT_MS}.`,
+  ),
+  max_retries: z.number().int().min(0).max(10).optional().describe(
+    `How many times a failed request (429, 5xx, network) is retried; by default ${DEFAULT_MAX_RETRIES}.`,
+  ),
 });
 
 const policy = z.enum(["allow", "ask", "deny"]);
@@ -105,94 +117,126 @@ export const DEFAULT_SHELL_ALLOWLIST = [
 ];
 
 const toolsSchema = z.strictObject({
-  /** Directories file tools may use besides HOME/workspace. */
-  roots: z.array(z.string().min(1)).default([]),
-  /** Longest tool output kept, in characters. */
-  output_cap: z.number().int().min(500).max(1_000_000).default(10_000),
-  /** How long a call waits for the user's decision before it is denied. */
-  approval_timeout_s: z.number().int().min(1).max(86_400).default(300),
-  /** Per-tool policy: allow, ask or deny. */
-  policies: z.record(z.string(), policy).default({}),
-  /**
-   * Once a turn has read untrusted content (a web page, a file, a command's output, an MCP
-   * result, an upload), tools with side effects ask first, whatever their policy says.
-   */
+  roots: z.array(z.string().min(1)).default([]).describe(
+    "Directories file tools may use besides `HOME/workspace`; `~/notes` works, a relative path is taken from the hob home.",
+  ),
+  output_cap: z.number().int().min(500).max(1_000_000).default(10_000).describe(
+    "Longest tool output kept, in characters.",
+  ),
+  approval_timeout_s: z.number().int().min(1).max(86_400).default(300).describe(
+    "How long a call waits for the user's decision, in seconds, before it is denied.",
+  ),
+  policies: z.record(z.string(), policy).default({}).describe(
+    "Per-tool policy, `<tool>: allow`, `ask` or `deny`, over the tool's own default: tools with an external side effect (`email_file`), `build_tool` and `build_skill` ask; the rest run unasked.",
+  ),
   taint: z.strictObject({
-    enabled: z.boolean().default(true),
-    /** Tools that keep their own policy in a tainted turn. */
-    exempt: z.array(z.string().min(1)).default([]),
-  }).prefault({}),
+    enabled: z.boolean().default(true).describe(
+      "Off: tools keep their policies after untrusted content too.",
+    ),
+    exempt: z.array(z.string().min(1)).default([]).describe(
+      "Tools that keep their own policy in a tainted turn.",
+    ),
+  }).prefault({}).describe(
+    "Once a turn has read untrusted content (a web page, a file, a command's output, an MCP result, an upload), tools with side effects ask first, whatever their policy says.",
+  ),
   shell: z.strictObject({
-    policy: z.enum(["deny", "allowlist", "ask"]).default("ask"),
-    allowlist: z.array(z.string().min(1)).default(DEFAULT_SHELL_ALLOWLIST),
-  }).prefault({}),
+    policy: z.enum(["deny", "allowlist", "ask"]).default("ask").describe(
+      "`deny`: no commands; `allowlist`: only allowlisted programs run; `ask`: allowlisted commands run, anything else asks.",
+    ),
+    allowlist: z.array(z.string().min(1)).default(DEFAULT_SHELL_ALLOWLIST).describe(
+      "Programs `run_command` may run without asking (with their safe options only): a bare name or an exact absolute path.",
+    ),
+  }).prefault({}).describe("How `run_command` decides what runs."),
   web: z.strictObject({
-    /** Let fetch_url reach loopback, private and link-local addresses. */
-    allow_private: z.boolean().default(false),
-    /** Hosts fetch_url may reach even when they resolve to private addresses. */
-    allow_hosts: z.array(z.string().min(1)).default([]),
-    /**
-     * A DNS server ("IP:port") fetch_url resolves names with instead of the system's
-     * resolver; unset, the system's.
-     */
+    allow_private: z.boolean().default(false).describe(
+      "Let `fetch_url` reach loopback, private and link-local addresses.",
+    ),
+    allow_hosts: z.array(z.string().min(1)).default([]).describe(
+      "Hosts `fetch_url` may reach even when they resolve to private addresses.",
+    ),
     dns_server: z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, {
       message: "expected 'IP:port', e.g. '1.1.1.1:53' or '[2606:4700:4700::1111]:53'",
-    }).optional(),
+    }).optional().describe(
+      "A DNS server (`IP:port`) `fetch_url` resolves names with instead of the system's resolver; unset, the system's.",
+    ),
     search: z.strictObject({
-      provider: z.enum(["duckduckgo", "searxng", "brave"]).default("duckduckgo"),
-      url: credentialUrl(z.url()).optional(),
-      api_key: secret(z.string()).optional(),
-    }).prefault({}),
-  }).prefault({}),
-  /** The most a user tool (HOME/tools/*.ts) may ask for; more is refused. */
+      provider: z.enum(["duckduckgo", "searxng", "brave"]).default("duckduckgo").describe(
+        "The engine `web_search` asks: DuckDuckGo, SearXNG (with `url`) or Brave (with `api_key`).",
+      ),
+      url: credentialUrl(z.url()).optional().describe(
+        "The SearXNG instance, for `searxng`; shown without credentials.",
+      ),
+      api_key: secret(z.string()).optional().describe(
+        "The Brave Search API key, for `brave`; never shown.",
+      ),
+    }).prefault({}).describe("The search engine of `web_search`."),
+  }).prefault({}).describe("What `fetch_url` and `web_search` may reach."),
   user_tools: z.strictObject({
-    read: pathList.default(["$WORKSPACE"]),
-    write: pathList.default(["$WORKSPACE"]),
-    net: nameList.default(false),
-    env: nameList.default(false),
-    run: nameList.default(false),
-  }).prefault({}),
-  /** The Python interpreter run_python starts. */
-  python: z.string().min(1).default("python3"),
-}).prefault({});
+    read: pathList.default(["$WORKSPACE"]).describe(
+      "Paths a user tool may read: absolute, or starting with `$WORKSPACE`, `$ROOTS` or `$HOME` (the hob home); `false` for none.",
+    ),
+    write: pathList.default(["$WORKSPACE"]).describe(
+      "Paths a user tool may write, in the same form; `false` for none.",
+    ),
+    net: nameList.default(false).describe(
+      "Hosts a user tool may reach (`*` for any); `false` for none.",
+    ),
+    env: nameList.default(false).describe(
+      "Environment variables a user tool may read; `false` for none.",
+    ),
+    run: nameList.default(false).describe("Programs a user tool may run; `false` for none."),
+  }).prefault({}).describe(
+    "The most a user tool (`HOME/tools/*.ts`) may ask for; a tool that asks for more is refused.",
+  ),
+  python: z.string().min(1).default("python3").describe(
+    "The Python interpreter `run_python` starts.",
+  ),
+}).prefault({}).describe("What the model's tools may do.");
 
 const memorySchema = z.strictObject({
-  /**
-   * What embeds memory for search by meaning: `use-lite` (built in, offline),
-   * `<provider>/<model>` for an OpenAI-compatible /v1/embeddings (e.g.
-   * `ollama/nomic-embed-text`), `transformers:<model id or folder>`, or `none`
-   * for keyword search alone.
-   */
   embedder: z.string().regex(/^(use-lite|none|transformers:.+|[A-Za-z0-9][\w.-]*\/\S+)$/, {
     message: "expected use-lite, none, <provider>/<model> or transformers:<model>",
-  }).default("use-lite"),
-  /** Tokens of memory the system prompt carries each turn. */
-  context_tokens: z.number().int().min(0).max(100_000).default(1_500),
-  /** Search hits for the user's message in that section. */
-  context_hits: z.number().int().min(0).max(20).default(4),
-  /** How much the embedder's ranking counts against BM25's (1); by default 0.5 for use-lite, else 1. */
-  vector_weight: z.number().min(0).max(10).optional(),
+  }).default("use-lite").describe(
+    "What embeds memory for search by meaning: `use-lite` (built in, offline), `<provider>/<model>` for an OpenAI-compatible `/v1/embeddings` (e.g. `ollama/nomic-embed-text`), `transformers:<model id or folder>`, or `none` for keyword search alone.",
+  ),
+  context_tokens: z.number().int().min(0).max(100_000).default(1_500).describe(
+    "Tokens of memory the system prompt carries each turn.",
+  ),
+  context_hits: z.number().int().min(0).max(20).default(4).describe(
+    "Search hits for the user's message in that section.",
+  ),
+  vector_weight: z.number().min(0).max(10).optional().describe(
+    "How much the embedder's ranking counts against BM25's (1); by default 0.5 for use-lite, else 1.",
+  ),
   flush: z.strictObject({
-    enabled: z.boolean().default(true),
-    /** A conversation's live history above this many tokens is summarised into the daily log. */
-    threshold_tokens: z.number().int().min(1_000).max(10_000_000).default(16_000),
-    /** The newest messages that stay live after a flush. */
-    keep_messages: z.number().int().min(2).max(1_000).default(10),
-  }).prefault({}),
-}).prefault({});
+    enabled: z.boolean().default(true).describe(
+      "Off: no auto-flush; older turns only drop out of the prompt to fit `agent.context_tokens`.",
+    ),
+    threshold_tokens: z.number().int().min(1_000).max(10_000_000).default(16_000).describe(
+      "A conversation's live history above this many tokens is summarised into the daily log.",
+    ),
+    keep_messages: z.number().int().min(2).max(1_000).default(10).describe(
+      "The newest messages that stay live after a flush.",
+    ),
+  }).prefault({}).describe(
+    "The auto-flush of long conversations: the model first saves what must last, then the older messages are summarised into today's log and leave the live context.",
+  ),
+}).prefault({}).describe("Memory search and the prompt's memory section.");
 
 const emailSchema = z.strictObject({
   smtp: z.strictObject({
-    host: z.string().min(1),
-    port: z.number().int().min(1).max(65_535).default(587),
-    /** TLS from the start (port 465); otherwise STARTTLS when offered. */
-    secure: z.boolean().default(false),
-    user: z.string().optional(),
-    password: secret(z.string()).optional(),
-  }),
-  from: z.string().min(3),
-  /** Where email_file sends when the model names no recipient. */
-  to: z.string().min(3).optional(),
+    host: z.string().min(1).describe("The SMTP server's host name."),
+    port: z.number().int().min(1).max(65_535).default(587).describe("Its port."),
+    secure: z.boolean().default(false).describe(
+      "TLS from the start (port 465); otherwise STARTTLS when offered.",
+    ),
+    user: z.string().optional().describe("The user to log in as."),
+    password: secret(z.string()).optional().describe("The password; never shown."),
+  }).describe("The server `email_file` sends through (nodemailer)."),
+  from: z.string().min(3).describe("The sender's address."),
+  to: z.string().min(3).optional().describe(
+    "Where `email_file` sends when the model names no recipient.",
+  ),
 });
 
 const modelId = z.string().regex(/^[A-Za-z0-9][\w.-]*\/\S+$/, {
@@ -208,111 +252,153 @@ const timezone = z.string().refine((zone) => {
 }, { message: "expected an IANA time zone such as 'Europe/Berlin'" });
 
 const schedulerSchema = z.strictObject({
-  /** Run scheduled jobs while `hob serve` runs. */
-  enabled: z.boolean().default(true),
-  /** The zone of cron schedules that name none; by default the machine's. */
-  timezone: timezone.optional(),
-}).prefault({});
+  enabled: z.boolean().default(true).describe("Run scheduled jobs while `hob serve` runs."),
+  timezone: timezone.optional().describe(
+    "The zone of cron schedules that name none, e.g. `Europe/Berlin`; by default the machine's.",
+  ),
+}).prefault({}).describe("Scheduled jobs.");
 
 const heartbeatSchema = z.strictObject({
-  enabled: z.boolean().default(true),
-  /** Minutes between heartbeat ticks. */
-  interval_minutes: z.number().min(1).max(10_080).default(30),
-  /** Only tick within these hours, e.g. "08:00-22:00" (may wrap midnight). */
+  enabled: z.boolean().default(true).describe("Run the heartbeat while `hob serve` runs."),
+  interval_minutes: z.number().min(1).max(10_080).default(30).describe(
+    "Minutes between heartbeat ticks.",
+  ),
   active_hours: z.string().regex(/^\d{1,2}:\d\d\s*-\s*\d{1,2}:\d\d$/, {
     message: "expected a range of hours such as '08:00-22:00'",
-  }).optional(),
-  /** The zone the active hours are in; by default the machine's. */
-  timezone: timezone.optional(),
-  /** A model for the heartbeat (a cheaper one, say); by default the chat model. */
-  model: modelId.optional(),
-}).prefault({});
+  }).optional().describe(
+    "Only tick within these hours, e.g. `08:00-22:00` (may wrap midnight); by default always.",
+  ),
+  timezone: timezone.optional().describe(
+    "The zone the active hours are in; by default the machine's.",
+  ),
+  model: modelId.optional().describe(
+    "A model for the heartbeat (a cheaper one, say); by default the chat model.",
+  ),
+}).prefault({}).describe(
+  "The heartbeat: `identity/HEARTBEAT.md` read to the agent at intervals.",
+);
 
 const tasksSchema = z.strictObject({
-  /** Task workers inside `hob serve`; 0 leaves tasks to `hob worker` processes. */
-  workers: z.number().int().min(0).max(32).default(1),
-  /** Longest one run of a task may take; claims held three times longer are reset. */
-  max_run_minutes: z.number().min(0.1).max(1_440).default(15),
-}).prefault({});
+  workers: z.number().int().min(0).max(32).default(1).describe(
+    "Task workers inside `hob serve`; 0 leaves tasks to `hob worker` processes.",
+  ),
+  max_run_minutes: z.number().min(0.1).max(1_440).default(15).describe(
+    "Longest one run of a task may take; claims held three times longer are reset.",
+  ),
+}).prefault({}).describe("Background tasks.");
 
 /** What hob adds to an MCP server's entry: how long a call may take and who clears it. */
 const mcpOptions = {
-  /** How long one tool call may take. */
-  timeout_s: z.number().min(1).max(3_600).default(30),
-  /** The policy for the server's tools (per-tool `tools.policies` entries win). */
-  policy: policy.default("ask"),
-  /** Let tools the server marks `readOnlyHint` run without asking. */
-  allow_read_only: z.boolean().default(false),
-  /** Off: configured but not started. */
-  enabled: z.boolean().default(true),
+  timeout_s: z.number().min(1).max(3_600).default(30).describe(
+    "How long one tool call may take, in seconds.",
+  ),
+  policy: policy.default("ask").describe(
+    "The policy for the server's tools (per-tool `tools.policies` entries win).",
+  ),
+  allow_read_only: z.boolean().default(false).describe(
+    "Let tools the server marks `readOnlyHint` run without asking.",
+  ),
+  enabled: z.boolean().default(true).describe("Off: configured but not started."),
 };
 /** One MCP server, in the `mcpServers` shape Claude Desktop uses: a command (stdio) or a URL. */
 export const mcpServerSchema = z.union([
   z.strictObject({
-    command: z.string().min(1),
-    /** Shown without the values of flags such as `--api-key` (keys belong in `env`). */
-    args: credentialArgs(z.array(z.string())).default([]),
-    env: z.record(z.string(), secret(z.string())).default({}),
-    cwd: z.string().min(1).optional(),
+    command: z.string().min(1).describe(
+      "Stdio: the program hob starts. An entry has either `command` or `url`.",
+    ),
+    args: credentialArgs(z.array(z.string())).default([]).describe(
+      "Its arguments; shown without the values of flags such as `--api-key` (keys belong in `env`).",
+    ),
+    env: z.record(z.string(), secret(z.string())).default({}).describe(
+      "Environment variables for it; the values are never shown.",
+    ),
+    cwd: z.string().min(1).optional().describe("The directory it starts in."),
     ...mcpOptions,
   }),
   z.strictObject({
-    url: credentialUrl(z.url({ protocol: /^https?$/ })),
-    headers: z.record(z.string(), secret(z.string())).default({}),
+    // The description goes inside the mark: `.describe()` returns a copy, which the mark is not on.
+    url: credentialUrl(
+      z.url({ protocol: /^https?$/ }).describe(
+        "Streamable HTTP: the server's `http` or `https` URL; shown without credentials.",
+      ),
+    ),
+    headers: z.record(z.string(), secret(z.string())).default({}).describe(
+      "Sent with every request; the values are never shown.",
+    ),
     ...mcpOptions,
   }),
 ], { error: "expected {command, args?, env?} (stdio) or {url, headers?} (streamable HTTP)" });
 
 /** The schema of hob.yaml. Every key has a default, so an empty file is valid. */
 export const configSchema = z.strictObject({
-  model: modelId.default("ollama/llama3.2"),
+  model: modelId.default("ollama/llama3.2").describe(
+    "The model conversations use unless they pick another, as `<provider>/<model>`; env `HOB_MODEL`.",
+  ),
   server: z.strictObject({
-    host: z.string().min(1).default("127.0.0.1"),
-    port: z.number().int().min(0).max(65_535).default(8484),
-    /** Largest request body accepted, in bytes. */
+    host: z.string().min(1).default("127.0.0.1").describe(
+      "The address to listen on; any but loopback prints a warning. Env `HOB_HOST`.",
+    ),
+    port: z.number().int().min(0).max(65_535).default(8484).describe(
+      "The port to listen on. Env `HOB_PORT`.",
+    ),
     max_body_bytes: z.number().int().min(1_024).max(1_073_741_824)
-      .default(1_048_576),
-    /** Largest file sent with a message (POST /api/uploads), in bytes. */
-    max_upload_bytes: z.number().int().min(1_024).max(1_073_741_824).default(26_214_400),
-    /**
-     * Host names clients may use besides loopback and IP addresses (a LAN name, a proxy's name).
-     * Any other `Host` is refused, which stops DNS rebinding.
-     */
+      .default(1_048_576).describe(
+        "Largest request body accepted, in bytes; a larger one gets 413.",
+      ),
+    max_upload_bytes: z.number().int().min(1_024).max(1_073_741_824).default(26_214_400)
+      .describe("Largest file sent with a message (`POST /api/uploads`), in bytes."),
     allowed_hosts: z.array(
       z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/, { error: "expected a host name" }),
-    ).default([]),
-    /** Wrong tokens one address may send per minute before it must wait out the minute. */
-    max_auth_failures: z.number().int().min(1).max(10_000).default(20),
-  }).prefault({}),
+    ).default([]).describe(
+      "Host names clients may use besides loopback and IP addresses (a LAN name, a proxy's name). Any other `Host` is refused, which stops DNS rebinding.",
+    ),
+    max_auth_failures: z.number().int().min(1).max(10_000).default(20).describe(
+      "Wrong tokens one address may send per minute; then it gets 429 for wrong ones until the minute ends.",
+    ),
+  }).prefault({}).describe("The HTTP server: the page, `/api`, `/v1` and `/mcp`."),
   providers: z.record(
     z.string().regex(/^[A-Za-z0-9][\w.-]*$/, {
       message: "provider names use letters, digits, '.', '_' and '-'",
     }),
     providerSchema,
-  ).default({}),
+  ).default({}).describe(
+    "Model providers by name, added to the built-ins; an entry named like a built-in overrides its fields.",
+  ),
   tools: toolsSchema,
   memory: memorySchema,
-  email: emailSchema.optional(),
+  email: emailSchema.optional().describe(
+    "Email for `email_file`; the tool is off until this is set.",
+  ),
   scheduler: schedulerSchema,
   heartbeat: heartbeatSchema,
   tasks: tasksSchema,
-  /** MCP servers whose tools join hob's as `<server>__<tool>`. */
   mcpServers: z.record(
     z.string().regex(/^[A-Za-z0-9][\w-]{0,30}$/, {
       message: "MCP server names use letters, digits, '_' and '-' (at most 31)",
     }),
     mcpServerSchema,
-  ).default({}),
+  ).default({}).describe(
+    "MCP servers whose tools join hob's as `<server>__<tool>`, in the shape Claude Desktop uses: a command (stdio) or a URL (streamable HTTP).",
+  ),
   agent: z.strictObject({
-    max_tool_iterations: z.number().int().min(1).max(100).default(10),
+    max_tool_iterations: z.number().int().min(1).max(100).default(10).describe(
+      "Model calls per turn.",
+    ),
     context_tokens: z.number().int().min(1_024).max(10_000_000).default(
       32_000,
+    ).describe(
+      "The model's context window; older turns are dropped to fit, and the model is told.",
     ),
-    max_output_tokens: z.number().int().min(16).max(1_000_000).default(4_096),
-    max_history_messages: z.number().int().min(2).max(100_000).default(200),
-    /** Let the model title each new conversation from its first message. */
-    auto_title: z.boolean().default(true),
-  }).prefault({}),
+    max_output_tokens: z.number().int().min(16).max(1_000_000).default(4_096).describe(
+      "Tokens reserved for the reply.",
+    ),
+    max_history_messages: z.number().int().min(2).max(100_000).default(200).describe(
+      "Messages read per turn before fitting.",
+    ),
+    auto_title: z.boolean().default(true).describe(
+      "Let the model title each new conversation from its first message.",
+    ),
+  }).prefault({}).describe("The agent loop."),
 });
 
 /** hob.yaml as written: what the schema accepts. */

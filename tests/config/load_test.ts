@@ -115,7 +115,7 @@ Deno.test("loadConfig names the key, the source and what was expected", async (t
     assertEquals(error.key, "sever");
     assert(
       error.message.endsWith(
-        "hob.yaml:2: sever: unknown key — check its spelling against the README",
+        "hob.yaml:2: sever: unknown key — check its spelling against docs/configuration.md",
       ),
       error.message,
     );
