@@ -39,9 +39,9 @@ const MUTATIONS: Mutation[] = [
     name: "error text",
     defence: "a tool's error is labelled like its output",
     edits: [{
-      file: "src/tools/registry.ts",
-      find: ": fail(output(message.error, true), cleared, extra);",
-      replace: ": fail(hobWrote(message.error), cleared, extra);",
+      file: "src/tools/call_dispatch.ts",
+      find: "return { content: message.error, is_error: true, own: false, carried };",
+      replace: "return { content: message.error, is_error: true, own: true, carried };",
     }],
     test: ATTACKS,
     filter: "error message",

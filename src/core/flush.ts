@@ -6,18 +6,9 @@
  * for them. When the model cannot summarise, an extractive summary is written.
  */
 
-import type { AgentDeps } from "./agent.ts";
+import type { AgentDeps } from "./deps.ts";
 import type { AgentEvent, ChatMessage, StoredMessage, ToolCall } from "./types.ts";
 import { derivedText, excerpt, hobWrote, untrustedSource } from "./untrusted.ts";
-
-/** When and how much to flush. */
-export interface FlushSettings {
-  enabled: boolean;
-  /** Live history above this many (estimated) tokens is flushed. */
-  thresholdTokens: number;
-  /** The newest messages that stay live. */
-  keepMessages: number;
-}
 
 /** The tools the silent save turn may call. */
 const SAVE_TOOLS = new Set(["remember_this", "log_note"]);

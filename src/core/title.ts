@@ -1,6 +1,7 @@
 /**
- * A conversation's title, written by the model from the first message while
- * the reply streams, so naming costs the user no time.
+ * A conversation's title: the first line of its first message at once, then
+ * one written by the model while the reply streams, so naming costs the user
+ * no time.
  */
 
 import type { LlmPort } from "./ports.ts";
@@ -8,7 +9,7 @@ import type { LlmPort } from "./ports.ts";
 /** The system prompt of a title request (the test fakes recognise it). */
 export const TITLE_PROMPT =
   "You name conversations. Answer with a title of at most six words and nothing else.";
-/** Longest title kept. */
+/** Longest title kept, the model's or one taken from the first message: a sidebar line. */
 const MAX_CHARS = 60;
 
 /**
@@ -57,4 +58,21 @@ export function cleanTitle(text: string): string | null {
     .replace(/\s+/g, " ");
   if (!line) return null;
   return line.length > MAX_CHARS ? `${line.slice(0, MAX_CHARS - 1).trimEnd()}…` : line;
+}
+
+/**
+ * A title from the first message, set at once while the model names the
+ * conversation: its first line, cut at a word near the limit.
+ *
+ * @example
+ * ```ts
+ * titleFrom("How do I descale a kettle?\nIt is old."); // "How do I descale a kettle?"
+ * ```
+ */
+export function titleFrom(message: string): string {
+  const line = message.trim().split("\n")[0].replace(/\s+/g, " ");
+  if (line.length <= MAX_CHARS) return line || "New conversation";
+  const cut = line.slice(0, MAX_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return `${space > 20 ? cut.slice(0, space) : cut}…`;
 }

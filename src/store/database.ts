@@ -8,7 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { explainStorage } from "../home/storage.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
-import { rollback } from "./rollback.ts";
+import { transaction } from "./transaction.ts";
 
 /** How long a writer waits for another process's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -101,13 +101,12 @@ function migrate(
   if (pending.length === 0) return;
   if (backup && current > 0) backupFile(db, path, `${path}.backup-v${current}`);
   for (const migration of pending) {
-    db.exec("BEGIN IMMEDIATE");
     try {
-      db.exec(migration.sql);
-      db.exec(`PRAGMA user_version = ${migration.version}`);
-      db.exec("COMMIT");
+      transaction(db, () => {
+        db.exec(migration.sql);
+        db.exec(`PRAGMA user_version = ${migration.version}`);
+      });
     } catch (error) {
-      rollback(db);
       throw new StoreError(
         `Migration ${migration.version} (${migration.name}) failed: ${messageOf(error)}`,
         path,

@@ -4,7 +4,7 @@
  * so a job never runs twice at once, even with two processes on one hob.db.
  */
 
-import { rollback } from "./rollback.ts";
+import { transaction } from "./transaction.ts";
 import { statements } from "./statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
@@ -251,8 +251,7 @@ export class SqliteJobs {
     for (const row of rows) {
       if (isLiveOwner(row.running_owner)) continue;
       // One transaction: a crash here must not leave a released job with a run still "running".
-      this.#db.exec("BEGIN IMMEDIATE");
-      try {
+      transaction(this.#db, () => {
         const owned = this.#sql("SELECT running_owner FROM jobs WHERE id = ?").get(row.id) as
           | { running_owner: string | null }
           | undefined;
@@ -268,11 +267,7 @@ export class SqliteJobs {
             recovered.push({ job_id: row.id, run_id: run.id, trigger: run.trigger });
           }
         }
-        this.#db.exec("COMMIT");
-      } catch (error) {
-        rollback(this.#db);
-        throw error;
-      }
+      });
     }
     return recovered;
   }

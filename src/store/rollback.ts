@@ -11,9 +11,11 @@ import type { DatabaseSync } from "node:sqlite";
  * would throw "cannot rollback - no transaction is active" in place of the
  * real error ("database or disk is full").
  *
+ * Transactions are written with `transaction()` (transaction.ts), which
+ * calls this; a hand-written one would end like so:
+ *
  * @example
  * ```ts
- * db.exec("BEGIN IMMEDIATE");
  * try {
  *   insert.run(row);
  *   db.exec("COMMIT");

@@ -81,12 +81,16 @@ Deno.test("memory chunks inside a labelled entry stay labelled, so search hits t
  * written. Add a line only after checking that no outside text reaches it.
  */
 const REVIEWED_VOUCHERS: Record<string, number> = {
-  "src/core/agent.ts": 1, // the iteration limit's message
   "src/core/flush.ts": 1, // a refusal of a tool outside the save set
   "src/core/history.ts": 2, // the missing-result message; stored tool results (labelled on write)
+  "src/core/tool_step.ts": 1, // the iteration limit's message
   "src/core/untrusted.ts": 3, // derivedText: a clean turn's words, a label kept whole; an example
   "src/tasks/worker.ts": 2, // terminal tools' replies
-  "src/tools/registry.ts": 13, // refusals quoting the model's own arguments; hob-output tools
+  "src/tools/call_approval.ts": 2, // the user's no, before or now, and a question unanswered
+  "src/tools/call_arguments.ts": 2, // refusals quoting the model's own arguments
+  "src/tools/call_label.ts": 3, // hob's own messages; hob-output tools; output labelled whole
+  "src/tools/call_policy.ts": 2, // a denial by policy; a review that could not check the arguments
+  "src/tools/registry.ts": 1, // the unknown-tool refusal: the model's tool name, hob's tool names
 };
 
 Deno.test("only the reviewed places vouch for text (hobWrote, storedText)", async () => {

@@ -1,0 +1,123 @@
+/**
+ * Running the tool calls of one model step: each call of hob's own tools runs
+ * through the registry (its approval events streamed while it runs), its
+ * result is stored and added to what the model reads, and a result that
+ * carries untrusted content taints the turn from then on. The caller's own
+ * tools are left for the caller. Knows the ports, not how a tool runs.
+ */
+
+import { eventChannel } from "./event_channel.ts";
+import { taintNotice, type Turn } from "./turn.ts";
+import type { AgentEvent, ToolCall, ToolResult } from "./types.ts";
+import { hobWrote, untrustedSource } from "./untrusted.ts";
+
+/** How a round of tool calls ended. */
+export interface ToolRound {
+  /** A tool said the turn should end here (its result is the answer). */
+  stop: boolean;
+  /** The model called the caller's own tools: the turn ends for the caller to run them. */
+  forClient: boolean;
+}
+
+/**
+ * Runs the calls in order, yielding approval events, taint notices and
+ * `tool_result` events. With `limitReached` none runs: each gets an error
+ * result saying so, which keeps the history consistent. Stops after the call
+ * in progress when the turn is aborted.
+ *
+ * @example
+ * ```ts
+ * const round = yield* runToolCalls(turn, step.calls, iteration >= max);
+ * ```
+ */
+export async function* runToolCalls(
+  turn: Turn,
+  calls: ToolCall[],
+  limitReached: boolean,
+): AsyncGenerator<AgentEvent, ToolRound> {
+  const clientNames = new Set((turn.input.clientTools ?? []).map((tool) => tool.name));
+  let stop = false;
+  for (const call of calls) {
+    // The caller runs its own tools; their results come in its next request.
+    if (clientNames.has(call.name)) continue;
+    const started = performance.now();
+    const result = limitReached ? limitResult(turn) : yield* executeCall(turn, call);
+    if (result.stop) stop = true;
+    yield* recordToolResult(turn, call, result, Math.round(performance.now() - started));
+    if (turn.input.signal?.aborted) break;
+  }
+  return { stop, forClient: calls.some((call) => clientNames.has(call.name)) };
+}
+
+/** The result of a call not run because the turn used up its model calls. */
+function limitResult(turn: Turn): ToolResult {
+  return {
+    content: hobWrote(
+      `Not run: the limit of ${turn.deps.settings.maxToolIterations} model calls per turn was reached.`,
+    ),
+    is_error: true,
+  };
+}
+
+/** Runs one call through the registry, streaming the events it raises while it runs. */
+async function* executeCall(turn: Turn, call: ToolCall): AsyncGenerator<AgentEvent, ToolResult> {
+  const { deps, input } = turn;
+  const channel = eventChannel();
+  const running = deps.tools.execute(call, {
+    conversation_id: turn.conversationId,
+    signal: input.signal,
+    emit: channel.push,
+    depth: input.depth ?? 0,
+    model: turn.model,
+    tainted: turn.tainted ?? undefined,
+  }).finally(channel.close);
+  yield* channel.drain();
+  return await running;
+}
+
+/**
+ * Taints the turn if the result is the first untrusted content it read, then
+ * stores the result with the turn's taint, adds it to what the model reads and
+ * yields the notice and the `tool_result` event.
+ */
+function* recordToolResult(
+  turn: Turn,
+  call: ToolCall,
+  result: ToolResult,
+  durationMs: number,
+): Generator<AgentEvent> {
+  const source = turn.tainted ? null : untrustedSource(result.content);
+  if (source) {
+    // The registry's labels name the tool already ("read_file: notes.txt").
+    turn.tainted = source.startsWith(call.name) ? source : `${source}, read by ${call.name}`;
+  }
+  const { tainted } = turn;
+  const toolRow = turn.deps.store.addMessage({
+    conversation_id: turn.conversationId,
+    role: "tool",
+    content: result.content,
+    tool_call_id: call.id,
+    tool_name: call.name,
+    is_error: result.is_error,
+    taint: tainted,
+  });
+  turn.messageIds.push(toolRow.id);
+  turn.messages.push({
+    role: "tool",
+    tool_call_id: call.id,
+    name: call.name,
+    content: result.content,
+    is_error: result.is_error,
+    ...(tainted ? { taint: tainted } : {}),
+  });
+  if (source) yield taintNotice(tainted!);
+  yield {
+    type: "tool_result",
+    message_id: toolRow.id,
+    tool_call_id: call.id,
+    name: call.name,
+    content: result.content,
+    is_error: result.is_error,
+    duration_ms: durationMs,
+  };
+}

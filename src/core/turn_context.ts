@@ -1,0 +1,146 @@
+/**
+ * What the model reads in a turn: the system prompt, the stored history that
+ * fits the context window beside it, the images sent with the message — and
+ * whether any of it is untrusted, which taints the turn from its start.
+ * Reads the ports; stores nothing.
+ */
+
+import { estimateTokens, estimateToolTokens, fitHistory } from "./budget.ts";
+import type { AgentDeps } from "./deps.ts";
+import { toChatHistory } from "./history.ts";
+import type { AttachmentPort, ToolRegistryPort } from "./ports.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+import { taintNotice, type Turn } from "./turn.ts";
+import type { AgentEvent, Attachment, ChatMessage, ImageContent } from "./types.ts";
+import { untrustedSource } from "./untrusted.ts";
+
+/** Tokens kept free for the pruning notice added to the system prompt. */
+const NOTICE_RESERVE_TOKENS = 40;
+
+/** The system prompt and history of a turn. */
+export interface TurnContext {
+  system: string;
+  tools: ReturnType<ToolRegistryPort["specs"]>;
+  messages: ChatMessage[];
+  notice: AgentEvent | null;
+  /** Untrusted content the system prompt carries (a labelled memory entry or summary). */
+  taint: string | null;
+}
+
+/**
+ * Fills the turn's system prompt and messages, and its taint from where the
+ * model will read untrusted content: the turn's own (a sub-agent's), an
+ * upload, the history, or the prompt. Yields the history-pruned and tainted
+ * notices when they apply.
+ */
+export async function* loadContext(turn: Turn): AsyncGenerator<AgentEvent> {
+  const { deps, input, attachments } = turn;
+  const context = await prepareContext(
+    deps,
+    turn.conversationId,
+    input.message,
+    input.instructions,
+  );
+  if (context.notice) yield context.notice;
+  turn.system = context.system;
+  turn.messages = context.messages;
+  if (attachments) await addImages(deps.attachments!, turn.messages, attachments);
+  // Untrusted content the model will read makes the turn tainted: side effects then ask.
+  turn.tainted = input.tainted ??
+    (attachments ? `the uploaded file ${attachments[0].name}` : null) ??
+    historyTaint(turn.messages) ?? context.taint;
+  if (turn.tainted) yield taintNotice(turn.tainted);
+}
+
+/** Builds the system prompt and the history that fits beside it. */
+export async function prepareContext(
+  deps: AgentDeps,
+  conversationId: string,
+  query: string,
+  instructions?: string,
+): Promise<TurnContext> {
+  const { settings, store } = deps;
+  const [identity, memoryContext] = await Promise.all([
+    deps.prompt.identity(),
+    deps.prompt.memoryContext(query),
+  ]);
+  const tools = deps.tools.specs();
+  const parts = {
+    ...identity,
+    memoryContext,
+    tools,
+    today: deps.clock.now().toISOString().slice(0, 10),
+    earlierSummary: deps.store.getFlush(conversationId).summary,
+    clientInstructions: instructions,
+  };
+  let system = buildSystemPrompt(parts);
+
+  // After an auto-flush, the live history starts after the flushed messages.
+  const flushed = store.getFlush(conversationId);
+  const rows = store.recentMessages(conversationId, settings.maxHistoryMessages, flushed.through);
+  const unread = rows.length < settings.maxHistoryMessages
+    ? 0
+    : store.countMessages(conversationId, flushed.through) - rows.length;
+  const budget = settings.contextTokens - settings.maxOutputTokens -
+    estimateTokens(system) - estimateToolTokens(tools) - NOTICE_RESERVE_TOKENS;
+  const fitted = fitHistory(toChatHistory(rows), budget);
+  const omitted = unread + fitted.dropped;
+  let notice: AgentEvent | null = null;
+  if (omitted > 0) {
+    const text =
+      `Note: the ${omitted} oldest messages of this conversation were left out to fit the context window. Ask the user if you need something from them.`;
+    system = buildSystemPrompt({ ...parts, prunedNotice: text });
+    notice = {
+      type: "notice",
+      code: "history_pruned",
+      message: `${omitted} older messages were left out to fit the context window.`,
+    };
+  }
+  return { system, tools, messages: fitted.messages, notice, taint: promptTaint(parts) };
+}
+
+/** Untrusted content in the system prompt: a labelled memory entry, or a labelled summary. */
+function promptTaint(parts: { memoryContext: string; earlierSummary: string }): string | null {
+  const memorySource = untrustedSource(parts.memoryContext);
+  const summarySource = untrustedSource(parts.earlierSummary);
+  return memorySource
+    ? `${memorySource}, in memory`
+    : summarySource
+    ? `${summarySource}, in the summary of earlier messages`
+    : null;
+}
+
+/**
+ * Where untrusted content in the history came from, if the model will read
+ * any: a labelled text, or a message written in a turn that had read some.
+ */
+export function historyTaint(messages: ChatMessage[]): string | null {
+  for (const message of messages) {
+    const source = message.taint ?? untrustedSource(message.content);
+    if (source) {
+      return `${
+        source.replace(/, earlier in this conversation$/, "")
+      }, earlier in this conversation`;
+    }
+  }
+  return null;
+}
+
+/** Gives the turn's own message (the last user message) the images sent with it. */
+async function addImages(
+  port: AttachmentPort,
+  messages: ChatMessage[],
+  attachments: Attachment[],
+): Promise<void> {
+  const images = (await Promise.all(
+    attachments.filter((a) => a.type.startsWith("image/")).map((a) => port.image(a)),
+  )).filter((image): image is ImageContent => image !== null);
+  if (images.length === 0) return;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role === "user") {
+      messages[i] = { ...message, images };
+      return;
+    }
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The keyword side of memory search: a query cut into terms, stop words and
+ * (in large indexes) very common terms dropped, ranked by SQLite FTS5's BM25;
+ * and a hit's snippet, cut around the query's words. Knows the memory_fts
+ * table and nothing of vectors or fusion.
+ */
+
+import type { StatementSync } from "node:sqlite";
+import { excerpt } from "../core/untrusted.ts";
+import { CANDIDATES, type Scored } from "./fusion.ts";
+
+/** Indexes this large drop very common query terms (see selectiveTerms). */
+const COMMON_TERMS_FROM = 2_000;
+/** A term in more than this share of chunks is very common. */
+const COMMON_TERM_SHARE = 0.2;
+/** Characters of a chunk shown as a result's snippet. */
+const SNIPPET_CHARS = 320;
+
+/**
+ * The commonest English function words. The list stays short on purpose:
+ * longer lists cost recall ("after", "until" can matter), and very common
+ * terms of large indexes are dropped by document frequency instead.
+ */
+const STOPWORDS = new Set(
+  `a an and are as at be but by did do does for from had has have how i if in into is it its me my no not of on
+  or our so than that the their them then there these they this to was we were what when where which who why
+  will with you your`.split(/\s+/),
+);
+
+/** Runs SQL through the index's prepared statements. */
+type Sql = (sql: string) => StatementSync;
+
+/** The chunks in the index (what `chunkCount` callers cache). */
+export function countChunks(sql: Sql): number {
+  return (sql("SELECT COUNT(*) AS n FROM memory_chunks").get() as { n: number }).n;
+}
+
+/**
+ * The words of a query worth matching: lower-cased, deduplicated, without
+ * stop words or single letters (a single digit stays).
+ *
+ * @example
+ * ```ts
+ * queryTerms("Where is the 2 o'clock train?"); // ["2", "clock", "train"]
+ * ```
+ */
+export function queryTerms(query: string): string[] {
+  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
+    .filter((term) => !STOPWORDS.has(term) && (term.length > 1 || /\d/.test(term)));
+}
+
+/**
+ * The best chunks for `query` by BM25, best first. `chunkCount` gives the
+ * index's size (cached by the caller), read only when the query has several terms.
+ */
+export function keywordRanking(sql: Sql, query: string, chunkCount: () => number): Scored[] {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const match = selectiveTerms(sql, terms, chunkCount).map((term) => `"${term}"`).join(" OR ");
+  const rows = sql(
+    "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
+  ).all(match, CANDIDATES) as { id: number; score: number }[];
+  // FTS5's bm25 is negative, lower is better.
+  return rows.map((row) => ({ id: row.id, score: -row.score }));
+}
+
+/**
+ * Drops terms found in more than a fifth of a large index, as a "common
+ * terms" query does: they add little to BM25 (their IDF is near zero) and
+ * scoring their long posting lists is most of a search's cost. The rarest
+ * term always stays.
+ */
+function selectiveTerms(sql: Sql, terms: string[], chunkCount: () => number): string[] {
+  if (terms.length < 2) return terms;
+  const total = chunkCount();
+  if (total < COMMON_TERMS_FROM) return terms;
+  const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
+  const frequency = terms.map((term) => ({
+    term,
+    n: (count.get(`"${term}"`) as { n: number }).n,
+  }));
+  const kept = frequency.filter((f) => f.n <= total * COMMON_TERM_SHARE);
+  if (kept.length > 0) return kept.map((f) => f.term);
+  return [frequency.reduce((a, b) => (b.n < a.n ? b : a)).term];
+}
+
+/**
+ * The part of a chunk around the query's words, for showing a hit; labels of
+ * untrusted text are kept whole.
+ *
+ * @example
+ * ```ts
+ * snippet(longChunk, "kyoto hotel"); // "…we stayed at a small hotel in Kyoto near…"
+ * ```
+ */
+export function snippet(text: string, query: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= SNIPPET_CHARS) return flat;
+  const words = (query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) =>
+    !STOPWORDS.has(w)
+  );
+  const lower = flat.toLowerCase();
+  const at = words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
+  const start = Math.max(0, Math.min(at - SNIPPET_CHARS / 4, flat.length - SNIPPET_CHARS));
+  // Cut with labels whole: a snippet of untrusted text stays labelled.
+  return `${start > 0 ? "…" : ""}${excerpt(flat, start, start + SNIPPET_CHARS)}${
+    start + SNIPPET_CHARS < flat.length ? "…" : ""
+  }`;
+}

@@ -1,0 +1,138 @@
+/**
+ * The meaning side of memory search: the query embedded, every window's
+ * sign-bit signature compared by Hamming distance (a coarse pass, then the
+ * full bits), and the survivors re-scored by exact cosine. Knows the
+ * memory_vectors table and the embedder; nothing of keywords or fusion.
+ */
+
+import type { StatementSync } from "node:sqlite";
+import type { Embedder } from "./embedder.ts";
+import { CANDIDATES, type Scored } from "./fusion.ts";
+import { dot, fromBlob, hamming, signBits } from "./vectors.ts";
+
+/** Windows re-scored exactly after the sign-bit passes. */
+const RERANK_WINDOWS = 200;
+/** Windows kept by the coarse first pass (the first 128 sign bits). */
+const COARSE_WINDOWS = 4_000;
+/** Words (32 bits each) the coarse pass compares. */
+const COARSE_WORDS = 4;
+
+/** Runs SQL through the index's prepared statements. */
+type Sql = (sql: string) => StatementSync;
+
+/** Sign-bit signatures of every window, in memory, for the first pass. */
+export interface Signatures {
+  chunkIds: Int32Array;
+  /** Each window's row in memory_vectors. */
+  rowids: Float64Array;
+  bits: Uint32Array;
+  words: number;
+}
+
+/** Reads every window's signature of one embedder into memory (the caller caches it). */
+export function loadSignatures(sql: Sql, embedderId: string): Signatures {
+  const rows = sql("SELECT rowid, chunk_id, bits FROM memory_vectors WHERE embedder = ?")
+    .all(embedderId) as { rowid: number; chunk_id: number; bits: Uint8Array }[];
+  const words = rows.length > 0 ? rows[0].bits.byteLength / 4 : 0;
+  const bits = new Uint32Array(rows.length * words);
+  const chunkIds = new Int32Array(rows.length);
+  const rowids = new Float64Array(rows.length);
+  rows.forEach((row, i) => {
+    chunkIds[i] = row.chunk_id;
+    rowids[i] = row.rowid;
+    bits.set(
+      new Uint32Array(
+        row.bits.buffer.slice(row.bits.byteOffset, row.bits.byteOffset + row.bits.byteLength),
+      ),
+      i * words,
+    );
+  });
+  return { chunkIds, rowids, bits, words };
+}
+
+/**
+ * The chunks closest in meaning to `query`, best first; a chunk scores as its
+ * best window. `signatures` is read after the query is embedded, so a cache
+ * dropped meanwhile is reloaded.
+ */
+export async function vectorRanking(
+  sql: Sql,
+  embedder: Embedder,
+  query: string,
+  signatures: () => Signatures,
+): Promise<Scored[]> {
+  const [vector] = await embedder.embed([query], "query");
+  const loaded = signatures();
+  const count = loaded.chunkIds.length;
+  if (count === 0) return [];
+  // First pass: Hamming distance between sign bits; keep the closest windows.
+  const queryBits = signBits(vector);
+  const keep = Math.min(RERANK_WINDOWS, count);
+  const candidates = count <= keep
+    ? Array.from({ length: count }, (_, i) => i)
+    : closestSignatures(queryBits, loaded, keep);
+  // Second pass: exact cosine; a chunk scores as its best window.
+  const best = new Map<number, number>();
+  // One query for all the candidates' vectors: far cheaper than one query each.
+  const rows = sql(
+    "SELECT chunk_id, vector FROM memory_vectors WHERE rowid IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(candidates.map((index) => loaded.rowids[index]))) as {
+    chunk_id: number;
+    vector: Uint8Array;
+  }[];
+  for (const row of rows) {
+    const score = dot(vector, fromBlob(row.vector));
+    if (score > (best.get(row.chunk_id) ?? -Infinity)) best.set(row.chunk_id, score);
+  }
+  return [...best].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([id, score]) => ({
+    id,
+    score,
+  }));
+}
+
+/**
+ * The indexes of the `keep` signatures closest to `query` in Hamming distance:
+ * a coarse pass over the first 128 bits of all of them, then the full bits
+ * over the survivors. Distances are small integers, so a histogram finds each
+ * cut-off in linear time, where sorting every window would not.
+ */
+function closestSignatures(query: Uint32Array, signatures: Signatures, keep: number): number[] {
+  const { bits, words } = signatures;
+  const count = signatures.chunkIds.length;
+  let survivors: Int32Array;
+  if (count > COARSE_WINDOWS) {
+    const coarse = query.subarray(0, Math.min(COARSE_WORDS, words));
+    const distances = new Uint16Array(count);
+    for (let i = 0; i < count; i++) distances[i] = hamming(coarse, bits, i * words);
+    survivors = nearest(distances, null, coarse.length * 32, COARSE_WINDOWS);
+  } else {
+    survivors = Int32Array.from({ length: count }, (_, i) => i);
+  }
+  const distances = new Uint16Array(survivors.length);
+  for (let i = 0; i < survivors.length; i++) {
+    distances[i] = hamming(query, bits, survivors[i] * words);
+  }
+  return [...nearest(distances, survivors, words * 32, keep)];
+}
+
+/**
+ * The (about) `keep` positions with the smallest distances — or, given
+ * `items`, the items at those positions — found by a histogram cut-off.
+ */
+function nearest(
+  distances: Uint16Array,
+  items: Int32Array | null,
+  maxDistance: number,
+  keep: number,
+): Int32Array {
+  const histogram = new Uint32Array(maxDistance + 1);
+  for (let i = 0; i < distances.length; i++) histogram[distances[i]]++;
+  let cutoff = 0;
+  for (let seen = histogram[0]; seen < keep && cutoff < maxDistance; seen += histogram[++cutoff]);
+  const out = new Int32Array(Math.min(keep, distances.length));
+  let n = 0;
+  for (let i = 0; i < distances.length && n < out.length; i++) {
+    if (distances[i] <= cutoff) out[n++] = items ? items[i] : i;
+  }
+  return out.subarray(0, n);
+}

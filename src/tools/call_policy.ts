@@ -1,0 +1,143 @@
+/**
+ * Deciding a tool call's policy: the user's configured policy, made stricter
+ * (never looser) by the tool's own review of its arguments, then — in a turn
+ * that has read untrusted content — turned into a question for the user when
+ * the tool has side effects. Decides only; asking and running are later steps.
+ */
+
+import { hobWrote } from "../core/untrusted.ts";
+import type { ToolPolicy, ToolReview } from "./definition.ts";
+import type { CallSource, Refusal, RegisteredTool } from "./registered.ts";
+
+/** How strict each policy is: a review may move a call right, never left. */
+const STRICTNESS: Record<ToolPolicy, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** Whether a tainted turn's side effects need approval, and the tools exempt from it. */
+export interface TaintRule {
+  enabled: boolean;
+  exempt: string[];
+}
+
+/** Taint applies unless the configuration says otherwise. */
+const DEFAULT_TAINT_RULE: TaintRule = { enabled: true, exempt: [] };
+
+/** What a call's policy is decided from. */
+export interface PolicyInput {
+  tool: Pick<RegisteredTool, "name" | "side_effect" | "default_policy" | "review">;
+  /** The validated arguments, for the tool's review. */
+  args: unknown;
+  /** The tool's settings, for its review. */
+  settings: Record<string, unknown>;
+  /** Per-tool policies from hob.yaml. */
+  policies?: Record<string, ToolPolicy>;
+  /** @default {{ enabled: true, exempt: [] }} */
+  taint?: TaintRule;
+  /** The turn's taint: where the untrusted content it read came from. */
+  tainted?: string;
+  source: CallSource;
+}
+
+/** A call that may go ahead: at once, or once the user (or a remembered decision) allows it. */
+export interface PolicyDecision {
+  policy: "allow" | "ask";
+  /** Why the user is asked; empty when no one said why. */
+  reason: string;
+  /** The argument shape a remembered decision is looked up by. */
+  shape: string;
+  /** The turn's taint when it is what makes the call ask; a remembered "allow" then does not hold. */
+  tainted: string | null;
+}
+
+/**
+ * The policy a tool has before any call: hob.yaml's, else the tool's own,
+ * else `ask` for external side effects and `allow` for the rest.
+ *
+ * @example
+ * ```ts
+ * configuredPolicy({ name: "send_email", side_effect: "external" }, {}); // "ask"
+ * ```
+ */
+export function configuredPolicy(
+  tool: Pick<RegisteredTool, "name" | "side_effect" | "default_policy">,
+  policies: Record<string, ToolPolicy> | undefined,
+): ToolPolicy {
+  return policies?.[tool.name] ?? tool.default_policy ??
+    (tool.side_effect === "external" ? "ask" : "allow");
+}
+
+/**
+ * The taint that makes this call ask, or null: a tool with side effects,
+ * called by the agent or a skill in a tainted turn, and not exempt. The
+ * owner's own calls (API, CLI, an MCP client) are never tainted.
+ *
+ * @example
+ * ```ts
+ * taintOf({ name: "write_file", side_effect: "local" }, "fetch_url: https://x", "agent"); // "fetch_url: https://x"
+ * ```
+ */
+export function taintOf(
+  tool: Pick<RegisteredTool, "name" | "side_effect">,
+  tainted: string | undefined,
+  source: CallSource,
+  rule: TaintRule = DEFAULT_TAINT_RULE,
+): string | null {
+  if (!tainted || !rule.enabled || tool.side_effect === "none") return null;
+  if (source !== "agent" && source !== "skill") return null;
+  return rule.exempt.includes(tool.name) ? null : tainted;
+}
+
+/**
+ * Decides a call's policy, in order: the configured policy; the tool's review,
+ * which may only make it stricter (a review that throws refuses the call);
+ * `deny` refuses; then a tainted turn makes any side effect `ask`, its reason
+ * put first.
+ *
+ * @example
+ * ```ts
+ * const decision = await decidePolicy({ tool, args, settings, source: "agent" });
+ * if (isRefusal(decision)) return audit.refused(decision);
+ * ```
+ */
+export async function decidePolicy(input: PolicyInput): Promise<PolicyDecision | Refusal> {
+  const { tool } = input;
+  const review = await reviewCall(input);
+  if ("refused" in review) return review;
+  const policy = stricter(configuredPolicy(tool, input.policies), review.decision);
+  const reason = review.reason ?? "";
+  const shape = review.shape ?? "";
+  if (policy === "deny") {
+    return {
+      refused: hobWrote(`Denied by the user's policy${reason ? `: ${reason}` : ""}.`),
+      approval: "denied",
+    };
+  }
+  // After untrusted content, a side effect may be an injected instruction: the user decides.
+  const tainted = taintOf(tool, input.tainted, input.source, input.taint);
+  if (!tainted) return { policy, reason, shape, tainted: null };
+  return {
+    policy: "ask",
+    reason: `this turn has read untrusted content (${tainted})${reason ? `; ${reason}` : ""}`,
+    shape,
+    tainted,
+  };
+}
+
+/** The tool's own review of the arguments (none without one), or a refusal when it fails. */
+async function reviewCall(input: PolicyInput): Promise<ToolReview | Refusal> {
+  if (!input.tool.review) return {};
+  try {
+    return await input.tool.review(input.args, input.settings);
+  } catch (error) {
+    return {
+      refused: hobWrote(
+        `${input.tool.name} could not check its arguments: ${(error as Error).message}`,
+      ),
+      approval: "refused",
+    };
+  }
+}
+
+/** The stricter of a policy and a review's decision. */
+function stricter(policy: ToolPolicy, decision: ToolPolicy | undefined): ToolPolicy {
+  return decision && STRICTNESS[decision] > STRICTNESS[policy] ? decision : policy;
+}

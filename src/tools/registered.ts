@@ -1,0 +1,105 @@
+/**
+ * What the tool registry holds and hands on: a registered tool, who calls it,
+ * the host services a tool's Worker may reach, and a call stopped before it
+ * ran. Types (and the one guard for a refusal), shared by the registry and
+ * the steps of a call; no behaviour of its own.
+ */
+
+import type { z } from "zod";
+import type { ToolCallContext } from "../core/ports.ts";
+import type { JsonSchema } from "../core/types.ts";
+import type { ModelText } from "../core/untrusted.ts";
+import type { ClearedBy } from "../store/tool_events.ts";
+import type {
+  HostCapability,
+  SideEffect,
+  ToolPermissions,
+  ToolPolicy,
+  ToolReview,
+} from "./definition.ts";
+import type { ToolRef } from "./sandbox/protocol.ts";
+import type { WorkerPermissions } from "./sandbox/spawner.ts";
+
+/** Who made a call: the agent in a turn, or the owner directly. */
+export type CallSource = "agent" | "api" | "cli" | "skill" | "mcp";
+
+/** Where a tool comes from. */
+export type ToolOrigin =
+  | { kind: "builtin" }
+  | { kind: "user"; file: string }
+  | { kind: "mcp"; server: string; tool: string };
+
+/**
+ * A tool that runs in hob's own process rather than a Worker: an MCP server's
+ * tool, whose work happens in the server's process. Gets the validated
+ * arguments and the call's signal (aborted at the tool's timeout).
+ */
+export type InProcessRun = (
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<{ content: string; is_error: boolean }>;
+
+/** A tool as the registry holds it. */
+export interface RegisteredTool {
+  name: string;
+  description: string;
+  category: string;
+  parameters: JsonSchema;
+  validator: z.ZodType;
+  declared: ToolPermissions;
+  permissions: WorkerPermissions;
+  side_effect: SideEffect;
+  default_policy?: ToolPolicy;
+  /** Output from outside (unless `false`): labelled untrusted, and it taints the turn. */
+  untrusted_output?: boolean;
+  host: HostCapability[];
+  timeout: (args: unknown) => number;
+  max_output_chars?: number;
+  review?: (args: unknown, settings: Record<string, unknown>) => Promise<ToolReview> | ToolReview;
+  /** What the Worker loads; absent for in-process tools. */
+  ref?: ToolRef;
+  /** Runs the call in this process instead of a Worker. */
+  run?: InProcessRun;
+  origin: ToolOrigin;
+}
+
+/** Context a host service gets with a call from a tool's Worker. */
+export interface HostCallContext {
+  tool: string;
+  conversation_id: string | null;
+  depth: number;
+  signal?: AbortSignal;
+  emit?: ToolCallContext["emit"];
+  model?: string;
+  /** The calling turn's taint, which a sub-agent inherits. */
+  tainted?: string;
+}
+
+/** Services of the hob process that tools reach from their Workers, by method name. */
+export type HostServices = Record<
+  string,
+  (params: unknown, context: HostCallContext) => Promise<unknown>
+>;
+
+/**
+ * A call stopped before it ran (or with nothing to run): hob's own message to
+ * the model, and how the audit log records the stop.
+ */
+export interface Refusal {
+  refused: ModelText;
+  approval: ClearedBy;
+  approval_id?: string;
+}
+
+/**
+ * Whether a step's answer is a {@linkcode Refusal}.
+ *
+ * @example
+ * ```ts
+ * const parsed = parseArguments(call, tool.validator);
+ * if (isRefusal(parsed)) return audit.refused(parsed);
+ * ```
+ */
+export function isRefusal(value: object): value is Refusal {
+  return "refused" in value;
+}
