@@ -1,9 +1,24 @@
-/** `hob cron`: scheduled jobs — list, add, remove, enable, disable, run now, and their run logs. */
+/**
+ * `hob cron`: scheduled jobs — list, add, remove, enable, disable, run now,
+ * and their run logs. A translator: arguments become the app's schedule
+ * actions (src/app/schedules.ts), checked before the home is opened, and
+ * their refusals become exit 2 (bad usage) or exit 1 (no such job, a name in
+ * use, a job running already), one line each.
+ */
 
-import { ScheduleError, zonedParts } from "../scheduler/schedule.ts";
-import { JobError, type JobRun, type JobView, type MissedPolicy } from "../store/jobs.ts";
+import { ActionError, checkInput } from "../app/errors.ts";
+import { MAX_RUNS_LIST, type NewScheduleInput, newScheduleInput } from "../app/schedules.ts";
+import { zonedParts } from "../scheduler/schedule.ts";
+import type { JobRun, JobView } from "../store/jobs.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
+import {
+  type Command,
+  CommandError,
+  EXIT,
+  intOption,
+  type ParsedArgs,
+  UsageError,
+} from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, out, outJson, red } from "./output.ts";
 
@@ -48,124 +63,150 @@ Options:
   },
   positionals: [1, 4],
   async run(parsed) {
-    const [action, ...rest] = parsed.positionals;
-    if (!ACTIONS.includes(action)) {
-      throw new UsageError(`hob cron: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
-    }
-    const wanted = action === "add" ? 3 : action === "list" ? 0 : 1;
-    // An empty NAME, SCHEDULE or PROMPT (`""` in the shell) is as good as a missing one.
-    if (rest.length !== wanted || rest.some((text) => !text.trim())) {
-      throw new UsageError(
-        action === "add"
-          ? 'hob cron add: needs NAME, SCHEDULE and PROMPT — e.g. hob cron add standup "0 9 * * 1-5" "Plan my day"'
-          : wanted === 0
-          ? `hob cron list: unexpected argument '${rest[0]}'`
-          : `hob cron ${action}: needs the job's id or name`,
-      );
-    }
-    const missed = parsed.values.missed as string | undefined;
-    if (missed !== undefined && missed !== "run_once" && missed !== "skip") {
-      throw new UsageError(`--missed must be run_once or skip: got '${missed}'`);
-    }
-    const limit = intOption(parsed, "limit", [1, 1_000]) ?? 20;
-    const json = Boolean(parsed.values.json);
-
+    const request = readRequest(parsed);
     const runtime = await openHome(parsed);
     try {
-      const { jobs, scheduler } = runtime.background;
-      const find = (key: string) => {
-        const job = jobs.get(key);
-        if (!job) throw new CommandError(`no job '${key}' — see 'hob cron list'`);
-        return job;
-      };
-      try {
-        switch (action) {
-          case "list": {
-            const views = jobs.list().map((job) => jobs.view(job));
-            if (json) outJson({ jobs: views });
-            else if (views.length === 0) {
-              out("No scheduled jobs. Add one with: hob cron add NAME SCHEDULE PROMPT\n");
-            } else views.forEach((view) => out(describe(view)));
-            return EXIT.ok;
-          }
-          case "add": {
-            const [name, schedule, prompt] = rest;
-            checkModel(runtime, parsed.values.model as string | undefined);
-            const job = scheduler.add({
-              name,
-              schedule,
-              prompt,
-              timezone: parsed.values.timezone as string | undefined,
-              missed_policy: missed as MissedPolicy | undefined,
-              model: (parsed.values.model as string | undefined) ?? null,
-              enabled: !parsed.values.disabled,
-            });
-            if (json) outJson(jobs.view(job));
-            else {out(
-                `Added job ${job.id} '${job.name}'; next run ${
-                  when(job.next_run, job.timezone)
-                }.\n`,
-              );}
-            return EXIT.ok;
-          }
-          case "remove": {
-            const job = find(rest[0]);
-            jobs.delete(job.id);
-            if (json) outJson({ deleted: job.id });
-            else out(`Removed job ${job.id} '${job.name}' and its run log.\n`);
-            return EXIT.ok;
-          }
-          case "enable":
-          case "disable": {
-            const job = scheduler.update(find(rest[0]).id, { enabled: action === "enable" });
-            if (json) outJson(jobs.view(job));
-            else {
-              out(
-                action === "enable"
-                  ? `Enabled '${job.name}'; next run ${when(job.next_run, job.timezone)}.\n`
-                  : `Disabled '${job.name}'.\n`,
-              );
-            }
-            return EXIT.ok;
-          }
-          case "run": {
-            const job = find(rest[0]);
-            if (!json) out(dim(`Running '${job.name}'…\n`));
-            const run = await scheduler.runNow(job.id);
-            if (json) outJson(run);
-            else {
-              out(`${run.result || "(no answer)"}\n`);
-              if (run.error) out(red(`error: ${run.error}\n`));
-              out(
-                dim(`run ${run.id} · ${run.status} · conversation ${run.conversation_id ?? "-"}\n`),
-              );
-            }
-            return run.status === "ok" ? EXIT.ok : EXIT.failure;
-          }
-          default: {
-            const job = find(rest[0]);
-            const runs = jobs.runs(job.id, limit);
-            if (json) outJson({ runs });
-            else if (runs.length === 0) out(`'${job.name}' has not run yet.\n`);
-            else runs.forEach((run) => out(describeRun(run, job.timezone)));
-            return EXIT.ok;
-          }
-        }
-      } catch (error) {
-        if (error instanceof ScheduleError) throw new UsageError(`hob cron: ${error.message}`);
-        if (error instanceof JobError) throw new CommandError(error.message);
-        throw error;
+      return await perform(runtime, request, Boolean(parsed.values.json));
+    } catch (error) {
+      if (!(error instanceof ActionError)) throw error;
+      // A key no job can have (too long for a name) names no job either.
+      if (error.code === "not_found" || error.field === "key") {
+        throw new CommandError(`no job '${request.key}' — see 'hob cron list'`);
       }
+      if (error.code !== "invalid") throw new CommandError(error.message);
+      throw new UsageError(
+        error.field === "model" ? `--model: ${error.message}` : `hob cron: ${error.message}`,
+      );
     } finally {
       await runtime.close();
     }
   },
 };
 
-function checkModel(runtime: Runtime, model: string | undefined): void {
-  if (!model) return;
-  const problem = runtime.llm.checkModel(model);
-  if (problem) throw new UsageError(`--model: ${problem}`);
+/** What the command line asks for, checked by the app's schemas before the home is opened. */
+interface CronRequest {
+  action: string;
+  /** The job's id or name. */
+  key: string;
+  add?: NewScheduleInput;
+  limit: number;
+}
+
+/** Reads and checks the arguments; bad usage is a UsageError naming the flag or argument. */
+function readRequest(parsed: ParsedArgs): CronRequest {
+  const [action, ...rest] = parsed.positionals;
+  if (!ACTIONS.includes(action)) {
+    throw new UsageError(`hob cron: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
+  }
+  const wanted = action === "add" ? 3 : action === "list" ? 0 : 1;
+  // An empty NAME, SCHEDULE or PROMPT (`""` in the shell) is as good as a missing one.
+  if (rest.length !== wanted || rest.some((text) => !text.trim())) {
+    throw new UsageError(
+      action === "add"
+        ? 'hob cron add: needs NAME, SCHEDULE and PROMPT — e.g. hob cron add standup "0 9 * * 1-5" "Plan my day"'
+        : wanted === 0
+        ? `hob cron list: unexpected argument '${rest[0]}'`
+        : `hob cron ${action}: needs the job's id or name`,
+    );
+  }
+  const missed = parsed.values.missed as string | undefined;
+  if (!newScheduleInput.shape.missed_policy.safeParse(missed).success) {
+    throw new UsageError(`--missed must be run_once or skip: got '${missed}'`);
+  }
+  const limit = intOption(parsed, "limit", [1, MAX_RUNS_LIST]) ?? 20;
+  let add: NewScheduleInput | undefined;
+  if (action === "add") {
+    const [name, schedule, prompt] = rest;
+    add = {
+      name,
+      schedule,
+      prompt,
+      timezone: parsed.values.timezone as string | undefined,
+      missed_policy: missed as NewScheduleInput["missed_policy"],
+      model: (parsed.values.model as string | undefined) ?? null,
+      enabled: !parsed.values.disabled,
+    };
+  }
+  if (add) {
+    try {
+      checkInput(newScheduleInput, add);
+    } catch (error) {
+      if (!(error instanceof ActionError)) throw error;
+      throw new UsageError(
+        error.field === "model"
+          ? `--model: ${error.issue?.message ?? error.message}`
+          : `hob cron add: ${error.message}`,
+      );
+    }
+  }
+  return { action, key: rest[0] ?? "", add, limit };
+}
+
+/** Does what was asked and prints it; returns the exit code. */
+async function perform(runtime: Runtime, request: CronRequest, json: boolean): Promise<number> {
+  const { schedules } = runtime.app;
+  const { key } = request;
+  switch (request.action) {
+    case "list": {
+      const views = schedules.list();
+      if (json) outJson({ jobs: views });
+      else if (views.length === 0) {
+        out("No scheduled jobs. Add one with: hob cron add NAME SCHEDULE PROMPT\n");
+      } else views.forEach((view) => out(describe(view)));
+      return EXIT.ok;
+    }
+    case "add": {
+      const job = schedules.add(request.add!);
+      if (json) outJson(job);
+      else {out(
+          `Added job ${job.id} '${job.name}'; next run ${when(job.next_run, job.timezone)}.\n`,
+        );}
+      return EXIT.ok;
+    }
+    case "remove": {
+      const job = schedules.remove({ key });
+      if (json) outJson({ deleted: job.id });
+      else out(`Removed job ${job.id} '${job.name}' and its run log.\n`);
+      return EXIT.ok;
+    }
+    case "enable":
+    case "disable": {
+      const job = schedules.update({ key, enabled: request.action === "enable" });
+      if (json) outJson(job);
+      else {
+        out(
+          request.action === "enable"
+            ? `Enabled '${job.name}'; next run ${when(job.next_run, job.timezone)}.\n`
+            : `Disabled '${job.name}'.\n`,
+        );
+      }
+      return EXIT.ok;
+    }
+    case "run":
+      return await runNow(runtime, key, json);
+    default: {
+      const job = schedules.get({ key });
+      const runs = schedules.runs({ key: job.id, limit: request.limit });
+      if (json) outJson({ runs });
+      else if (runs.length === 0) out(`'${job.name}' has not run yet.\n`);
+      else runs.forEach((run) => out(describeRun(run, job.timezone)));
+      return EXIT.ok;
+    }
+  }
+}
+
+/** Runs a job now and prints its answer; exit 1 when the run failed. */
+async function runNow(runtime: Runtime, key: string, json: boolean): Promise<number> {
+  const job = runtime.app.schedules.get({ key });
+  if (!json) out(dim(`Running '${job.name}'…\n`));
+  const run = await runtime.app.schedules.run({ key: job.id });
+  if (json) outJson(run);
+  else {
+    out(`${run.result || "(no answer)"}\n`);
+    if (run.error) out(red(`error: ${run.error}\n`));
+    out(dim(`run ${run.id} · ${run.status} · conversation ${run.conversation_id ?? "-"}\n`));
+  }
+  return run.status === "ok" ? EXIT.ok : EXIT.failure;
 }
 
 function describe(job: JobView): string {

@@ -68,13 +68,11 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
         detail: fileExists ? `${path} is valid` : "no hob.yaml; using defaults",
       });
       runtime = await openRuntime({ home });
-      const integrity = runtime.db.prepare("PRAGMA integrity_check").get() as {
-        integrity_check: string;
-      };
+      const integrity = runtime.maintenance.integrity();
       report({
         name: "database",
-        ok: integrity.integrity_check === "ok",
-        detail: `${join(home, "hob.db")}: integrity ${integrity.integrity_check}`,
+        ok: integrity === "ok",
+        detail: `${join(home, "hob.db")}: integrity ${integrity}`,
       });
       report(await checkPermissions(home));
       await runtime.toolbox.ready;

@@ -124,7 +124,7 @@ async function serveStdio(parsed: Parameters<Command["run"]>[0]): Promise<number
   const runtime = await openHome(parsed, (line) => err(`${line}\n`));
   try {
     const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
-      import("../mcp/server.ts"),
+      import("../http/mcp_server.ts"),
       import("@modelcontextprotocol/sdk/server/stdio.js"),
     ]);
     const server = createMcpServer(runtime);

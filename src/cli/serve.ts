@@ -4,10 +4,9 @@ import { createApp } from "../http/app.ts";
 import { DATA_CSP } from "../http/guard.ts";
 import { homeExposure, readToken } from "../home/home.ts";
 import { probeStorage, StorageError } from "../home/storage.ts";
-import { deleteKv, writeKv } from "../store/kv.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
-import { SERVER_KEY } from "../runtime/status.ts";
 import { VERSION } from "../version.ts";
+import { webRoutes } from "../web/routes.ts";
 import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
 import { homeOf, openHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
@@ -45,7 +44,7 @@ Options:
     for (const problem of await homeExposure(runtime.home)) err(`warning: ${problem}\n`);
     const host = (parsed.values.host as string | undefined) ??
       runtime.config.server.host;
-    const app = createApp(runtime, { token, host });
+    const app = createApp(runtime, { token, host, page: webRoutes });
     // User tools and skills edited while hob runs are reloaded.
     runtime.toolbox.watch();
     // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
@@ -86,7 +85,7 @@ Options:
           const wildcard = hostname === "0.0.0.0" || hostname === "::";
           const local = wildcard ? `http://127.0.0.1:${port}` : base;
           // So `hob status` finds this server whatever port it was given.
-          writeKv(runtime.db, SERVER_KEY, { url: local, pid: Deno.pid, owner: PROCESS_OWNER });
+          runtime.serverRecord.write({ url: local, pid: Deno.pid, owner: PROCESS_OWNER });
           out(`hob ${VERSION} listening on ${base}\n`);
           out(`Open ${local}/?token=${token}\n`);
           err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
@@ -139,7 +138,7 @@ Options:
     const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
     for (const signal of signals) Deno.addSignalListener(signal, stop);
     await server.finished;
-    deleteKv(runtime.db, SERVER_KEY);
+    runtime.serverRecord.clear();
     for (const signal of signals) Deno.removeSignalListener(signal, stop);
     await runtime.close();
     return EXIT.ok;

@@ -1,19 +1,34 @@
-/** `hob task`: background tasks — add, list, show, cancel, resume. */
+/**
+ * `hob task`: background tasks — add, list, show, cancel, resume. A
+ * translator: arguments become the app's task actions (src/app/tasks.ts),
+ * checked before the home is opened, and their refusals become exit 2
+ * (bad usage) or exit 1 (a task that cannot do it), one line each.
+ */
 
-import { MAX_PRIORITY, type Task, TaskError, type TaskStatus } from "../store/tasks.ts";
-import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
+import type { z } from "zod";
+import { ActionError, checkInput } from "../app/errors.ts";
+import {
+  listTasksInput,
+  MAX_BLOCKERS,
+  MAX_TASK_LIST,
+  type NewTaskInput,
+  newTaskInput,
+  TASK_STATUSES,
+} from "../app/tasks.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { MAX_PRIORITY, type Task, type TaskStatus } from "../store/tasks.ts";
+import {
+  type Command,
+  CommandError,
+  EXIT,
+  intOption,
+  type ParsedArgs,
+  UsageError,
+} from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, out, outJson, red } from "./output.ts";
 
 const ACTIONS = ["add", "list", "show", "cancel", "resume"];
-const STATUSES: TaskStatus[] = [
-  "pending",
-  "in_progress",
-  "waiting",
-  "complete",
-  "failed",
-  "cancelled",
-];
 
 export const task: Command = {
   name: "task",
@@ -32,7 +47,7 @@ or wait_task. Each run is a conversation you can open (see 'show').
 Options:
   --priority N     higher runs first (default 0)
   --blocked-by L   ids of tasks that must complete first, comma-separated
-  --status S       list only: ${STATUSES.join(", ")}
+  --status S       list only: ${TASK_STATUSES.join(", ")}
   --limit N        how many to list (default 50)
   --note TEXT      resume: added to the task's prompt
   --json           print machine-readable output
@@ -48,125 +63,162 @@ Options:
   },
   positionals: [1, 3],
   async run(parsed) {
-    const [action, ...rest] = parsed.positionals;
-    if (!ACTIONS.includes(action)) {
-      throw new UsageError(`hob task: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
-    }
-    if (action === "add" && (rest.length === 0 || rest.some((text) => !text.trim()))) {
-      throw new UsageError("hob task add: needs a TITLE (and a PROMPT), neither empty");
-    }
-    if (action === "list" && rest.length > 0) {
-      throw new UsageError(`hob task list: unexpected argument '${rest[0]}'`);
-    }
-    let id = 0;
-    if (action !== "add" && action !== "list") {
-      if (rest.length !== 1 || !/^\d+$/.test(rest[0])) {
-        throw new UsageError(`hob task ${action}: needs a task id`);
-      }
-      id = Number(rest[0]);
-    }
-    const status = parsed.values.status as string | undefined;
-    if (status !== undefined && !STATUSES.includes(status as TaskStatus)) {
-      throw new UsageError(`--status must be one of ${STATUSES.join(", ")}: got '${status}'`);
-    }
-    const rawPriority = parsed.values.priority as string | undefined;
-    const priority = rawPriority === undefined ? 0 : Number(rawPriority);
-    // The queue's range, checked here to name the flag.
-    if (
-      rawPriority !== undefined &&
-      (!/^-?\d+$/.test(rawPriority) || Math.abs(priority) > MAX_PRIORITY)
-    ) {
-      throw new UsageError(
-        `--priority must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}: got '${rawPriority}'`,
-      );
-    }
-    const blockedBy = parseIds(parsed.values["blocked-by"] as string | undefined);
-    const limit = intOption(parsed, "limit", [1, 10_000]) ?? 50;
-    const json = Boolean(parsed.values.json);
-
+    const request = readRequest(parsed);
     const runtime = await openHome(parsed);
     try {
-      const { tasks } = runtime.background;
-      try {
-        switch (action) {
-          case "add": {
-            const [title, prompt] = rest;
-            const added = tasks.add({
-              title,
-              prompt: prompt ?? title,
-              priority,
-              blocked_by: blockedBy,
-            });
-            if (json) outJson(added);
-            else {out(
-                `Added task ${added.id} '${added.title}'. A worker picks it up while 'hob serve' or 'hob worker' runs.\n`,
-              );}
-            return EXIT.ok;
-          }
-          case "list": {
-            const list = tasks.list({ status: status as TaskStatus | undefined, limit });
-            if (json) outJson({ tasks: list, counts: tasks.counts() });
-            else if (list.length === 0) {
-              out(
-                status
-                  ? `No ${status} tasks.\n`
-                  : "No tasks. Add one with: hob task add TITLE PROMPT\n",
-              );
-            } else list.forEach((each) => out(describe(each)));
-            return EXIT.ok;
-          }
-          case "show": {
-            const found = tasks.get(id);
-            if (!found) throw new TaskError("not_found", `There is no task ${id}`);
-            const messages = found.conversation_id
-              ? runtime.store.listMessages(found.conversation_id)
-              : [];
-            if (json) outJson({ ...found, messages });
-            else {
-              out(describe(found));
-              out(`${dim("prompt")}  ${found.prompt}\n`);
-              if (found.output) out(`${dim("output")}  ${found.output}\n`);
-              if (found.conversation_id) {
-                out(dim(`conversation ${found.conversation_id} (${messages.length} messages):\n`));
-                for (const message of messages) {
-                  const text = message.role === "assistant" && message.tool_calls?.length
-                    ? `${message.content} → ${
-                      message.tool_calls.map((c) => `${c.name}(${c.arguments})`).join(", ")
-                    }`
-                    : message.content;
-                  out(
-                    `  ${dim(message.role.padEnd(9))} ${text.replace(/\s+/g, " ").slice(0, 200)}\n`,
-                  );
-                }
-              }
-            }
-            return EXIT.ok;
-          }
-          case "cancel": {
-            const cancelled = tasks.cancel(id);
-            if (json) outJson(cancelled);
-            else out(`Cancelled task ${id}.\n`);
-            return EXIT.ok;
-          }
-          default: {
-            const resumed = tasks.resume(id, parsed.values.note as string | undefined);
-            if (json) outJson(resumed);
-            else out(`Task ${id} is pending again.\n`);
-            return EXIT.ok;
-          }
-        }
-      } catch (error) {
-        if (error instanceof TaskError) {
-          if (error.code === "invalid") throw new UsageError(`hob task: ${error.message}`);
-          throw new CommandError(error.message);
-        }
-        throw error;
+      return perform(runtime, request, Boolean(parsed.values.json));
+    } catch (error) {
+      if (!(error instanceof ActionError)) throw error;
+      // A blocker that does not exist is bad usage, as a malformed one is.
+      if (error.code === "invalid" && error.field !== "id") {
+        throw new UsageError(`hob task: ${error.message}`);
       }
+      throw new CommandError(
+        error.code === "invalid" ? `There is no task ${request.id}` : error.message,
+      );
     } finally {
       await runtime.close();
     }
   },
 };
+
+/** What the command line asks for, checked by the app's schemas before the home is opened. */
+interface TaskRequest {
+  action: string;
+  id: number;
+  add?: NewTaskInput;
+  status?: TaskStatus;
+  limit: number;
+  note?: string;
+}
+
+/** Reads and checks the arguments; bad usage is a UsageError naming the flag or argument. */
+function readRequest(parsed: ParsedArgs): TaskRequest {
+  const [action, ...rest] = parsed.positionals;
+  if (!ACTIONS.includes(action)) {
+    throw new UsageError(`hob task: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
+  }
+  if (action === "add" && (rest.length === 0 || rest.some((text) => !text.trim()))) {
+    throw new UsageError("hob task add: needs a TITLE (and a PROMPT), neither empty");
+  }
+  if (action === "list" && rest.length > 0) {
+    throw new UsageError(`hob task list: unexpected argument '${rest[0]}'`);
+  }
+  let id = 0;
+  if (action !== "add" && action !== "list") {
+    if (rest.length !== 1 || !/^\d+$/.test(rest[0])) {
+      throw new UsageError(`hob task ${action}: needs a task id`);
+    }
+    id = Number(rest[0]);
+  }
+  const status = parsed.values.status as string | undefined;
+  checkFlag(
+    listTasksInput.shape.status,
+    status,
+    `--status must be one of ${TASK_STATUSES.join(", ")}: got '${status}'`,
+  );
+  const rawPriority = parsed.values.priority as string | undefined;
+  // Digits become a number for the queue's range check; anything else is refused as it is.
+  const priority = rawPriority !== undefined && /^-?\d+$/.test(rawPriority)
+    ? Number(rawPriority)
+    : rawPriority;
+  const priorityValue = checkFlag(
+    newTaskInput.shape.priority,
+    priority,
+    `--priority must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}: got '${rawPriority}'`,
+  );
+  const rawBlockers = parsed.values["blocked-by"] as string | undefined;
+  const blockedBy = checkFlag(
+    newTaskInput.shape.blocked_by,
+    parseIds(rawBlockers),
+    `--blocked-by takes task ids such as 3,4 (at most ${MAX_BLOCKERS}): got '${rawBlockers}'`,
+  );
+  const limit = intOption(parsed, "limit", [1, MAX_TASK_LIST]) ?? 50;
+  let add: NewTaskInput | undefined;
+  if (action === "add") {
+    const [title, prompt] = rest;
+    add = { title, prompt, priority: priorityValue, blocked_by: blockedBy };
+    try {
+      checkInput(newTaskInput, add);
+    } catch (error) {
+      if (error instanceof ActionError) throw new UsageError(`hob task add: ${error.message}`);
+      throw error;
+    }
+  }
+  const note = parsed.values.note as string | undefined;
+  return { action, id, add, status: status as TaskStatus | undefined, limit, note };
+}
+
+/** Checks one flag's value with the app's schema for it; a refusal is `message`. */
+function checkFlag<T extends z.ZodType>(schema: T, value: unknown, message: string): z.output<T> {
+  try {
+    return checkInput(schema, value);
+  } catch (error) {
+    if (error instanceof ActionError) throw new UsageError(message);
+    throw error;
+  }
+}
+
+/** Does what was asked and prints it; returns the exit code. */
+function perform(runtime: Runtime, request: TaskRequest, json: boolean): number {
+  const { tasks } = runtime.app;
+  const { id } = request;
+  switch (request.action) {
+    case "add": {
+      const added = tasks.add(request.add!);
+      if (json) outJson(added);
+      else {out(
+          `Added task ${added.id} '${added.title}'. A worker picks it up while 'hob serve' or 'hob worker' runs.\n`,
+        );}
+      return EXIT.ok;
+    }
+    case "list": {
+      const { status } = request;
+      const list = tasks.list({ status, limit: request.limit });
+      if (json) outJson({ tasks: list, counts: tasks.counts() });
+      else if (list.length === 0) {
+        out(
+          status ? `No ${status} tasks.\n` : "No tasks. Add one with: hob task add TITLE PROMPT\n",
+        );
+      } else list.forEach((each) => out(describe(each)));
+      return EXIT.ok;
+    }
+    case "show":
+      show(runtime, tasks.get({ id }), json);
+      return EXIT.ok;
+    case "cancel": {
+      const cancelled = tasks.cancel({ id });
+      if (json) outJson(cancelled);
+      else out(`Cancelled task ${id}.\n`);
+      return EXIT.ok;
+    }
+    default: {
+      const resumed = tasks.resume({ id, note: request.note });
+      if (json) outJson(resumed);
+      else out(`Task ${id} is pending again.\n`);
+      return EXIT.ok;
+    }
+  }
+}
+
+/** A task with its prompt, output and the messages of its run. */
+function show(runtime: Runtime, found: Task, json: boolean): void {
+  const messages = found.conversation_id ? runtime.store.listMessages(found.conversation_id) : [];
+  if (json) return outJson({ ...found, messages });
+  out(describe(found));
+  out(`${dim("prompt")}  ${found.prompt}\n`);
+  if (found.output) out(`${dim("output")}  ${found.output}\n`);
+  if (!found.conversation_id) return;
+  out(dim(`conversation ${found.conversation_id} (${messages.length} messages):\n`));
+  for (const message of messages) {
+    const text = message.role === "assistant" && message.tool_calls?.length
+      ? `${message.content} → ${
+        message.tool_calls.map((c) => `${c.name}(${c.arguments})`).join(", ")
+      }`
+      : message.content;
+    out(`  ${dim(message.role.padEnd(9))} ${text.replace(/\s+/g, " ").slice(0, 200)}\n`);
+  }
+}
 
 function parseIds(text: string | undefined): number[] {
   if (!text) return [];

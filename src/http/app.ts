@@ -12,9 +12,8 @@ import { ConversationNotFoundError } from "../core/agent.ts";
 import { collectReply } from "../core/reply.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
-import { createAuth } from "./auth.ts";
+import { type Auth, createAuth } from "./auth.ts";
 import { guard } from "./guard.ts";
-import { webRoutes } from "../web/routes.ts";
 import {
   ApiError,
   errorBody,
@@ -182,6 +181,12 @@ export interface AppOptions {
   token: string;
   /** The address hob listens on, when not `server.host` (`hob serve --host`). */
   host?: string;
+  /**
+   * The page's routes (src/web's `webRoutes`), mounted at `/` behind the same
+   * guard and auth. Handed in by whoever serves, so src/http does not import
+   * the page that imports it.
+   */
+  page: (runtime: Runtime, auth: Auth) => Hono;
 }
 
 /**
@@ -189,7 +194,7 @@ export interface AppOptions {
  *
  * @example
  * ```ts
- * const app = createApp(runtime, { token });
+ * const app = createApp(runtime, { token, page: webRoutes });
  * Deno.serve({ hostname: "127.0.0.1", port: 8484 }, app.fetch);
  * ```
  */
@@ -212,7 +217,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
 
   const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.
-  app.route("/", webRoutes(runtime, auth));
+  app.route("/", options.page(runtime, auth));
   app.use("/api/*", auth.require());
   const limit = (maxSize: number) =>
     bodyLimit({

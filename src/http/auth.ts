@@ -225,3 +225,6 @@ export function fromPage(c: Context): boolean {
 function digest(text: string): Uint8Array {
   return createHash("sha256").update(text).digest();
 }
+
+/** The token's checks, as {@linkcode createAuth} builds them. */
+export type Auth = ReturnType<typeof createAuth>;

@@ -6,44 +6,15 @@
 
 import { Hono } from "hono";
 import { z } from "zod";
-import { ScheduleError } from "../scheduler/schedule.ts";
-import { JobError } from "../store/jobs.ts";
-import { MAX_PRIORITY, TaskError } from "../store/tasks.ts";
+import { ActionError } from "../app/errors.ts";
+import { newScheduleInput, schedulePatchBody, scheduleRunsQuery } from "../app/schedules.ts";
+import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
+import { listNotificationsInput } from "../app/notifications.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { collectStatus } from "../runtime/status.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
-
-const jobFields = {
-  name: z.string().trim().min(1).max(100),
-  prompt: z.string().min(1).max(100_000),
-  schedule: z.string().min(1).max(200),
-  timezone: z.string().min(1).max(100).optional(),
-  missed_policy: z.enum(["run_once", "skip"]).optional(),
-  model: z.string().min(3).nullable().optional(),
-  enabled: z.boolean().optional(),
-};
-const newJobBody = z.strictObject(jobFields);
-const jobPatchBody = z.strictObject(jobFields).partial();
-const runsQuery = z.object({ limit: z.coerce.number().int().min(1).max(1_000).default(50) });
-
-const newTaskBody = z.strictObject({
-  title: z.string().trim().min(1).max(200),
-  prompt: z.string().min(1).max(100_000).optional(),
-  priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0),
-  blocked_by: z.array(z.number().int().min(1)).max(100).default([]),
-});
-const tasksQuery = z.object({
-  status: z.enum(["pending", "in_progress", "waiting", "complete", "failed", "cancelled"])
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).default(100),
-});
-const resumeBody = z.strictObject({ note: z.string().max(10_000).optional() });
-const notificationsQuery = z.object({
-  unread: z.enum(["0", "1", "true", "false"]).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-});
 
 /** The routes below as the OpenAPI document lists them. */
 export const backgroundRouteDocs: RouteDoc[] = [
@@ -59,7 +30,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/schedules",
     tag: "schedules",
     summary: "Schedule a prompt (cron expression or `once:<time>`)",
-    body: newJobBody,
+    body: newScheduleInput,
     response: { status: 201, description: "The job" },
     errors: { 409: "A job with that name exists" },
   },
@@ -75,7 +46,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/schedules/{id}",
     tag: "schedules",
     summary: "Change a job",
-    body: jobPatchBody,
+    body: schedulePatchBody,
     response: { description: "The job" },
     errors: { 409: "A job with that name exists" },
   },
@@ -91,7 +62,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/schedules/{id}/runs",
     tag: "schedules",
     summary: "A job's run log, newest first",
-    query: runsQuery,
+    query: scheduleRunsQuery,
     response: { description: "`{runs}`" },
   },
   {
@@ -107,7 +78,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/tasks",
     tag: "tasks",
     summary: "Background tasks",
-    query: tasksQuery,
+    query: listTasksInput,
     response: { description: "`{tasks, counts}`" },
   },
   {
@@ -115,7 +86,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/tasks",
     tag: "tasks",
     summary: "Queue a background task",
-    body: newTaskBody,
+    body: newTaskInput,
     response: { status: 201, description: "The task" },
   },
   {
@@ -138,7 +109,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/tasks/{id}/resume",
     tag: "tasks",
     summary: "Resume a waiting task, with an optional note",
-    body: resumeBody,
+    body: resumeTaskBody,
     bodyOptional: true,
     response: { description: "The task" },
     errors: { 409: "The task is not waiting" },
@@ -148,7 +119,7 @@ export const backgroundRouteDocs: RouteDoc[] = [
     path: "/api/notifications",
     tag: "notifications",
     summary: "Notifications, newest first",
-    query: notificationsQuery,
+    query: listNotificationsInput,
     response: { description: "`{notifications, unread}`" },
   },
   {
@@ -171,7 +142,8 @@ export const backgroundRouteDocs: RouteDoc[] = [
 ];
 
 /**
- * Builds the routes.
+ * Builds the routes: translators from HTTP to the app's actions (src/app),
+ * and from their refusals to the API's errors.
  *
  * @example
  * ```ts
@@ -179,138 +151,164 @@ export const backgroundRouteDocs: RouteDoc[] = [
  * ```
  */
 export function backgroundRoutes(runtime: Runtime): Hono {
-  const { jobs, scheduler, tasks, notifications } = runtime.background;
   const app = new Hono();
+  app.route("/schedules", scheduleRoutes(runtime));
+  app.route("/tasks", taskRoutes(runtime));
+  app.route("/notifications", notificationRoutes(runtime));
+  app.get("/status", async (c) => c.json(await collectStatus(runtime, { serverRunning: true })));
+  return app;
+}
 
-  const jobOr404 = (id: string) => {
-    const job = /^\d+$/.test(id) ? jobs.get(Number(id)) : undefined;
-    if (!job) throw new ApiError(404, "not_found", `Schedule '${id}' does not exist`);
-    return job;
+function scheduleRoutes(runtime: Runtime): Hono {
+  const { schedules } = runtime.app;
+  const app = new Hono();
+  /** A path's job id (ids only, not names), or a 404 naming it. */
+  const key = (id: string) => {
+    if (!/^\d+$/.test(id)) throw notFound("Schedule", id);
+    return Number(id);
   };
-  const taskOr404 = (id: string) => {
-    const task = /^\d+$/.test(id) ? tasks.get(Number(id)) : undefined;
-    if (!task) throw new ApiError(404, "not_found", `Task '${id}' does not exist`);
-    return task;
-  };
-  const checkModel = (model: string | null | undefined) => {
-    const problem = model ? runtime.llm.checkModel(model) : null;
-    if (problem) throw new ApiError(400, "invalid_request", problem, "model");
-  };
+  const found = (id: string) => act(() => schedules.get({ key: key(id) }), "Schedule", id);
 
-  app.get("/schedules", (c) => c.json({ schedules: jobs.list().map((job) => jobs.view(job)) }));
+  app.get("/", (c) => c.json({ schedules: schedules.list() }));
 
-  app.post("/schedules", async (c) => {
-    const body = await readJson(c, newJobBody);
-    checkModel(body.model);
-    const job = scheduleCall(() => scheduler.add(body));
-    return c.json(jobs.view(job), 201);
+  app.post("/", async (c) => {
+    const body = await readJson(c, newScheduleInput);
+    return c.json(act(() => schedules.add(body)), 201);
   });
 
-  app.get("/schedules/:id", (c) => c.json(jobs.view(jobOr404(c.req.param("id")))));
+  app.get("/:id", (c) => c.json(found(c.req.param("id"))));
 
-  app.patch("/schedules/:id", async (c) => {
-    const job = jobOr404(c.req.param("id"));
-    const body = await readJson(c, jobPatchBody);
-    checkModel(body.model);
-    return c.json(jobs.view(scheduleCall(() => scheduler.update(job.id, body))));
+  app.patch("/:id", async (c) => {
+    const job = found(c.req.param("id"));
+    const body = await readJson(c, schedulePatchBody);
+    return c.json(act(() => schedules.update({ ...body, key: job.id }), "Schedule", job.id));
   });
 
-  app.delete("/schedules/:id", (c) => {
-    jobs.delete(jobOr404(c.req.param("id")).id);
+  app.delete("/:id", (c) => {
+    const id = c.req.param("id");
+    act(() => schedules.remove({ key: key(id) }), "Schedule", id);
     return c.body(null, 204);
   });
 
-  app.get("/schedules/:id/runs", (c) => {
-    const job = jobOr404(c.req.param("id"));
-    return c.json({ runs: jobs.runs(job.id, readQuery(c, runsQuery).limit) });
+  app.get("/:id/runs", (c) => {
+    const job = found(c.req.param("id"));
+    const { limit } = readQuery(c, scheduleRunsQuery);
+    return c.json({ runs: act(() => schedules.runs({ key: job.id, limit }), "Schedule", job.id) });
   });
 
-  app.post("/schedules/:id/run", async (c) => {
-    const job = jobOr404(c.req.param("id"));
-    try {
-      return c.json(await scheduler.runNow(job.id));
-    } catch (error) {
-      if (error instanceof JobError && error.code === "busy") {
-        throw new ApiError(409, "busy", error.message);
-      }
-      throw error;
-    }
+  app.post("/:id/run", async (c) => {
+    const id = c.req.param("id");
+    return c.json(await actAsync(() => schedules.run({ key: key(id) }), "Schedule", id));
   });
+  return app;
+}
 
-  app.get("/tasks", (c) => {
-    const query = readQuery(c, tasksQuery);
+function taskRoutes(runtime: Runtime): Hono {
+  const { tasks } = runtime.app;
+  const app = new Hono();
+  /** A path's task id, or a 404 naming it. */
+  const id = (text: string) => {
+    if (!/^\d+$/.test(text)) throw notFound("Task", text);
+    return Number(text);
+  };
+
+  app.get("/", (c) => {
+    const query = readQuery(c, listTasksInput);
     return c.json({ tasks: tasks.list(query), counts: tasks.counts() });
   });
 
-  app.post("/tasks", async (c) => {
-    const body = await readJson(c, newTaskBody);
-    return c.json(taskCall(() => tasks.add({ ...body, prompt: body.prompt ?? body.title })), 201);
+  app.post("/", async (c) => {
+    const body = await readJson(c, newTaskInput);
+    return c.json(act(() => tasks.add(body)), 201);
   });
 
-  app.get("/tasks/:id", (c) => c.json(taskOr404(c.req.param("id"))));
-
-  app.post("/tasks/:id/cancel", (c) => {
-    const task = taskOr404(c.req.param("id"));
-    return c.json(taskCall(() => tasks.cancel(task.id)));
+  app.get("/:id", (c) => {
+    const text = c.req.param("id");
+    return c.json(act(() => tasks.get({ id: id(text) }), "Task", text));
   });
 
-  app.post("/tasks/:id/resume", async (c) => {
-    const task = taskOr404(c.req.param("id"));
+  app.post("/:id/cancel", (c) => {
+    const text = c.req.param("id");
+    return c.json(act(() => tasks.cancel({ id: id(text) }), "Task", text));
+  });
+
+  app.post("/:id/resume", async (c) => {
+    const text = c.req.param("id");
+    const task = act(() => tasks.get({ id: id(text) }), "Task", text);
     const { note } = c.req.header("content-type")
-      ? await readJson(c, resumeBody)
+      ? await readJson(c, resumeTaskBody)
       : { note: undefined };
-    return c.json(taskCall(() => tasks.resume(task.id, note)));
+    return c.json(act(() => tasks.resume({ id: task.id, note }), "Task", text));
   });
+  return app;
+}
 
-  app.get("/notifications", (c) => {
-    const query = readQuery(c, notificationsQuery);
-    const unread = query.unread === "1" || query.unread === "true";
+function notificationRoutes(runtime: Runtime): Hono {
+  const { notifications } = runtime.app;
+  const app = new Hono();
+
+  app.get("/", (c) => {
+    const query = readQuery(c, listNotificationsInput);
     return c.json({
-      notifications: notifications.list({ unread, limit: query.limit }),
+      notifications: notifications.list(query),
       unread: notifications.unreadCount(),
     });
   });
 
-  app.post("/notifications/:id/read", (c) => {
-    const id = c.req.param("id");
-    if (id !== "all" && !(/^\d+$/.test(id) && notifications.get(Number(id)))) {
-      throw new ApiError(404, "not_found", `Notification '${id}' does not exist`);
-    }
-    const changed = notifications.markRead(id === "all" ? "all" : Number(id));
-    return c.json({ marked: changed, unread: notifications.unreadCount() });
+  app.post("/:id/read", (c) => {
+    const text = c.req.param("id");
+    if (text !== "all" && !/^\d+$/.test(text)) throw notFound("Notification", text);
+    const id = text === "all" ? "all" : Number(text);
+    return c.json(act(() => notifications.markRead({ id }), "Notification", text));
   });
-
-  app.get("/status", async (c) => c.json(await collectStatus(runtime, { serverRunning: true })));
-
   return app;
 }
 
-/** Runs a scheduler call, turning a bad schedule into a 400 naming the field and a clash into a 409. */
-function scheduleCall<T>(fn: () => T): T {
+/** What a path's id names, as a 404 words it. */
+type Resource = "Schedule" | "Task" | "Notification";
+
+/** The API's 404 for a resource that is not there. */
+function notFound(kind: Resource, id: string | number): ApiError {
+  return new ApiError(404, "not_found", `${kind} '${id}' does not exist`);
+}
+
+/**
+ * Runs an action, answering its refusal as the API does: bad input a 400
+ * naming the field, a missing `kind` a 404, a state that forbids it a 409
+ * with the action's code (`conflict`, `duplicate`, `busy`).
+ */
+function act<T>(action: () => T, kind?: Resource, id?: string | number): T {
   try {
-    return fn();
+    return action();
   } catch (error) {
-    if (error instanceof ScheduleError) {
-      const field = /time zone/.test(error.message) ? "timezone" : "schedule";
-      throw new ApiError(400, "invalid_request", error.message, field);
-    }
-    if (error instanceof JobError) {
-      throw new ApiError(error.code === "duplicate" ? 409 : 404, error.code, error.message);
-    }
-    throw error;
+    throw apiError(error, kind, id);
   }
 }
 
-function taskCall<T>(fn: () => T): T {
+async function actAsync<T>(
+  action: () => Promise<T>,
+  kind: Resource,
+  id: string | number,
+): Promise<T> {
   try {
-    return fn();
+    return await action();
   } catch (error) {
-    if (error instanceof TaskError) {
-      if (error.code === "invalid") {
-        throw new ApiError(400, "invalid_request", error.message, "blocked_by");
-      }
-      throw new ApiError(error.code === "conflict" ? 409 : 404, error.code, error.message);
-    }
-    throw error;
+    throw apiError(error, kind, id);
+  }
+}
+
+function apiError(error: unknown, kind?: Resource, id?: string | number): unknown {
+  if (!(error instanceof ActionError)) return error;
+  // A path's id that no task or job can have (0, past 2^53) names nothing: a 404, not a 400.
+  const missing = error.code === "not_found" ||
+    (error.code === "invalid" && (error.field === "id" || error.field === "key"));
+  if (missing && kind) return notFound(kind, id!);
+  switch (error.code) {
+    case "invalid":
+      return new ApiError(400, "invalid_request", error.message, error.field);
+    case "not_found":
+      return new ApiError(404, "not_found", error.message);
+    default:
+      return new ApiError(409, error.code, error.message);
   }
 }

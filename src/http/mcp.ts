@@ -47,7 +47,7 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
   app.post("/mcp", async (c) => {
     // Loaded on the first request, so hob starts without the MCP SDK.
     const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
-      import("../mcp/server.ts"),
+      import("./mcp_server.ts"),
       import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
     ]);
     const server = createMcpServer(runtime);

@@ -18,7 +18,6 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { readKv, writeKv } from "../store/kv.ts";
 import { streamErrorEvent } from "./errors.ts";
 import { untrusted } from "../core/untrusted.ts";
 
@@ -322,7 +321,7 @@ function planTurn(runtime: Runtime, body: Body): TurnPlan | string {
   const message = (history[lastUser] as { content: string }).content;
   const before = resume ? history.slice(0, tail) : history.slice(0, lastUser);
   const fresh = resume ? history.slice(tail) : [];
-  const known = readKv<string>(runtime.db, FINGERPRINT_KEY + fingerprint(before));
+  const known = runtime.kv.read<string>(FINGERPRINT_KEY + fingerprint(before));
   const conversationId = known && runtime.store.getConversation(known) ? known : undefined;
   return {
     message,
@@ -394,7 +393,7 @@ function rememberHistory(runtime: Runtime, base: ChatMessage[], turn: TurnRecord
     content: turn.text,
     ...(turn.clientCalls.length ? { tool_calls: turn.clientCalls } : {}),
   };
-  writeKv(runtime.db, FINGERPRINT_KEY + fingerprint([...base, reply]), turn.conversationId);
+  runtime.kv.write(FINGERPRINT_KEY + fingerprint([...base, reply]), turn.conversationId);
 }
 
 /** A digest of what a history says (roles, texts, tool calls), as a client would send it back. */

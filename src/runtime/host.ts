@@ -15,7 +15,10 @@ import type { HostCallContext, HostServices } from "../tools/registry.ts";
 import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { Toolbox } from "./toolbox.ts";
-import type { Background } from "./background.ts";
+import type { AppActions } from "../app/app.ts";
+import { ActionError } from "../app/errors.ts";
+import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
+import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
 
 /** How deep sub-agents may nest: a sub-agent may not spawn another. */
 export const MAX_AGENT_DEPTH = 1;
@@ -46,25 +49,6 @@ const memoryGetParams = z.object({
   lines: z.number().int().min(1).default(60),
 });
 const textParams = z.object({ text: z.string() });
-const scheduleParams = z.object({
-  name: z.string().min(1),
-  prompt: z.string().min(1),
-  schedule: z.string().min(1),
-  timezone: z.string().optional(),
-  missed_policy: z.enum(["run_once", "skip"]).optional(),
-});
-const keyParams = z.object({ key: z.string().min(1) });
-const idParams = z.object({ id: z.number().int() });
-const taskParams = z.object({
-  title: z.string().min(1),
-  prompt: z.string().min(1),
-  priority: z.number().int().default(0),
-  blocked_by: z.array(z.number().int()).default([]),
-});
-const taskListParams = z.object({
-  status: z.enum(["pending", "in_progress", "waiting", "complete", "failed", "cancelled"])
-    .optional(),
-});
 const sectionParams = z.object({ section: z.string(), content: z.string() });
 
 /** The host services, and the skill runner the chat commands share with them. */
@@ -78,7 +62,7 @@ export interface Host {
  *
  * @example
  * ```ts
- * const host = createHost(agent, toolbox);
+ * const host = createHost(agent, toolbox, memory, app);
  * toolbox.registry.setHost(host.services);
  * ```
  */
@@ -86,9 +70,8 @@ export function createHost(
   agent: AgentDeps,
   toolbox: Toolbox,
   memory: Memory,
-  background: Background,
+  app: AppActions,
 ): Host {
-  const { jobs, scheduler, tasks } = background;
   const services: HostServices = {
     async "memory.search"(params) {
       const { query, limit } = memorySearchParams.parse(params);
@@ -152,43 +135,7 @@ export function createHost(
       return derivedText(answer, reply.taint, `spawn_agent: ${conversation.id}`);
     },
 
-    "schedule.add"(params, context) {
-      const input = scheduleParams.parse(params);
-      return Promise.resolve(scheduler.add({ ...input, taint: context.tainted }));
-    },
-
-    "schedule.list"() {
-      return Promise.resolve(jobs.list().map((job) => jobs.view(job)));
-    },
-
-    "schedule.cancel"(params) {
-      const { key } = keyParams.parse(params);
-      const job = jobs.get(key);
-      if (!job) throw new Error(`No scheduled job '${key}'; list_tasks shows them`);
-      jobs.delete(job.id);
-      return Promise.resolve(job);
-    },
-
-    "tasks.add"(params, context) {
-      // A task a tainted turn creates runs tainted: its prompt may carry the injection.
-      return Promise.resolve(tasks.add({ ...taskParams.parse(params), taint: context.tainted }));
-    },
-
-    "tasks.list"(params) {
-      const { status } = taskListParams.parse(params);
-      return Promise.resolve(tasks.list({ status, limit: 100 }));
-    },
-
-    "tasks.get"(params) {
-      const { id } = idParams.parse(params);
-      const task = tasks.get(id);
-      if (!task) throw new Error(`No background task ${id}; list_tasks shows them`);
-      return Promise.resolve(task);
-    },
-
-    "tasks.cancel"(params) {
-      return Promise.resolve(tasks.cancel(idParams.parse(params).id));
-    },
+    ...backgroundServices(app),
 
     async "tools.call"(params, context) {
       const { name, args } = toolCallParams.parse(params);
@@ -264,6 +211,58 @@ export function createHost(
   }
 
   return { services, runSkill };
+}
+
+/**
+ * The scheduling and task services: translators over the app's actions
+ * (which check the params). A job or task a tainted turn creates carries
+ * the turn's taint, so its runs start tainted: its prompt may carry the
+ * injection. Refusals reach the model as Errors; a missing task or job says
+ * where to look.
+ */
+function backgroundServices(app: AppActions): HostServices {
+  return {
+    "schedule.add"(params, context) {
+      return Promise.resolve(
+        app.schedules.add(params as NewScheduleInput, { taint: context.tainted }),
+      );
+    },
+    "schedule.list"() {
+      return Promise.resolve(app.schedules.list());
+    },
+    "schedule.cancel"(params) {
+      return Promise.resolve(notFound(
+        () => app.schedules.remove(params as ScheduleKeyInput),
+        () => `No scheduled job '${(params as ScheduleKeyInput).key}'; list_tasks shows them`,
+      ));
+    },
+    "tasks.add"(params, context) {
+      return Promise.resolve(app.tasks.add(params as NewTaskInput, { taint: context.tainted }));
+    },
+    "tasks.list"(params) {
+      const { status } = (params ?? {}) as ListTasksInput;
+      return Promise.resolve(app.tasks.list({ status, limit: 100 }));
+    },
+    "tasks.get"(params) {
+      return Promise.resolve(notFound(
+        () => app.tasks.get(params as TaskIdInput),
+        () => `No background task ${(params as TaskIdInput).id}; list_tasks shows them`,
+      ));
+    },
+    "tasks.cancel"(params) {
+      return Promise.resolve(app.tasks.cancel(params as TaskIdInput));
+    },
+  };
+}
+
+/** Runs an action, rewording its `not_found` refusal for the model. */
+function notFound<T>(action: () => T, message: () => string): T {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof ActionError && error.code === "not_found") throw new Error(message());
+    throw error;
+  }
 }
 
 /**

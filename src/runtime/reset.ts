@@ -1,11 +1,12 @@
 /**
  * `hob reset`: what would be deleted, counted first, deleted only when asked.
- * Each part is one transaction, so a reset never leaves half a table.
+ * Each part of hob.db is one transaction (the store's `SqliteMaintenance`), so
+ * a reset never leaves half a table; memory files go, and the index follows.
  */
 
 import { join, relative } from "node:path";
 import { ensureHome } from "../home/home.ts";
-import { rollback } from "../store/rollback.ts";
+import type { PurgePart } from "../store/maintenance.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** What can be reset. */
@@ -35,58 +36,36 @@ export interface ResetPlan {
  * ```
  */
 export async function planReset(runtime: Runtime, part: ResetPart): Promise<ResetPlan> {
-  const { db } = runtime;
-  const count = (sql: string) => Number((db.prepare(sql).get() as { n: number }).n);
+  const { maintenance } = runtime;
   const items: ResetItem[] = [];
   const steps: (() => Promise<void> | void)[] = [];
   const wants = (p: ResetPart) => part === p || part === "all";
-  const sqlStep = (sql: string) => steps.push(() => transaction(runtime, sql));
+  const purge = (p: PurgePart) => steps.push(() => maintenance.purge(p));
 
   if (wants("conversations")) {
-    items.push({
-      what: "conversations (chats and sub-agents)",
-      count: count("SELECT COUNT(*) AS n FROM conversations WHERE kind IN ('chat', 'subagent')"),
-    });
-    items.push({
-      what: "their messages",
-      count: count(
-        "SELECT COUNT(*) AS n FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE kind IN ('chat', 'subagent'))",
-      ),
-    });
-    sqlStep(
-      "DELETE FROM approvals WHERE conversation_id IN (SELECT id FROM conversations WHERE kind IN ('chat', 'subagent')); DELETE FROM conversations WHERE kind IN ('chat', 'subagent');",
-    );
+    const counts = maintenance.count("conversations");
+    items.push({ what: "conversations (chats and sub-agents)", count: counts.conversations });
+    items.push({ what: "their messages", count: counts.messages });
+    purge("conversations");
   }
   if (wants("tasks")) {
-    items.push({ what: "background tasks", count: count("SELECT COUNT(*) AS n FROM tasks") });
-    items.push({
-      what: "task conversations",
-      count: count("SELECT COUNT(*) AS n FROM conversations WHERE kind = 'task'"),
-    });
-    sqlStep(
-      "DELETE FROM tasks; DELETE FROM workers; DELETE FROM conversations WHERE kind = 'task';",
-    );
+    const counts = maintenance.count("tasks");
+    items.push({ what: "background tasks", count: counts.tasks });
+    items.push({ what: "task conversations", count: counts.conversations });
+    purge("tasks");
   }
   if (wants("schedules")) {
-    items.push({ what: "scheduled jobs", count: count("SELECT COUNT(*) AS n FROM jobs") });
-    items.push({ what: "job runs logged", count: count("SELECT COUNT(*) AS n FROM job_runs") });
-    items.push({
-      what: "job and heartbeat conversations",
-      count: count("SELECT COUNT(*) AS n FROM conversations WHERE kind IN ('job', 'heartbeat')"),
-    });
-    sqlStep(
-      "DELETE FROM jobs; DELETE FROM job_runs; DELETE FROM conversations WHERE kind IN ('job', 'heartbeat'); DELETE FROM kv WHERE key = 'heartbeat';",
-    );
+    const counts = maintenance.count("schedules");
+    items.push({ what: "scheduled jobs", count: counts.jobs });
+    items.push({ what: "job runs logged", count: counts.runs });
+    items.push({ what: "job and heartbeat conversations", count: counts.conversations });
+    purge("schedules");
   }
   if (part === "all") {
-    items.push({ what: "notifications", count: count("SELECT COUNT(*) AS n FROM notifications") });
-    items.push({
-      what: "remembered approval decisions",
-      count: count("SELECT COUNT(*) AS n FROM tool_grants"),
-    });
-    sqlStep(
-      "DELETE FROM notifications; DELETE FROM approvals; DELETE FROM tool_grants; DELETE FROM tool_events;",
-    );
+    const counts = maintenance.count("activity");
+    items.push({ what: "notifications", count: counts.notifications });
+    items.push({ what: "remembered approval decisions", count: counts.grants });
+    purge("activity");
   }
   if (wants("memory")) {
     const dir = join(runtime.home, "memory");
@@ -98,10 +77,7 @@ export async function planReset(runtime: Runtime, part: ResetPart): Promise<Rese
       })`,
       count: files.length,
     });
-    items.push({
-      what: "memory index chunks",
-      count: count("SELECT COUNT(*) AS n FROM memory_chunks"),
-    });
+    items.push({ what: "memory index chunks", count: runtime.memory.index.stats().chunks });
     steps.push(async () => {
       for (const file of files) await Deno.remove(file).catch(() => {});
       // MEMORY.md comes back as the template; the index follows the files.
@@ -115,17 +91,6 @@ export async function planReset(runtime: Runtime, part: ResetPart): Promise<Rese
       for (const step of steps) await step();
     },
   };
-}
-
-function transaction(runtime: Runtime, sql: string): void {
-  runtime.db.exec("BEGIN IMMEDIATE");
-  try {
-    runtime.db.exec(sql);
-    runtime.db.exec("COMMIT");
-  } catch (error) {
-    rollback(runtime.db);
-    throw error;
-  }
 }
 
 async function collectFiles(dir: string, into: string[]): Promise<void> {

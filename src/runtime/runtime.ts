@@ -18,6 +18,10 @@ import { Memory } from "../memory/memory.ts";
 import { McpHub } from "../mcp/client.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
+import { SqliteKv } from "../store/kv.ts";
+import { SqliteMaintenance } from "../store/maintenance.ts";
+import { ServerRecord } from "../store/server_record.ts";
+import { type AppActions, createAppActions } from "../app/app.ts";
 import { type Background, createBackground } from "./background.ts";
 import { createHost, createSkillCommands } from "./host.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
@@ -35,8 +39,21 @@ export interface Runtime {
   home: string;
   config: HobConfig;
   configPath: string;
+  /**
+   * The database handle, for the wiring (and benchmarks) only: code in src/
+   * reaches hob.db through the stores below, and a test
+   * (tests/app/database_handle_test.ts) fails if it does otherwise.
+   */
   db: DatabaseSync;
   store: SqliteConversationStore;
+  /** The actions every way in calls: tasks, schedules, notifications, each defined once (src/app). */
+  app: AppActions;
+  /** Small JSON values by key. */
+  kv: SqliteKv;
+  /** Where a running `hob serve` listens. */
+  serverRecord: ServerRecord;
+  /** The integrity check and the wholesale deletes of `hob reset`. */
+  maintenance: SqliteMaintenance;
   llm: LlmRouter;
   agent: AgentDeps;
   toolbox: Toolbox;
@@ -132,7 +149,8 @@ export async function openRuntime(
     now: () => clock.now(),
   });
 
-  const host = createHost(agent, toolbox, memory, background);
+  const access = openAccess(db, background, llm);
+  const host = createHost(agent, toolbox, memory, access.app);
   toolbox.registry.setHost(host.services);
   agent.commands = createSkillCommands(toolbox, host);
 
@@ -172,6 +190,7 @@ export async function openRuntime(
     configPath: loaded.path,
     db,
     store,
+    ...access,
     llm,
     agent,
     toolbox,
@@ -199,5 +218,26 @@ export async function openRuntime(
       await memory.close();
       db.close();
     },
+  };
+}
+
+/** What the ways in reach hob.db through: the app's actions and the small stores. */
+function openAccess(
+  db: DatabaseSync,
+  background: Background,
+  llm: LlmRouter,
+): Pick<Runtime, "app" | "kv" | "serverRecord" | "maintenance"> {
+  const kv = new SqliteKv(db);
+  return {
+    app: createAppActions({
+      tasks: background.tasks,
+      jobs: background.jobs,
+      scheduler: background.scheduler,
+      notifications: background.notifications,
+      checkModel: (model) => llm.checkModel(model),
+    }),
+    kv,
+    serverRecord: new ServerRecord(kv),
+    maintenance: new SqliteMaintenance(db),
   };
 }

@@ -6,7 +6,6 @@
 
 import { join } from "node:path";
 import type { HeartbeatState } from "../scheduler/heartbeat.ts";
-import { readKv } from "../store/kv.ts";
 import { withTimeout } from "../core/timeout.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import type { JobView } from "../store/jobs.ts";
@@ -48,9 +47,6 @@ export interface HobStatus {
   mcp: McpServerStatus[];
 }
 
-/** Where `hob serve` records the address it listens on. */
-export const SERVER_KEY = "server";
-
 /** How long the status waits for a provider or the server to answer. */
 const PROBE_TIMEOUT_MS = 3_000;
 
@@ -70,10 +66,10 @@ export async function collectStatus(
   options: { serverRunning?: boolean } = {},
 ): Promise<HobStatus> {
   const { config, background } = runtime;
-  const { jobs, tasks, heartbeat, notifications } = background;
+  const { schedules, tasks, notifications } = runtime.app;
   const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
   // A running `hob serve` says where it listens; otherwise, where it would.
-  const recorded = readKv<{ url: string; owner: string }>(runtime.db, SERVER_KEY);
+  const recorded = runtime.serverRecord.read();
   const url = recorded && isLiveOwner(recorded.owner)
     ? recorded.url
     : `http://${host}:${config.server.port}`;
@@ -99,7 +95,7 @@ export async function collectStatus(
     };
   };
 
-  const list = jobs.list().map((job) => jobs.view(job));
+  const list = schedules.list();
   const enabled = list.filter((job) => job.enabled && job.next_run);
   const next = enabled.sort((a, b) => a.next_run!.localeCompare(b.next_run!))[0];
   const held = tasks.list({ limit: 1_000 }).filter((task) => task.claimed_by);
@@ -128,7 +124,7 @@ export async function collectStatus(
       list,
     },
     heartbeat: {
-      ...heartbeat.state(),
+      ...background.heartbeat.state(),
       enabled: config.heartbeat.enabled,
       interval_minutes: config.heartbeat.interval_minutes,
     },
@@ -142,7 +138,7 @@ export async function collectStatus(
         since: task.claimed_at,
       })),
     },
-    workers: tasks.workers(),
+    workers: background.tasks.workers(),
     notifications: { unread: notifications.unreadCount() },
     memory: runtime.memory.index.stats(),
     database: { path: dbPath, bytes: await databaseBytes(dbPath) },

@@ -1,4 +1,4 @@
-/** Small JSON values by key in hob.db: the heartbeat's state, where `hob serve` listens. */
+/** Small JSON values by key in hob.db: the heartbeat's state, where `hob serve` listens, /v1 histories. */
 
 import type { DatabaseSync } from "node:sqlite";
 import { timestamp } from "./timestamp.ts";
@@ -21,4 +21,38 @@ export function writeKv(db: DatabaseSync, key: string, value: unknown): void {
 /** Removes `key`. */
 export function deleteKv(db: DatabaseSync, key: string): void {
   db.prepare("DELETE FROM kv WHERE key = ?").run(key);
+}
+
+/**
+ * The key-value table as a store, for code outside src/store that must not
+ * hold the database handle.
+ *
+ * @example
+ * ```ts
+ * const kv = new SqliteKv(db);
+ * kv.write("v1:history:ab12", "conversation-id");
+ * kv.read<string>("v1:history:ab12"); // "conversation-id"
+ * ```
+ */
+export class SqliteKv {
+  readonly #db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  /** The value stored under `key`, or undefined. */
+  read<T>(key: string): T | undefined {
+    return readKv<T>(this.#db, key);
+  }
+
+  /** Stores `value` (as JSON) under `key`, replacing what was there. */
+  write(key: string, value: unknown): void {
+    writeKv(this.#db, key, value);
+  }
+
+  /** Removes `key`. */
+  delete(key: string): void {
+    deleteKv(this.#db, key);
+  }
 }

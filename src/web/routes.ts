@@ -1,22 +1,22 @@
 /**
  * The page's routes: the shell (after the `?token=` link has set the session
  * cookie), the embedded static files, and the HTML fragments htmx swaps in.
- * Fragment writes go through the same stores as the API, behind the same
- * authentication (and its cross-site guard).
+ * Fragment writes are translators over the same actions as the API (src/app),
+ * behind the same authentication (and its cross-site guard).
  */
 
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Context } from "hono";
-import { z } from "zod";
 import { join } from "node:path";
+import { ActionError } from "../app/errors.ts";
+import type { NewScheduleInput } from "../app/schedules.ts";
+import type { NewTaskInput } from "../app/tasks.ts";
+import { MAX_PRIORITY } from "../store/tasks.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { createAuth } from "../http/auth.ts";
+import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
 import { readForm } from "../http/validate.ts";
-import { ScheduleError } from "../scheduler/schedule.ts";
-import { JobError } from "../store/jobs.ts";
-import { MAX_PRIORITY, TaskError } from "../store/tasks.ts";
 import { ApprovalError } from "../store/approvals.ts";
 import { writeAtomic } from "../tools/fs_helpers.ts";
 import { readOrEmpty } from "../memory/memory.ts";
@@ -49,23 +49,27 @@ const VIEWS = [
   "/notifications",
 ];
 
-const scheduleForm = z.object({
-  name: z.string().trim().min(1, "give the job a name").max(100),
-  schedule: z.string().trim().min(1, "give a schedule"),
-  prompt: z.string().trim().min(1, "say what the job should do"),
-  timezone: z.string().trim().optional(),
-  missed_policy: z.enum(["run_once", "skip"]).default("run_once"),
-});
-const taskForm = z.object({
-  title: z.string().trim().min(1, "give the task a title").max(200),
-  prompt: z.string().trim().optional(),
-  priority: z.string().trim().regex(/^-?\d*$/, "priority is a whole number")
-    .refine((text) => Math.abs(Number(text)) <= MAX_PRIORITY, {
-      error: `priority is from -${MAX_PRIORITY} to ${MAX_PRIORITY}`,
-    }).optional(),
-});
+/** A form field as `readForm` gives it. */
+type FormValue = string | File | (string | File)[] | undefined;
 
-type Auth = ReturnType<typeof createAuth>;
+/**
+ * How the page words a refusal of its forms, by field and zod issue code;
+ * any other refusal shows the action's own message.
+ */
+type FormWords = Record<string, Partial<Record<string, string>>>;
+const TASK_FORM_WORDS: FormWords = {
+  title: { too_small: "give the task a title" },
+  priority: {
+    invalid_type: "priority is a whole number",
+    too_big: `priority is from -${MAX_PRIORITY} to ${MAX_PRIORITY}`,
+    too_small: `priority is from -${MAX_PRIORITY} to ${MAX_PRIORITY}`,
+  },
+};
+const SCHEDULE_FORM_WORDS: FormWords = {
+  name: { too_small: "give the job a name" },
+  schedule: { too_small: "give a schedule" },
+  prompt: { too_small: "say what the job should do" },
+};
 
 /**
  * Builds the page's routes.
@@ -77,8 +81,6 @@ type Auth = ReturnType<typeof createAuth>;
  */
 export function webRoutes(runtime: Runtime, auth: Auth): Hono {
   const app = new Hono();
-  const { jobs, scheduler, tasks, notifications } = runtime.background;
-  const approvals = runtime.toolbox.approvals;
 
   app.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
@@ -89,28 +91,36 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
   // The client module for user scripts: no token, as a script imports it before it has one.
   app.get("/client.ts", async (c) => sendAsset(c, await getClientModule()));
 
-  for (const path of VIEWS) {
-    app.get(path, (c) => {
-      const token = c.req.query("token");
-      if (token !== undefined) {
-        const verdict = auth.verify(c, token);
-        if (!verdict.ok && verdict.retryAfter > 0) {
-          c.header("Retry-After", String(verdict.retryAfter));
-          return c.html(signIn(true), 429);
-        }
-        if (!verdict.ok) return c.html(signIn(true), 401);
-        // The link's token becomes an HttpOnly cookie, and leaves the address bar.
-        auth.startSession(c);
-        // The path as it came (still %-encoded): decoded, a `%0d%0a` would be a header break.
-        return c.redirect(new URL(c.req.url).pathname, 303);
-      }
-      if (auth.check(c) === null) return c.html(signIn(false), 401);
-      return c.html(shell());
-    });
-  }
+  for (const path of VIEWS) app.get(path, (c) => view(c, auth));
 
-  // Fragments: the session (or the token), and for writes the page's header.
+  app.route("/ui", fragmentRoutes(runtime, auth));
+  return app;
+}
+
+/** A view: the sign-in page, or (after the `?token=` link) the shell. */
+function view(c: Context, auth: Auth): Response | Promise<Response> {
+  const token = c.req.query("token");
+  if (token !== undefined) {
+    const verdict = auth.verify(c, token);
+    if (!verdict.ok && verdict.retryAfter > 0) {
+      c.header("Retry-After", String(verdict.retryAfter));
+      return c.html(signIn(true), 429);
+    }
+    if (!verdict.ok) return c.html(signIn(true), 401);
+    // The link's token becomes an HttpOnly cookie, and leaves the address bar.
+    auth.startSession(c);
+    // The path as it came (still %-encoded): decoded, a `%0d%0a` would be a header break.
+    return c.redirect(new URL(c.req.url).pathname, 303);
+  }
+  if (auth.check(c) === null) return c.html(signIn(false), 401);
+  return c.html(shell());
+}
+
+/** Fragments: the session (or the token), and for writes the page's header. */
+function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   const ui = new Hono();
+  const { notifications } = runtime.app;
+  const approvals = runtime.toolbox.approvals;
   ui.use("*", auth.require());
   // Forms are small: the API's body limit, answered as the API answers it.
   const maxBody = runtime.config.server.max_body_bytes;
@@ -144,9 +154,9 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
 
   const panels: Record<string, (c: Context) => Promise<Response> | Response> = {
     memory: (c) => c.html(memoryPanel({ today: today(runtime) })),
-    schedules: (c) => c.html(schedulesPanel(jobViews(), timezone())),
-    tasks: (c) => c.html(tasksPanel(tasks.list({ limit: 500 }))),
-    approvals: (c) => c.html(approvalsPanel(approvals.list("pending"), recentDecisions())),
+    schedules: (c) => schedulesView(c, runtime),
+    tasks: (c) => tasksView(c, runtime),
+    approvals: (c) => c.html(approvalsPanel(approvals.list("pending"), recentDecisions(runtime))),
     tools: (c) => c.html(toolsPanel(runtime.toolbox.registry.list())),
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
   };
@@ -157,8 +167,22 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     return panel(c);
   });
 
-  // Memory
+  memoryFragments(ui, runtime);
+  scheduleFragments(ui, runtime);
+  taskFragments(ui, runtime);
+  approvalFragments(ui, runtime);
 
+  ui.post("/notifications/read", (c) => {
+    notifications.markRead({ id: "all" });
+    c.header("HX-Trigger", "hob:badges");
+    return c.html(
+      notificationsPanel(notifications.list({ limit: 100 }), { ok: true, text: "All read." }),
+    );
+  });
+  return ui;
+}
+
+function memoryFragments(ui: Hono, runtime: Runtime): void {
   ui.get("/memory/search", async (c) => {
     const q = (c.req.query("q") ?? "").trim().slice(0, 500);
     if (!q) return c.html(memoryResults("", []));
@@ -184,103 +208,145 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
     }
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });
+}
 
-  // Schedules
+/** The schedules panel, with a message after an action (422 when it was refused). */
+function schedulesView(
+  c: Context,
+  runtime: Runtime,
+  message?: Flash,
+  status: 200 | 422 = 200,
+): Response | Promise<Response> {
+  const timezone = runtime.config.scheduler.timezone ??
+    Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return c.html(schedulesPanel(runtime.app.schedules.list(), timezone, message), status);
+}
 
-  const jobViews = () => jobs.list().map((job) => jobs.view(job));
-  const timezone = () =>
-    runtime.config.scheduler.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const schedules = (c: Context, message?: Flash, status: 200 | 422 = 200) =>
-    c.html(schedulesPanel(jobViews(), timezone(), message), status);
+/** The schedule forms: translators from form fields to the app's schedule actions. */
+function scheduleFragments(ui: Hono, runtime: Runtime): void {
+  const { schedules } = runtime.app;
+  const refused = (c: Context, error: unknown) =>
+    schedulesView(c, runtime, { ok: false, text: formRefusal(error, SCHEDULE_FORM_WORDS) }, 422);
+  /** The job a button names, or undefined when it is gone. */
+  const jobOf = (c: Context) => {
+    try {
+      return schedules.get({ key: Number(c.req.param("id")) });
+    } catch (error) {
+      if (error instanceof ActionError) return undefined;
+      throw error;
+    }
+  };
+  const gone = (c: Context) =>
+    schedulesView(c, runtime, { ok: false, text: "That job is gone." }, 422);
 
   ui.post("/schedules", async (c) => {
-    const parsed = scheduleForm.safeParse(await readForm(c));
-    if (!parsed.success) {
-      return schedules(c, { ok: false, text: parsed.error.issues[0].message }, 422);
-    }
+    const form = await readForm(c);
     try {
-      const job = scheduler.add({ ...parsed.data, timezone: parsed.data.timezone || undefined });
-      return schedules(c, { ok: true, text: `Added “${job.name}”.` });
+      const job = schedules.add({
+        name: form.name,
+        schedule: trimmed(form.schedule),
+        prompt: trimmed(form.prompt),
+        timezone: trimmed(form.timezone) || undefined,
+        missed_policy: form.missed_policy || undefined,
+      } as NewScheduleInput);
+      return schedulesView(c, runtime, { ok: true, text: `Added “${job.name}”.` });
     } catch (error) {
-      if (error instanceof ScheduleError || error instanceof JobError) {
-        return schedules(c, { ok: false, text: error.message }, 422);
-      }
-      throw error;
+      return refused(c, error);
     }
   });
 
   ui.post("/schedules/:id/toggle", (c) => {
-    const job = jobs.get(Number(c.req.param("id")));
-    if (!job) return schedules(c, { ok: false, text: "That job is gone." }, 422);
-    const updated = scheduler.update(job.id, { enabled: !job.enabled });
-    return schedules(c, {
-      ok: true,
-      text: `${updated.enabled ? "Enabled" : "Disabled"} “${job.name}”.`,
-    });
+    const job = jobOf(c);
+    if (!job) return gone(c);
+    try {
+      const updated = schedules.update({ key: job.id, enabled: !job.enabled });
+      return schedulesView(c, runtime, {
+        ok: true,
+        text: `${updated.enabled ? "Enabled" : "Disabled"} “${job.name}”.`,
+      });
+    } catch (error) {
+      return refused(c, error);
+    }
   });
 
   ui.post("/schedules/:id/run", async (c) => {
-    const job = jobs.get(Number(c.req.param("id")));
-    if (!job) return schedules(c, { ok: false, text: "That job is gone." }, 422);
+    const job = jobOf(c);
+    if (!job) return gone(c);
     try {
-      const run = await scheduler.runNow(job.id);
-      return schedules(c, {
+      const run = await schedules.run({ key: job.id });
+      return schedulesView(c, runtime, {
         ok: run.status === "ok",
         text: run.status === "ok" ? `Ran “${job.name}”.` : `“${job.name}” failed: ${run.error}`,
       });
     } catch (error) {
-      if (error instanceof JobError) return schedules(c, { ok: false, text: error.message }, 422);
-      throw error;
+      return refused(c, error);
     }
   });
 
   ui.post("/schedules/:id/delete", (c) => {
-    const job = jobs.get(Number(c.req.param("id")));
-    if (job) jobs.delete(job.id);
-    return schedules(c, { ok: true, text: job ? `Deleted “${job.name}”.` : "That job is gone." });
+    const job = jobOf(c);
+    if (job) schedules.remove({ key: job.id });
+    return schedulesView(c, runtime, {
+      ok: true,
+      text: job ? `Deleted “${job.name}”.` : "That job is gone.",
+    });
   });
+}
 
-  // Tasks
+/** The tasks panel, with a message after an action (422 when it was refused). */
+function tasksView(
+  c: Context,
+  runtime: Runtime,
+  message?: Flash,
+  status: 200 | 422 = 200,
+): Response | Promise<Response> {
+  return c.html(tasksPanel(runtime.app.tasks.list({ limit: 500 }), message), status);
+}
 
-  const tasksView = (c: Context, message?: Flash, status: 200 | 422 = 200) =>
-    c.html(tasksPanel(tasks.list({ limit: 500 }), message), status);
+/** The task forms: translators from form fields to the app's task actions. */
+function taskFragments(ui: Hono, runtime: Runtime): void {
+  const { tasks } = runtime.app;
 
   ui.post("/tasks", async (c) => {
-    const parsed = taskForm.safeParse(await readForm(c));
-    if (!parsed.success) {
-      return tasksView(c, { ok: false, text: parsed.error.issues[0].message }, 422);
+    const form = await readForm(c);
+    try {
+      const task = tasks.add({
+        title: form.title,
+        prompt: trimmed(form.prompt) || undefined,
+        priority: wholeNumber(form.priority),
+      } as NewTaskInput);
+      return tasksView(c, runtime, { ok: true, text: `Queued task #${task.id}.` });
+    } catch (error) {
+      return tasksView(c, runtime, { ok: false, text: formRefusal(error, TASK_FORM_WORDS) }, 422);
     }
-    const { title, prompt, priority } = parsed.data;
-    const task = tasks.add({
-      title,
-      prompt: prompt || title,
-      priority: priority ? Number(priority) : 0,
-    });
-    return tasksView(c, { ok: true, text: `Queued task #${task.id}.` });
   });
 
   for (const action of ["cancel", "resume"] as const) {
     ui.post(`/tasks/:id/${action}`, (c) => {
-      const id = Number(c.req.param("id"));
+      const text = c.req.param("id");
+      const id = Number(text);
       try {
-        if (action === "cancel") tasks.cancel(id);
-        else tasks.resume(id);
-        return tasksView(c, {
+        if (action === "cancel") tasks.cancel({ id });
+        else tasks.resume({ id });
+        return tasksView(c, runtime, {
           ok: true,
           text: `Task #${id} ${action === "cancel" ? "cancelled" : "is pending again"}.`,
         });
       } catch (error) {
-        if (error instanceof TaskError) {
-          return tasksView(c, { ok: false, text: error.message }, 422);
-        }
-        throw error;
+        if (!(error instanceof ActionError)) throw error;
+        // An id no task can have (not a number) is as missing as one no task has.
+        const missing = error.code === "invalid" && error.field === "id";
+        return tasksView(c, runtime, {
+          ok: false,
+          text: missing ? `There is no task ${text}` : error.message,
+        }, 422);
       }
     });
   }
+}
 
-  // Approvals
-
-  const recentDecisions = () => approvals.list("all", 30).filter((a) => a.status !== "pending");
+function approvalFragments(ui: Hono, runtime: Runtime): void {
+  const approvals = runtime.toolbox.approvals;
   ui.post("/approvals/:id", async (c) => {
     const form = await readForm(c);
     const decision = form.decision === "deny"
@@ -303,21 +369,32 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
       }
     }
     c.header("HX-Trigger", "hob:badges");
-    return c.html(approvalsPanel(approvals.list("pending"), recentDecisions(), message));
+    return c.html(approvalsPanel(approvals.list("pending"), recentDecisions(runtime), message));
   });
+}
 
-  // Notifications
+/** The approvals decided lately, for the panel's history. */
+function recentDecisions(runtime: Runtime) {
+  return runtime.toolbox.approvals.list("all", 30).filter((a) => a.status !== "pending");
+}
 
-  ui.post("/notifications/read", (c) => {
-    notifications.markRead("all");
-    c.header("HX-Trigger", "hob:badges");
-    return c.html(
-      notificationsPanel(notifications.list({ limit: 100 }), { ok: true, text: "All read." }),
-    );
-  });
+/** A form's text trimmed; a file or a list is left for the action to refuse. */
+function trimmed(value: FormValue): FormValue {
+  return typeof value === "string" ? value.trim() : value;
+}
 
-  app.route("/ui", ui);
-  return app;
+/** A form's whole number as a number; empty is absent; anything else is left for the action to refuse. */
+function wholeNumber(value: FormValue): FormValue | number {
+  const text = trimmed(value);
+  if (text === "" || text === undefined) return undefined;
+  return typeof text === "string" && /^-?\d+$/.test(text) ? Number(text) : text;
+}
+
+/** The page's words for an action's refusal; anything that is not one is a bug and is thrown. */
+function formRefusal(error: unknown, words: FormWords): string {
+  if (!(error instanceof ActionError)) throw error;
+  const said = error.field && error.issue ? words[error.field]?.[error.issue.code] : undefined;
+  return said ?? error.issue?.message ?? error.message;
 }
 
 /** Today's log, relative to the home. */

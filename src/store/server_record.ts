@@ -1,0 +1,52 @@
+/**
+ * Where a running `hob serve` listens, kept in hob.db so another process
+ * (`hob status`, `hob open`) finds it whatever port it was given. Knows the
+ * kv table, nothing of HTTP.
+ */
+
+import type { SqliteKv } from "./kv.ts";
+
+/** The kv key the record lives under. */
+const SERVER_KEY = "server";
+
+/** A serving process and its loopback address. */
+export interface ServerAddress {
+  /** The base URL on this machine, e.g. `http://127.0.0.1:8765`. */
+  url: string;
+  pid: number;
+  /** The process's owner id (`owner.ts`), to tell whether it still runs. */
+  owner: string;
+}
+
+/**
+ * The server record.
+ *
+ * @example
+ * ```ts
+ * const record = new ServerRecord(new SqliteKv(db));
+ * record.write({ url: "http://127.0.0.1:8765", pid: Deno.pid, owner: PROCESS_OWNER });
+ * record.read()?.url; // "http://127.0.0.1:8765"
+ * ```
+ */
+export class ServerRecord {
+  readonly #kv: SqliteKv;
+
+  constructor(kv: SqliteKv) {
+    this.#kv = kv;
+  }
+
+  /** The address a `hob serve` recorded, or undefined (it may since have died: check `owner`). */
+  read(): ServerAddress | undefined {
+    return this.#kv.read<ServerAddress>(SERVER_KEY);
+  }
+
+  /** Records where this process listens. */
+  write(address: ServerAddress): void {
+    this.#kv.write(SERVER_KEY, address);
+  }
+
+  /** Forgets the record, as a server that stops does. */
+  clear(): void {
+    this.#kv.delete(SERVER_KEY);
+  }
+}
