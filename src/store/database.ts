@@ -83,6 +83,25 @@ export function openDatabase(
 /** The schema version this build of hob writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
+/**
+ * Applies one migration in its own write transaction, unless the database is
+ * at its version already: another process opening the same home (two `hob`
+ * commands started at once) may have applied it while this one waited for
+ * the lock, after both read the version.
+ *
+ * @example
+ * ```ts
+ * applyMigration(db, MIGRATIONS[0]); // a no-op when another handle got there first
+ * ```
+ */
+export function applyMigration(db: DatabaseSync, migration: Migration): void {
+  transaction(db, () => {
+    if (userVersion(db) >= migration.version) return;
+    db.exec(migration.sql);
+    db.exec(`PRAGMA user_version = ${migration.version}`);
+  });
+}
+
 function migrate(
   db: DatabaseSync,
   path: string,
@@ -102,10 +121,7 @@ function migrate(
   if (backup && current > 0) backupFile(db, path, `${path}.backup-v${current}`);
   for (const migration of pending) {
     try {
-      transaction(db, () => {
-        db.exec(migration.sql);
-        db.exec(`PRAGMA user_version = ${migration.version}`);
-      });
+      applyMigration(db, migration);
     } catch (error) {
       throw new StoreError(
         `Migration ${migration.version} (${migration.name}) failed: ${messageOf(error)}`,

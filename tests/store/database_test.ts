@@ -1,7 +1,12 @@
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/assert.ts";
-import { openDatabase, SCHEMA_VERSION, StoreError } from "../../src/store/database.ts";
-import type { Migration } from "../../src/store/migrations.ts";
+import {
+  applyMigration,
+  openDatabase,
+  SCHEMA_VERSION,
+  StoreError,
+} from "../../src/store/database.ts";
+import { type Migration, MIGRATIONS } from "../../src/store/migrations.ts";
 
 function tempPath(): { dir: string; path: string } & Disposable {
   const dir = Deno.makeTempDirSync({ prefix: "hob-db-" });
@@ -80,4 +85,20 @@ Deno.test("openDatabase explains a database it cannot open", async () => {
     error.message,
     /^Cannot open the database .*hob\.db: .* — is the home directory writable\?$/,
   );
+});
+
+Deno.test("a migration another process applied while this one waited is skipped, not run twice", () => {
+  using tmp = tempPath();
+  // Both handles read version 0; the first applies migration 1, then the second gets the lock.
+  const first = new DatabaseSync(tmp.path);
+  const second = new DatabaseSync(tmp.path);
+  try {
+    applyMigration(first, MIGRATIONS[0]);
+    applyMigration(second, MIGRATIONS[0]); // "table conversations already exists" before the fix
+    const version = second.prepare("PRAGMA user_version").get() as { user_version: number };
+    assertEquals(version.user_version, MIGRATIONS[0].version);
+  } finally {
+    first.close();
+    second.close();
+  }
 });
