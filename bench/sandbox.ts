@@ -25,7 +25,7 @@ import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
 import { HOB_FLAGS } from "../tests/helpers/hob_process.ts";
 import { type Launcher, ProcessSandbox } from "../src/tools/sandbox/process.ts";
-import type { ToWorker, WorkerContext } from "../src/tools/sandbox/protocol.ts";
+import type { SandboxContext, ToSandbox } from "../src/tools/sandbox/protocol.ts";
 import { type ExchangeResult, NO_PERMISSIONS, ToolSpawner } from "../src/tools/sandbox/spawner.ts";
 import { ms, percentile } from "./stats.ts";
 
@@ -40,7 +40,7 @@ interface Row {
   warm: number[];
 }
 
-const CONTEXT: WorkerContext = {
+const CONTEXT: SandboxContext = {
   conversation_id: "",
   now: new Date().toISOString(),
   workspace: "/tmp",
@@ -56,7 +56,7 @@ const NO_OP_TOOL = `export default {
   run() { return "ok"; },
 };`;
 
-const MESSAGES: Record<string, ToWorker> = {
+const MESSAGES: Record<string, ToSandbox> = {
   getTime: {
     type: "call",
     tool: { kind: "builtin", name: "get_time" },
@@ -80,12 +80,12 @@ const MESSAGES: Record<string, ToWorker> = {
   },
 };
 
-type Exchange = (message: ToWorker) => Promise<ExchangeResult>;
+type Exchange = (message: ToSandbox) => Promise<ExchangeResult>;
 
 /** Times `calls` exchanges, `gapMs` apart (outside the timing). */
 async function timeCalls(
   exchange: Exchange,
-  message: ToWorker,
+  message: ToSandbox,
   calls: number,
   gapMs: number,
 ): Promise<number[]> {
@@ -123,7 +123,7 @@ async function measureWorker(calls: number): Promise<Row> {
 /** The tool process path for one message. */
 async function measureProcess(
   name: string,
-  message: ToWorker,
+  message: ToSandbox,
   calls: number,
   launcher: Launcher,
 ): Promise<Row> {

@@ -1,8 +1,8 @@
 /**
  * The application layer: hob's actions, each defined once with its input
  * schema, defaults and typed refusals, over the stores — and every way in
- * (REST in src/http, the page in src/web, the CLI in src/cli, the tool host
- * in src/runtime/host.ts) a thin translator from its wire format to these
+ * (REST in src/http, the page in src/web, the CLI in src/cli, the services tools call
+ * in src/runtime/services.ts) a thin translator from its wire format to these
  * calls and from {@linkcode ActionError} back to its wire format.
  *
  * - `errors.ts`: {@linkcode ActionError} (`invalid`, `not_found`, `conflict`,
@@ -10,28 +10,58 @@
  * - `tasks.ts`: background tasks — add, list, counts, get, cancel, resume.
  * - `schedules.ts`: scheduled jobs — list, get, add, update, remove, run, runs.
  * - `notifications.ts`: notifications — list, count the unread, mark read.
+ * - `memory.ts`: memory — search, stats, files, read, replace, remember, log,
+ *   write a section, reindex.
+ * - `status.ts`: the whole assistant's status, over the actions above and
+ *   the runtime's probes.
+ * - `reset.ts`: what a reset deletes, counted first, deleted when asked.
+ * - `conversations.ts`: conversations — list, get, messages, create, rename,
+ *   remove, set the model, the tool calls' audit log — and starting a turn.
+ * - `approvals.ts`: approvals — list, the recent decisions, decide.
+ * - `tools.ts`: tools — list, get, invoke as the owner.
  *
- * Provenance is an option only the tool host sets: a task or job that a
+ * Provenance is an option only the services tools call set: a task or job that a
  * tainted turn creates carries the turn's taint, so its runs start tainted.
  *
- * The layer knows the stores and the scheduler; it knows no way in, no wire
- * format, no runtime (the composition root builds it) and no model provider
- * (it is handed the router's `checkModel`).
+ * The layer knows the stores, the scheduler, memory, the tool registry and
+ * the core's types; it knows no way in,
+ * no wire format, no runtime (the composition root builds it, and hands in
+ * what the status probes and a reset deletes on disk, the turn and the
+ * uploads) and no model provider (it is handed the router's `checkModel`).
  */
 
+import type { TurnInput } from "../core/agent.ts";
+import type { AgentEvent, Attachment } from "../core/types.ts";
+import type { Memory } from "../memory/memory.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
+import type { SqliteApprovals } from "../store/approvals.ts";
+import type { SqliteConversationStore } from "../store/conversations.ts";
 import type { SqliteJobs } from "../store/jobs.ts";
+import type { SqliteMaintenance } from "../store/maintenance.ts";
 import type { SqliteNotifications } from "../store/notifications.ts";
 import type { SqliteTasks } from "../store/tasks.ts";
+import type { SqliteToolEvents } from "../store/tool_events.ts";
+import { type ApprovalActions, createApprovalActions } from "./approvals.ts";
+import { type ConversationActions, createConversationActions } from "./conversations.ts";
+import { createMemoryActions, type MemoryActions } from "./memory.ts";
 import { createNotificationActions, type NotificationActions } from "./notifications.ts";
+import { createResetActions, type MemoryReset, type ResetActions } from "./reset.ts";
 import { createScheduleActions, type ScheduleActions } from "./schedules.ts";
+import { createStatusActions, type StatusActions, type StatusProbes } from "./status.ts";
 import { createTaskActions, type TaskActions } from "./tasks.ts";
+import { createToolActions, type ToolActions, type ToolDeps } from "./tools.ts";
 
 /** The actions of one hob home. */
 export interface AppActions {
   tasks: TaskActions;
   schedules: ScheduleActions;
   notifications: NotificationActions;
+  memory: MemoryActions;
+  status: StatusActions;
+  reset: ResetActions;
+  conversations: ConversationActions;
+  approvals: ApprovalActions;
+  tools: ToolActions;
 }
 
 /** What the actions work on. */
@@ -42,6 +72,20 @@ export interface AppDeps {
   notifications: SqliteNotifications;
   /** Why a model cannot be used, or null (the provider router's check). */
   checkModel(model: string): string | null;
+  memory: Memory;
+  /** The wholesale deletes of a reset. */
+  maintenance: SqliteMaintenance;
+  /** Deleting the memory files on a reset. */
+  memoryReset: MemoryReset;
+  /** What the status reads beyond the stores. */
+  statusProbes: StatusProbes;
+  conversations: SqliteConversationStore;
+  /** The tools, the approvals and the tool calls' audit log (the runtime's toolbox is one). */
+  toolbox: ToolDeps & { approvals: SqliteApprovals; events: SqliteToolEvents };
+  /** Runs one turn (the runtime's, which closing interrupts). */
+  turn(input: TurnInput): AsyncGenerator<AgentEvent>;
+  /** An earlier upload by its home-relative path; throws, saying why, when it is not one. */
+  findUpload(path: string): Promise<Attachment>;
 }
 
 /**
@@ -55,18 +99,41 @@ export interface AppDeps {
  *   scheduler,
  *   notifications,
  *   checkModel: (model) => llm.checkModel(model),
+ *   memory,
+ *   maintenance,
+ *   memoryReset,
+ *   statusProbes,
+ *   conversations: store,
+ *   toolbox,
+ *   turn,
+ *   findUpload: (path) => findUpload(home, path),
  * });
  * app.tasks.add({ title: "Tidy notes" });
  * ```
  */
 export function createAppActions(deps: AppDeps): AppActions {
+  const tasks = createTaskActions(deps.tasks);
+  const schedules = createScheduleActions({
+    jobs: deps.jobs,
+    scheduler: deps.scheduler,
+    checkModel: deps.checkModel,
+  });
+  const notifications = createNotificationActions(deps.notifications);
   return {
-    tasks: createTaskActions(deps.tasks),
-    schedules: createScheduleActions({
-      jobs: deps.jobs,
-      scheduler: deps.scheduler,
+    tasks,
+    schedules,
+    notifications,
+    memory: createMemoryActions(deps.memory),
+    status: createStatusActions({ probes: deps.statusProbes, schedules, tasks, notifications }),
+    reset: createResetActions({ maintenance: deps.maintenance, memory: deps.memoryReset }),
+    conversations: createConversationActions({
+      store: deps.conversations,
+      toolEvents: deps.toolbox.events,
       checkModel: deps.checkModel,
+      turn: deps.turn,
+      findUpload: deps.findUpload,
     }),
-    notifications: createNotificationActions(deps.notifications),
+    approvals: createApprovalActions(deps.toolbox.approvals),
+    tools: createToolActions(deps.toolbox),
   };
 }

@@ -3,7 +3,7 @@
  * checked. An action refuses with an {@linkcode ActionError} whose `code`
  * says why and whose `field` names the bad input; each way in turns it into
  * its own wire format (REST: a 4xx `{"error"}` naming the field; the CLI:
- * exit 2 or 1 with one line; the page: its form message; the tool host: an
+ * exit 2 or 1 with one line; the page: its form message; the services tools call: an
  * Error the model reads). It knows no way in and no wire format.
  */
 

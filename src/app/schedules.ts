@@ -2,7 +2,7 @@
  * The scheduled-job actions — list, get, add, update, remove, run now, read
  * the run log — each defined once: one zod schema for its input (the one the
  * OpenAPI document shows), its defaults, and its refusals as
- * {@linkcode ActionError}s. REST, the page, the CLI and the tool host are
+ * {@linkcode ActionError}s. REST, the page, the CLI and the services tools call are
  * translators over these. It knows the job store and the scheduler, and
  * asks whether a model exists through a function it is given: no provider,
  * no wire format.
@@ -52,7 +52,7 @@ export type ScheduleRunsInput = z.input<typeof scheduleRunsInput>;
 export interface AddScheduleOptions {
   /**
    * The scheduling turn had read untrusted content: from where. Every run of
-   * the job starts tainted. Only the tool host sets it (from its turn's
+   * the job starts tainted. Only the services tools call set it (from the calling turn's
    * taint); a person at the API, page or CLI schedules clean jobs.
    * @default {null}
    */

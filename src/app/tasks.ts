@@ -2,7 +2,7 @@
  * The background-task actions — add, list, count, get, cancel, resume — each
  * defined once: one zod schema for its input (the one the OpenAPI document
  * shows), its defaults, and its refusals as {@linkcode ActionError}s. REST,
- * the page, the CLI and the tool host are translators over these. It knows
+ * the page, the CLI and the services tools call are translators over these. It knows
  * the task queue (SqliteTasks) and nothing of any wire format.
  */
 
@@ -59,7 +59,7 @@ export type ResumeTaskInput = z.input<typeof resumeTaskInput>;
 export interface AddTaskOptions {
   /**
    * The creating turn had read untrusted content: from where. The task's
-   * runs start tainted. Only the tool host sets it (from its turn's taint);
+   * runs start tainted. Only the services tools call set it (from the calling turn's taint);
    * a person at the API, page or CLI creates clean tasks.
    * @default {null}
    */

@@ -1,7 +1,7 @@
 /** Asking the user at the terminal whether a tool call may run. */
 
 import type { AgentEvent } from "../core/types.ts";
-import type { SqliteApprovals } from "../store/approvals.ts";
+import type { ApprovalActions } from "../app/approvals.ts";
 import { err } from "./output.ts";
 
 /**
@@ -10,7 +10,7 @@ import { err } from "./output.ts";
  * An empty line or end of input means no.
  */
 export function promptApprovals(
-  approvals: SqliteApprovals,
+  approvals: ApprovalActions,
   lines: AsyncIterator<string>,
 ): (event: Extract<AgentEvent, { type: "approval_required" }>) => Promise<void> {
   return async (event) => {
@@ -29,7 +29,7 @@ export function promptApprovals(
         : null;
       if (!choice) continue;
       try {
-        approvals.decide(event.approval_id, choice.decision, choice.remember);
+        approvals.decide({ id: event.approval_id, ...choice });
       } catch (error) {
         err(`  ${(error as Error).message}\n`);
       }

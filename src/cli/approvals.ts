@@ -1,7 +1,13 @@
-/** `hob approvals`: the tool calls waiting for your decision, and deciding them. */
+/**
+ * `hob approvals`: the tool calls waiting for your decision, and deciding
+ * them. A translator over the app's approval actions (src/app/approvals.ts):
+ * a decision that cannot be made (no such approval, decided already) exits 1
+ * with the action's one line.
+ */
 
-import { ApprovalError } from "../store/approvals.ts";
-import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
+import type { ApprovalActions } from "../app/approvals.ts";
+import { ActionError } from "../app/errors.ts";
+import { type Command, CommandError, EXIT, type ParsedArgs, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, out, outJson } from "./output.ts";
 
@@ -37,40 +43,38 @@ Options:
     }
     const runtime = await openHome(parsed);
     try {
-      const store = runtime.toolbox.approvals;
-      if (action === "list") {
-        const list = store.list(parsed.values.all ? "all" : "pending");
-        if (parsed.values.json) {
-          outJson({ approvals: list });
-        } else if (list.length === 0) {
-          out(parsed.values.all ? "No approvals yet.\n" : "Nothing is waiting for approval.\n");
-        } else {
-          for (const a of list) {
-            out(`${a.id}  ${a.status.padEnd(8)} ${a.tool} ${a.arguments}\n`);
-            if (a.reason) out(dim(`    ${a.reason}\n`));
-          }
-        }
-        return EXIT.ok;
-      }
-      try {
-        const decided = store.decide(
-          id,
-          action as "approve" | "deny",
-          Boolean(parsed.values.remember),
-        );
-        if (parsed.values.json) outJson(decided);
-        else {out(
-            `${
-              decided.status === "approved" ? "Approved" : "Denied"
-            } ${decided.tool} (${decided.id}).\n`,
-          );}
-        return EXIT.ok;
-      } catch (error) {
-        if (error instanceof ApprovalError) throw new CommandError(error.message);
-        throw error;
-      }
+      const { approvals } = runtime.app;
+      if (action === "list") return listApprovals(approvals, parsed.values);
+      const decided = approvals.decide({
+        id,
+        decision: action as "approve" | "deny",
+        remember: Boolean(parsed.values.remember),
+      });
+      const verb = decided.status === "approved" ? "Approved" : "Denied";
+      if (parsed.values.json) outJson(decided);
+      else out(`${verb} ${decided.tool} (${decided.id}).\n`);
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof ActionError) throw new CommandError(error.message);
+      throw error;
     } finally {
       await runtime.close();
     }
   },
 };
+
+/** `list`: the pending approvals (all with --all), one a line, each with its reason. */
+function listApprovals(approvals: ApprovalActions, flags: ParsedArgs["values"]): number {
+  const list = approvals.list({ status: flags.all ? "all" : "pending" });
+  if (flags.json) {
+    outJson({ approvals: list });
+  } else if (list.length === 0) {
+    out(flags.all ? "No approvals yet.\n" : "Nothing is waiting for approval.\n");
+  } else {
+    for (const a of list) {
+      out(`${a.id}  ${a.status.padEnd(8)} ${a.tool} ${a.arguments}\n`);
+      if (a.reason) out(dim(`    ${a.reason}\n`));
+    }
+  }
+  return EXIT.ok;
+}

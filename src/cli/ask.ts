@@ -1,7 +1,14 @@
-/** `hob ask`: one turn from the command line, streamed to stdout. */
+/**
+ * `hob ask`: one turn from the command line, streamed to stdout. A
+ * translator: the message and flags become the app's turn action
+ * (src/app/conversations.ts), and its refusals exit 2 (a bad value) or 1 (a
+ * conversation that is not there), one line each.
+ */
 
-import { ConversationNotFoundError } from "../core/agent.ts";
+import { ActionError } from "../app/errors.ts";
 import { collectReply } from "../core/reply.ts";
+import type { AgentEvent } from "../core/types.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, outJson } from "./output.ts";
@@ -34,72 +41,82 @@ Exit status: 0 answered, 1 the model or provider failed, 2 bad usage,
   },
   positionals: [0, Infinity],
   async run(parsed) {
-    let message = parsed.positionals.join(" ").trim();
-    if (!message && !Deno.stdin.isTerminal()) {
-      message = (await new Response(Deno.stdin.readable).text()).trim();
-    }
-    if (!message) {
-      throw new UsageError(
-        'hob ask: missing the message — hob ask "your question"',
-      );
-    }
-
+    const message = await readMessage(parsed.positionals);
     const runtime = await openHome(parsed);
+    const controller = new AbortController();
+    const onInterrupt = () => controller.abort();
+    Deno.addSignalListener("SIGINT", onInterrupt);
     try {
-      const model = parsed.values.model as string | undefined;
-      if (model) {
-        const problem = runtime.llm.checkModel(model);
-        if (problem) throw new UsageError(`hob ask: --model: ${problem}`);
-      }
-      const controller = new AbortController();
-      const onInterrupt = () => controller.abort();
-      Deno.addSignalListener("SIGINT", onInterrupt);
-      try {
-        const events = runtime.turn({
-          message,
-          model,
-          conversation_id: parsed.values.conversation as string | undefined,
-          signal: controller.signal,
-        });
-        if (parsed.values.json) {
-          const reply = await collectReply(events);
-          outJson(reply);
-          return reply.status === "interrupted"
-            ? EXIT.interrupted
-            : reply.error
-            ? EXIT.failure
-            : EXIT.ok;
-        }
-        // At a terminal, approvals are asked on the spot; otherwise the hint says how.
-        const turn = await renderTurn(events, {
-          onApproval: Deno.stdin.isTerminal()
-            ? promptApprovals(runtime.toolbox.approvals, stdinLines())
-            : undefined,
-        });
-        if (Deno.stderr.isTerminal()) {
-          err(
-            dim(
-              `(conversation ${turn.conversation_id} — continue with --conversation ${turn.conversation_id})\n`,
-            ),
-          );
-        }
-        return turn.status === "interrupted"
-          ? EXIT.interrupted
-          : turn.failed
-          ? EXIT.failure
-          : EXIT.ok;
-      } finally {
-        Deno.removeSignalListener("SIGINT", onInterrupt);
-      }
+      const events = await runtime.app.conversations.turn({
+        message,
+        model: parsed.values.model as string | undefined,
+        conversation_id: parsed.values.conversation as string | undefined,
+      }, { signal: controller.signal });
+      return parsed.values.json ? await printReply(events) : await streamReply(runtime, events);
     } catch (error) {
-      if (error instanceof ConversationNotFoundError) {
-        throw new CommandError(
-          `${error.message} — 'hob ask' without --conversation starts a new one`,
-        );
-      }
+      if (error instanceof ActionError) throw refusal(error);
       throw error;
     } finally {
+      Deno.removeSignalListener("SIGINT", onInterrupt);
       await runtime.close();
     }
   },
 };
+
+/** How the turn action's fields are named on the command line. */
+const FLAGS: Record<string, string> = {
+  message: "the message",
+  model: "--model",
+  conversation_id: "--conversation",
+};
+
+/** The message: the arguments, or stdin when there are none and it is not a terminal. */
+async function readMessage(positionals: string[]): Promise<string> {
+  let message = positionals.join(" ").trim();
+  if (!message && !Deno.stdin.isTerminal()) {
+    message = (await new Response(Deno.stdin.readable).text()).trim();
+  }
+  if (!message) {
+    throw new UsageError('hob ask: missing the message — hob ask "your question"');
+  }
+  return message;
+}
+
+/** The whole reply as JSON, once the turn is done. */
+async function printReply(events: AsyncGenerator<AgentEvent>): Promise<number> {
+  const reply = await collectReply(events);
+  outJson(reply);
+  return reply.status === "interrupted" ? EXIT.interrupted : reply.error ? EXIT.failure : EXIT.ok;
+}
+
+/** The reply streamed to stdout, tool activity to stderr; at a terminal, approvals are asked on the spot. */
+async function streamReply(runtime: Runtime, events: AsyncGenerator<AgentEvent>): Promise<number> {
+  const turn = await renderTurn(events, {
+    onApproval: Deno.stdin.isTerminal()
+      ? promptApprovals(runtime.app.approvals, stdinLines())
+      : undefined,
+  });
+  if (Deno.stderr.isTerminal()) {
+    err(
+      dim(
+        `(conversation ${turn.conversation_id} — continue with --conversation ${turn.conversation_id})\n`,
+      ),
+    );
+  }
+  return turn.status === "interrupted" ? EXIT.interrupted : turn.failed ? EXIT.failure : EXIT.ok;
+}
+
+/** The turn action's refusal as the CLI says it: a bad value is bad usage, a missing conversation exit 1. */
+function refusal(error: ActionError): Error {
+  if (error.code === "not_found") {
+    return new CommandError(
+      `${error.message} — 'hob ask' without --conversation starts a new one`,
+    );
+  }
+  const what = error.field ? FLAGS[error.field] : undefined;
+  return new UsageError(
+    what
+      ? `hob ask: ${what}: ${error.issue?.message ?? error.message}`
+      : `hob ask: ${error.message}`,
+  );
+}

@@ -1,6 +1,12 @@
-/** `hob chat`: a conversation in the terminal, streamed, with a few slash commands. */
+/**
+ * `hob chat`: a conversation in the terminal, streamed, with a few slash
+ * commands. A translator: each line is the app's turn action
+ * (src/app/conversations.ts), `/model` its model check and setModel; their
+ * refusals are one line each.
+ */
 
-import { ConversationNotFoundError } from "../core/agent.ts";
+import { ActionError } from "../app/errors.ts";
+import type { ConversationActions } from "../app/conversations.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { promptApprovals } from "./approval_prompt.ts";
 import { stdinLines } from "./lines.ts";
@@ -39,25 +45,19 @@ Options:
   positionals: [0, 0],
   async run(parsed) {
     const runtime = await openHome(parsed);
-    const interactive = Deno.stdin.isTerminal();
-    let model = (parsed.values.model as string | undefined) ?? null;
-    let conversationId = (parsed.values.conversation as string | undefined) ??
-      null;
-    if (model) {
-      const problem = runtime.llm.checkModel(model);
-      if (problem) {
-        await runtime.close();
-        // A model id hob cannot use is a bad value, as `hob ask --model` says.
-        throw new UsageError(`hob chat: --model: ${problem}`);
-      }
-    }
-    if (conversationId && !runtime.store.getConversation(conversationId)) {
+    const session: Session = {
+      conversations: runtime.app.conversations,
+      model: (parsed.values.model as string | undefined) ?? null,
+      conversationId: (parsed.values.conversation as string | undefined) ?? null,
+      defaultModel: runtime.config.model,
+    };
+    try {
+      checkStart(session);
+    } catch (error) {
       await runtime.close();
-      throw new CommandError(
-        new ConversationNotFoundError(conversationId).message,
-      );
+      throw error;
     }
-
+    const interactive = Deno.stdin.isTerminal();
     let turn: AbortController | null = null;
     let leave: (() => void) | null = null;
     const left = new Promise<void>((resolve) => leave = resolve);
@@ -66,12 +66,7 @@ Options:
       else leave?.();
     };
     Deno.addSignalListener("SIGINT", onInterrupt);
-
-    const currentModel = () =>
-      model ??
-        (conversationId ? runtime.store.getConversation(conversationId)?.model : null) ??
-        runtime.config.model;
-    if (interactive) err(dim(`hob chat · ${currentModel()} · ${HELP_LINE}\n`));
+    if (interactive) err(dim(`hob chat · ${currentModel(session)} · ${HELP_LINE}\n`));
 
     const lines = stdinLines();
     try {
@@ -82,50 +77,17 @@ Options:
         const line = next.value.trim();
         if (!line) continue;
         if (line.startsWith("/")) {
-          const [name, ...rest] = line.split(/\s+/);
-          const arg = rest.join(" ");
-          if (name === "/exit" || name === "/quit") break;
-          if (name === "/new") {
-            conversationId = null;
-            out(dim("Started a new conversation.\n"));
-          } else if (name === "/model") {
-            if (!arg) {
-              out(`${currentModel()}\n`);
-            } else {
-              const problem = runtime.llm.checkModel(arg);
-              if (problem) {
-                err(`${red("error:")} ${problem}\n`);
-              } else {
-                model = arg;
-                if (conversationId) {
-                  runtime.store.setConversationModel(conversationId, arg);
-                }
-                out(dim(`Model is now ${arg}.\n`));
-              }
-            }
-          } else if (name === "/help") {
-            out(`${HELP_LINE}\n`);
-          } else {
-            err(`${red("error:")} unknown command ${name}. ${HELP_LINE}\n`);
-          }
+          if (slashCommand(session, line) === "exit") break;
           continue;
         }
         turn = new AbortController();
         if (interactive) out("hob › ");
-        const result = await renderTurn(
-          runtime.turn({
-            message: line,
-            model: model ?? undefined,
-            conversation_id: conversationId ?? undefined,
-            signal: turn.signal,
-          }),
-          {
-            afterPrompt: interactive,
-            onApproval: promptApprovals(runtime.toolbox.approvals, lines),
-          },
-        );
+        await chatTurn(session, line, {
+          signal: turn.signal,
+          afterPrompt: interactive,
+          onApproval: promptApprovals(runtime.app.approvals, lines),
+        });
         turn = null;
-        conversationId = result.conversation_id || conversationId;
       }
     } finally {
       Deno.removeSignalListener("SIGINT", onInterrupt);
@@ -135,3 +97,97 @@ Options:
     return EXIT.ok;
   },
 };
+
+/** What {@linkcode renderTurn} takes beside the events. */
+type RenderOptions = NonNullable<Parameters<typeof renderTurn>[1]>;
+
+/** What one chat remembers between lines: the model chosen and the conversation going on. */
+interface Session {
+  conversations: ConversationActions;
+  model: string | null;
+  conversationId: string | null;
+  defaultModel: string;
+}
+
+/** The flags checked before the first line: the model, then the conversation. */
+function checkStart(session: Session): void {
+  const { conversations, model, conversationId } = session;
+  try {
+    if (model) conversations.checkModel({ model });
+    if (conversationId) conversations.get({ id: conversationId });
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    // A model id hob cannot use is a bad value, as `hob ask --model` says.
+    if (error.field === "model") {
+      throw new UsageError(`hob chat: --model: ${error.issue?.message ?? error.message}`);
+    }
+    throw new CommandError(error.message);
+  }
+}
+
+/** The model the next turn uses: the one chosen, the conversation's, or the configured one. */
+function currentModel(session: Session): string {
+  if (session.model) return session.model;
+  if (!session.conversationId) return session.defaultModel;
+  try {
+    return session.conversations.get({ id: session.conversationId }).model ??
+      session.defaultModel;
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    return session.defaultModel;
+  }
+}
+
+/** Runs a `/command`; says when the chat should end. */
+function slashCommand(session: Session, line: string): "exit" | null {
+  const [name, ...rest] = line.split(/\s+/);
+  const arg = rest.join(" ");
+  if (name === "/exit" || name === "/quit") return "exit";
+  if (name === "/new") {
+    session.conversationId = null;
+    out(dim("Started a new conversation.\n"));
+  } else if (name === "/model") {
+    if (arg) switchModel(session, arg);
+    else out(`${currentModel(session)}\n`);
+  } else if (name === "/help") {
+    out(`${HELP_LINE}\n`);
+  } else {
+    err(`${red("error:")} unknown command ${name}. ${HELP_LINE}\n`);
+  }
+  return null;
+}
+
+/** `/model NAME`: the conversation's model from now on (or the next one's), when hob can use it. */
+function switchModel(session: Session, model: string): void {
+  const { conversations, conversationId } = session;
+  try {
+    if (conversationId) conversations.setModel({ id: conversationId, model });
+    else conversations.checkModel({ model });
+    session.model = model;
+    out(dim(`Model is now ${model}.\n`));
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    err(`${red("error:")} ${error.message}\n`);
+  }
+}
+
+/** One turn, streamed; a refusal (a conversation deleted meanwhile…) is a line, and the chat goes on. */
+async function chatTurn(
+  session: Session,
+  message: string,
+  options: RenderOptions & { signal: AbortSignal },
+): Promise<void> {
+  const { signal, ...render } = options;
+  try {
+    const events = await session.conversations.turn({
+      message,
+      model: session.model ?? undefined,
+      conversation_id: session.conversationId ?? undefined,
+    }, { signal });
+    const result = await renderTurn(events, render);
+    session.conversationId = result.conversation_id || session.conversationId;
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    err(`${red("error:")} ${error.message}\n`);
+  }
+}

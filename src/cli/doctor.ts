@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { scrubSecrets, secretValues } from "../config/redact.ts";
+import { completeText } from "../core/complete.ts";
 import { ensureHome, homeExposure, tokenPath } from "../home/home.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { type Command, EXIT } from "./command.ts";
@@ -15,6 +16,8 @@ import { green, out, outJson, red } from "./output.ts";
 
 /** How long the tool-calling probe may wait for the model. */
 const TOOL_PROBE_TIMEOUT_MS = 60_000;
+/** Tokens the probe's answer may use: one tool call. */
+const TOOL_PROBE_MAX_TOKENS = 256;
 
 interface Check {
   name: string;
@@ -127,8 +130,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
 };
 
 async function checkMemory(runtime: Runtime): Promise<Check> {
-  await runtime.memory.ready;
-  const stats = runtime.memory.index.stats();
+  const stats = await runtime.app.memory.stats();
   const summary = `${stats.files} files, ${stats.chunks} chunks indexed`;
   if (!stats.embedder) {
     return {
@@ -239,35 +241,20 @@ async function checkProvider(
 async function checkToolCalling(runtime: Runtime): Promise<Check> {
   const tools = runtime.agent.tools.specs().filter((tool) => tool.name === "get_time");
   const signal = AbortSignal.timeout(TOOL_PROBE_TIMEOUT_MS);
-  let detail = "the model answered without calling the tool";
-  for await (
-    const event of runtime.llm.stream({
-      model: runtime.config.model,
-      system: "You are being tested. When asked for the time, call the get_time tool.",
-      messages: [{
-        role: "user",
-        content: "What time is it? Use the get_time tool.",
-      }],
-      tools,
-      max_output_tokens: 256,
-      signal,
-    })
-  ) {
-    if (event.type === "tool_call" && event.call.name === "get_time") {
-      return {
-        name: "tools",
-        ok: true,
-        detail: `${runtime.config.model} calls tools`,
-      };
-    }
-    if (event.type === "error") {
-      detail = event.error.message;
-      break;
-    }
+  const { toolCalls, error } = await completeText(runtime.llm, {
+    model: runtime.config.model,
+    system: "You are being tested. When asked for the time, call the get_time tool.",
+    prompt: "What time is it? Use the get_time tool.",
+    tools,
+    maxOutputTokens: TOOL_PROBE_MAX_TOKENS,
+    signal,
+  });
+  if (toolCalls.some((call) => call.name === "get_time")) {
+    return { name: "tools", ok: true, detail: `${runtime.config.model} calls tools` };
   }
-  if (signal.aborted) {
-    detail = `no answer within ${TOOL_PROBE_TIMEOUT_MS / 1000} s`;
-  }
+  const detail = signal.aborted
+    ? `no answer within ${TOOL_PROBE_TIMEOUT_MS / 1000} s`
+    : error?.message ?? "the model answered without calling the tool";
   return {
     name: "tools",
     ok: false,

@@ -1,11 +1,48 @@
-/** `hob memory`: search, read and write memory, and rebuild its index. */
+/**
+ * `hob memory`: search, read and write memory, and rebuild its index. A
+ * translator: arguments become the app's memory actions (src/app/memory.ts),
+ * checked before the home is opened, and their refusals become exit 2 (text
+ * memory will not take) or exit 1 (a file it cannot read), one line each.
+ */
 
-import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
-import { MemoryWriteError } from "../memory/files.ts";
+import { ActionError, checkInput } from "../app/errors.ts";
+import {
+  MAX_READ_LINES,
+  MAX_SEARCH_HITS,
+  type MemoryActions,
+  memorySectionInput,
+  memoryTextInput,
+  searchMemoryInput,
+} from "../app/memory.ts";
+import type { z } from "zod";
+import {
+  type Command,
+  CommandError,
+  EXIT,
+  intOption,
+  type ParsedArgs,
+  UsageError,
+} from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, out, outJson } from "./output.ts";
 
-const ACTIONS = ["search", "get", "remember", "log", "write", "reindex", "stats"];
+/** Each action and how many arguments it takes. */
+const ARGUMENTS = {
+  search: 1,
+  get: 1,
+  remember: 1,
+  log: 1,
+  write: 2,
+  reindex: 0,
+  stats: 0,
+} as const;
+type Action = keyof typeof ARGUMENTS;
+const ACTIONS = Object.keys(ARGUMENTS) as Action[];
+
+/** Lines `get` prints unless --lines says otherwise: a screenful, not the whole file. */
+const DEFAULT_GET_LINES = 60;
+/** Width of the reindex progress bar, in characters. */
+const BAR_WIDTH = 30;
 
 export const memory: Command = {
   name: "memory",
@@ -26,7 +63,7 @@ progress bar; deleting the index loses nothing.
 Options:
   --limit N      search results (default 5)
   --from N       first line for 'get' (default 1)
-  --lines N      lines for 'get' (default 60)
+  --lines N      lines for 'get' (default ${DEFAULT_GET_LINES})
   --json         print machine-readable output
   --home DIR     hob home (default: $HOB_HOME or ~/.hob)
   -h, --help     show this help`,
@@ -38,133 +75,184 @@ Options:
   },
   positionals: [1, 3],
   async run(parsed) {
-    const [action, first, second] = parsed.positionals;
-    if (!ACTIONS.includes(action)) {
-      throw new UsageError(`hob memory: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
-    }
-    const needs = {
-      search: 1,
-      get: 1,
-      remember: 1,
-      log: 1,
-      write: 2,
-      reindex: 0,
-      stats: 0,
-    }[action]!;
-    const given = [first, second].filter((p) => p !== undefined).length;
-    // An empty query, path, text or section (`""` in the shell) is as good as a missing one.
-    const empty = (action === "write" ? [first] : [first, second]).some((text) =>
-      text !== undefined && !text.trim()
-    );
-    if (given < needs || empty) {
-      throw new UsageError(`hob memory ${action}: missing argument — see 'hob memory --help'`);
-    }
-    if (given > needs) {
-      throw new UsageError(
-        `hob memory ${action}: unexpected argument '${needs === 0 ? first : second}'`,
-      );
-    }
-    const limit = intOption(parsed, "limit", [1, 50]) ?? 5;
-    const from = intOption(parsed, "from", [1, 10_000_000]) ?? 1;
-    const lines = intOption(parsed, "lines", [1, 5_000]) ?? 60;
-
+    const request = readRequest(parsed);
     const runtime = await openHome(parsed);
     try {
-      const mem = runtime.memory;
-      switch (action) {
-        case "search": {
-          const hits = await mem.search(first, { limit });
-          if (parsed.values.json) {
-            outJson({ query: first, embedder: mem.embedderId, hits });
-          } else if (hits.length === 0) {
-            out(`Nothing in memory matches '${first}'.\n`);
-          } else {
-            for (const hit of hits) {
-              out(
-                `memory/${hit.path}:${hit.start_line}-${hit.end_line}  ${
-                  dim(hit.heading)
-                }\n  ${hit.snippet}\n`,
-              );
-            }
-          }
-          return EXIT.ok;
-        }
-        case "get": {
-          try {
-            const excerpt = await mem.get(first, from, lines);
-            out(`${excerpt.text}\n`);
-          } catch (error) {
-            throw new CommandError((error as Error).message);
-          }
-          return EXIT.ok;
-        }
-        case "remember":
-          out(`Remembered in memory/${await checked(action, mem.remember(first))}.\n`);
-          return EXIT.ok;
-        case "log":
-          out(`Noted in memory/${await checked(action, mem.logNote(first))}.\n`);
-          return EXIT.ok;
-        case "write":
-          out(
-            `Wrote the section '${first}' of memory/${await checked(
-              action,
-              mem.writeSection(first, second),
-            )}.\n`,
-          );
-          return EXIT.ok;
-        case "reindex": {
-          const bar = Deno.stderr.isTerminal();
-          const started = performance.now();
-          const changed = await mem.reindex((p) => {
-            if (!bar) return;
-            const width = 30;
-            const filled = p.total ? Math.round((p.done / p.total) * width) : width;
-            err(
-              `\r${p.phase.padEnd(9)} [${"█".repeat(filled)}${
-                "░".repeat(width - filled)
-              }] ${p.done}/${p.total}`,
-            );
-          });
-          if (bar) err("\n");
-          const stats = mem.index.stats();
-          out(
-            `Indexed ${changed.length} file(s): ${stats.chunks} chunks, ${stats.vectors} vectors (${
-              stats.embedder ?? "keyword search only"
-            }) in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
-          );
-          return EXIT.ok;
-        }
-        case "stats": {
-          await mem.ready;
-          const stats = mem.index.stats();
-          if (parsed.values.json) outJson(stats);
-          else {
-            out(
-              `${stats.files} files, ${stats.chunks} chunks, ${stats.vectors} vectors; embedder ${
-                stats.embedder ?? "none"
-              }`,
-            );
-            out(stats.pending ? `; ${stats.pending} chunks waiting for vectors\n` : "\n");
-          }
-          return EXIT.ok;
-        }
-      }
-      return EXIT.ok;
+      return await perform(runtime.app.memory, request);
+    } catch (error) {
+      throw cliError(error, request.action);
     } finally {
       await runtime.close();
     }
   },
 };
 
-/** A write whose text was refused (too long, a section name of two lines) is bad usage, exit 2. */
-async function checked(action: string, write: Promise<string>): Promise<string> {
-  try {
-    return await write;
-  } catch (error) {
-    // With a cause it is the disk's problem, not the text's: reported as such.
-    if (error instanceof MemoryWriteError && !error.cause) {
-      throw new UsageError(`hob memory ${action}: ${error.message}`);
-    }
-    throw error;
+/** What the command line asks for, checked by the app's schemas before the home is opened. */
+interface MemoryRequest {
+  action: Action;
+  first: string;
+  second: string;
+  limit?: number;
+  from: number;
+  lines: number;
+  json: boolean;
+}
+
+/** Reads and checks the arguments; bad usage is a UsageError naming the problem. */
+function readRequest(parsed: ParsedArgs): MemoryRequest {
+  const [action, first, second] = parsed.positionals;
+  if (!(ACTIONS as string[]).includes(action)) {
+    throw new UsageError(`hob memory: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
   }
+  checkArguments(action as Action, first, second);
+  const request: MemoryRequest = {
+    action: action as Action,
+    first,
+    second,
+    limit: intOption(parsed, "limit", [1, MAX_SEARCH_HITS]),
+    from: intOption(parsed, "from", [1, Number.MAX_SAFE_INTEGER]) ?? 1,
+    lines: intOption(parsed, "lines", [1, MAX_READ_LINES]) ?? DEFAULT_GET_LINES,
+    json: Boolean(parsed.values.json),
+  };
+  if (request.action === "search") checkText(request, searchMemoryInput, { q: first });
+  if (request.action === "remember" || request.action === "log") {
+    checkText(request, memoryTextInput, { text: first });
+  }
+  if (request.action === "write") {
+    checkText(request, memorySectionInput, { section: first, content: second });
+  }
+  return request;
+}
+
+/** As many arguments as the action takes; an empty one (`""` in the shell) is a missing one. */
+function checkArguments(action: Action, first?: string, second?: string): void {
+  const needs = ARGUMENTS[action];
+  const given = [first, second].filter((p) => p !== undefined).length;
+  // A section's new content may be empty; a query, path, text or section may not.
+  const empty = (action === "write" ? [first] : [first, second]).some((text) =>
+    text !== undefined && !text.trim()
+  );
+  if (given < needs || empty) {
+    throw new UsageError(`hob memory ${action}: missing argument — see 'hob memory --help'`);
+  }
+  if (given > needs) {
+    throw new UsageError(
+      `hob memory ${action}: unexpected argument '${needs === 0 ? first : second}'`,
+    );
+  }
+}
+
+/** Checks an action's text with the app's schema for it; a refusal is bad usage. */
+function checkText(request: MemoryRequest, schema: z.ZodType, input: unknown): void {
+  try {
+    checkInput(schema, input);
+  } catch (error) {
+    throw cliError(error, request.action);
+  }
+}
+
+/**
+ * An action's refusal as the CLI says it: text memory will not take is bad
+ * usage (exit 2); a file that cannot be read is a failure (exit 1).
+ */
+function cliError(error: unknown, action: Action): unknown {
+  if (action === "get") {
+    // Whatever kept the file from being read, in the words it came with.
+    const original = error instanceof ActionError ? error.cause ?? error : error;
+    return new CommandError((original as Error).message);
+  }
+  if (!(error instanceof ActionError)) return error;
+  if (error.code === "invalid") return new UsageError(`hob memory ${action}: ${error.message}`);
+  return new CommandError(error.message);
+}
+
+/** Does what was asked and prints it; returns the exit code. */
+function perform(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  switch (request.action) {
+    case "search":
+      return search(memory, request);
+    case "get":
+      return get(memory, request);
+    case "remember":
+    case "log":
+    case "write":
+      return write(memory, request);
+    case "reindex":
+      return reindex(memory);
+    case "stats":
+      return stats(memory, request.json);
+  }
+}
+
+async function search(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const found = await memory.search({ q: request.first, limit: request.limit });
+  if (request.json) outJson(found);
+  else if (found.hits.length === 0) out(`Nothing in memory matches '${request.first}'.\n`);
+  else {
+    for (const hit of found.hits) {
+      out(
+        `memory/${hit.path}:${hit.start_line}-${hit.end_line}  ${
+          dim(hit.heading)
+        }\n  ${hit.snippet}\n`,
+      );
+    }
+  }
+  return EXIT.ok;
+}
+
+async function get(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const { from, lines } = request;
+  const excerpt = await memory.read({ path: request.first, from, lines });
+  out(`${excerpt.text}\n`);
+  return EXIT.ok;
+}
+
+/** `remember`, `log` and `write`: one entry written, and where. */
+async function write(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const { first, second } = request;
+  if (request.action === "remember") {
+    out(`Remembered in memory/${await memory.remember({ text: first })}.\n`);
+  } else if (request.action === "log") {
+    out(`Noted in memory/${await memory.log({ text: first })}.\n`);
+  } else {
+    const path = await memory.writeSection({ section: first, content: second });
+    out(`Wrote the section '${first}' of memory/${path}.\n`);
+  }
+  return EXIT.ok;
+}
+
+async function reindex(memory: MemoryActions): Promise<number> {
+  const bar = Deno.stderr.isTerminal();
+  const started = performance.now();
+  const result = await memory.reindex((p) => {
+    if (!bar) return;
+    const filled = p.total ? Math.round((p.done / p.total) * BAR_WIDTH) : BAR_WIDTH;
+    err(
+      `\r${p.phase.padEnd(9)} [${"█".repeat(filled)}${
+        "░".repeat(BAR_WIDTH - filled)
+      }] ${p.done}/${p.total}`,
+    );
+  });
+  if (bar) err("\n");
+  out(
+    `Indexed ${result.changed} file(s): ${result.chunks} chunks, ${result.vectors} vectors (${
+      result.embedder ?? "keyword search only"
+    }) in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
+  );
+  return EXIT.ok;
+}
+
+async function stats(memory: MemoryActions, json: boolean): Promise<number> {
+  const counts = await memory.stats();
+  if (json) {
+    outJson(counts);
+    return EXIT.ok;
+  }
+  out(
+    `${counts.files} files, ${counts.chunks} chunks, ${counts.vectors} vectors; embedder ${
+      counts.embedder ?? "none"
+    }`,
+  );
+  out(counts.pending ? `; ${counts.pending} chunks waiting for vectors\n` : "\n");
+  return EXIT.ok;
 }

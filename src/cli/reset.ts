@@ -1,6 +1,11 @@
-/** `hob reset`: delete memory, tasks, schedules or conversations — shown first, done only with --yes. */
+/**
+ * `hob reset`: delete memory, tasks, schedules or conversations — shown
+ * first, done only with --yes. A translator over the app's reset action
+ * (src/app/reset.ts).
+ */
 
-import { planReset, RESET_PARTS, type ResetPart } from "../runtime/reset.ts";
+import { ActionError, checkInput } from "../app/errors.ts";
+import { RESET_PARTS, type ResetInput, resetInput } from "../app/reset.ts";
 import { type Command, EXIT, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { out, outJson, red } from "./output.ts";
@@ -28,25 +33,32 @@ Options:
   options: { yes: { type: "boolean" }, json: { type: "boolean" } },
   positionals: [1, 1],
   async run(parsed) {
-    const part = parsed.positionals[0] as ResetPart;
-    if (!RESET_PARTS.includes(part)) {
-      throw new UsageError(`hob reset: unknown part '${part}' — use ${RESET_PARTS.join(", ")}`);
-    }
+    const input = readInput(parsed.positionals[0], Boolean(parsed.values.yes));
     const runtime = await openHome(parsed);
     try {
-      const plan = await planReset(runtime, part);
-      const yes = Boolean(parsed.values.yes);
-      if (yes) await plan.apply();
+      const report = await runtime.app.reset.reset(input);
       if (parsed.values.json) {
-        outJson({ part, deleted: yes, items: plan.items });
+        outJson(report);
         return EXIT.ok;
       }
-      out(`${yes ? "Deleted" : "Would delete"}:\n`);
-      for (const item of plan.items) out(`  ${String(item.count).padStart(6)}  ${item.what}\n`);
-      if (!yes) out(red(`Nothing was deleted. Run 'hob reset ${part} --yes' to delete.\n`));
+      out(`${report.deleted ? "Deleted" : "Would delete"}:\n`);
+      for (const item of report.items) out(`  ${String(item.count).padStart(6)}  ${item.what}\n`);
+      if (!report.deleted) {
+        out(red(`Nothing was deleted. Run 'hob reset ${report.part} --yes' to delete.\n`));
+      }
       return EXIT.ok;
     } finally {
       await runtime.close();
     }
   },
 };
+
+/** The part and whether to delete, checked by the app's schema before the home is opened. */
+function readInput(part: string, apply: boolean): ResetInput {
+  try {
+    return checkInput(resetInput, { part, apply });
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    throw new UsageError(`hob reset: unknown part '${part}' — use ${RESET_PARTS.join(", ")}`);
+  }
+}

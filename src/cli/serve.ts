@@ -1,13 +1,26 @@
-/** `hob serve`: the HTTP API on localhost until Ctrl-C or SIGTERM. */
+/**
+ * `hob serve`: the HTTP API (and the page) on localhost until Ctrl-C or
+ * SIGTERM, started as a list of steps: read the flags, open the home, start
+ * the work beside the server, listen, serve until stopped.
+ */
 
 import { createApp } from "../http/app.ts";
 import { DATA_CSP } from "../http/guard.ts";
 import { homeExposure, readToken } from "../home/home.ts";
 import { probeStorage, StorageError } from "../home/storage.ts";
+import type { BackgroundStart as Started } from "../runtime/background.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
 import { VERSION } from "../version.ts";
 import { webRoutes } from "../web/routes.ts";
-import { type Command, CommandError, EXIT, intOption, UsageError } from "./command.ts";
+import {
+  type Command,
+  CommandError,
+  EXIT,
+  intOption,
+  type ParsedArgs,
+  UsageError,
+} from "./command.ts";
 import { homeOf, openHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
 
@@ -28,122 +41,176 @@ Options:
   options: { host: { type: "string" }, port: { type: "string" } },
   positionals: [0, 0],
   async run(parsed) {
-    const port = intOption(parsed, "port", [0, 65_535]);
-    const hostFlag = parsed.values.host as string | undefined;
-    if (hostFlag !== undefined && !isHost(hostFlag)) {
-      throw new UsageError(`--host must be a host name or an IP address: got '${hostFlag}'`);
-    }
-    const runtime = await openHome(parsed, (line) => err(dim(`${line}\n`)));
-    // A server that cannot write would fail at every turn: say so now, in one line.
-    const problem = probeStorage(runtime.home);
-    if (problem) {
-      await runtime.close();
-      throw new StorageError(problem, runtime.home);
-    }
-    const token = await readToken(homeOf(parsed));
-    for (const problem of await homeExposure(runtime.home)) err(`warning: ${problem}\n`);
-    const host = (parsed.values.host as string | undefined) ??
-      runtime.config.server.host;
+    const flags = readFlags(parsed);
+    const { runtime, token } = await openServingHome(parsed);
+    const host = flags.host ?? runtime.config.server.host;
     const app = createApp(runtime, { token, host, page: webRoutes });
-    // User tools and skills edited while hob runs are reloaded.
-    runtime.toolbox.watch();
-    // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
-    runtime.memory.watch();
-    // Jobs, heartbeat and task workers; runs missed while hob was down are logged and handled first.
-    const started = await runtime.background.start();
-    // MCP servers connect in the background; their tools join the registry as they come.
-    runtime.mcp.start();
-    for (const missed of started.missed) {
-      const what = [
-        missed.interrupted ? "was cut off by an earlier crash" : "",
-        missed.missed > 0 ? `missed ${missed.missed} run(s) while hob was not running` : "",
-      ].filter(Boolean).join(" and ");
-      err(
-        `Job '${missed.job}' ${what}; ${
-          missed.policy === "run_once" ? "running it once now" : "skipped, as its policy says"
-        }.\n`,
-      );
-    }
-    if (runtime.recovered > 0) {
-      err(
-        dim(
-          `Marked ${runtime.recovered} reply(s) cut off by an earlier crash as interrupted.\n`,
-        ),
-      );
-    }
-
-    const listenPort = port ?? runtime.config.server.port;
-    let server: Deno.HttpServer;
-    try {
-      server = Deno.serve({
-        hostname: host,
-        port: listenPort,
-        onListen({ hostname, port }) {
-          const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-          const base = `http://${shown}:${port}`;
-          // Every interface includes this machine's own: the link and `hob status` use loopback.
-          const wildcard = hostname === "0.0.0.0" || hostname === "::";
-          const local = wildcard ? `http://127.0.0.1:${port}` : base;
-          // So `hob status` finds this server whatever port it was given.
-          runtime.serverRecord.write({ url: local, pid: Deno.pid, owner: PROCESS_OWNER });
-          out(`hob ${VERSION} listening on ${base}\n`);
-          out(`Open ${local}/?token=${token}\n`);
-          err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
-          err(dim(
-            `scheduler ${started.scheduler ? "on" : "off"} · heartbeat ${
-              started.heartbeat ? `every ${runtime.config.heartbeat.interval_minutes} min` : "off"
-            } · ${started.workers} task worker(s)\n`,
-          ));
-          const warning = exposureWarning(hostname, host);
-          if (warning) err(`${warning}\n`);
-        },
-        onError(error) {
-          console.error("hob: internal error:", error);
-          return Response.json(
-            { error: { code: "internal", message: "Internal error in hob" } },
-            {
-              status: 500,
-              headers: {
-                "content-security-policy": DATA_CSP,
-                "x-content-type-options": "nosniff",
-                "referrer-policy": "no-referrer",
-              },
-            },
-          );
-        },
-      }, app.fetch);
-    } catch (error) {
-      await runtime.close();
-      if (error instanceof Deno.errors.AddrInUse) {
-        throw new CommandError(
-          `port ${listenPort} on ${host} is in use — is hob already running? Pick another with --port`,
-        );
-      }
-      if (/lookup address|invalid host|not available|AddrNotAvailable/i.test(String(error))) {
-        throw new CommandError(
-          `cannot listen on '${host}': it is not an address of this machine — pick another with --host`,
-        );
-      }
-      throw error;
-    }
-
-    let stopping = false;
-    const stop = () => {
-      if (stopping) return;
-      stopping = true;
-      err(dim("Stopping…\n"));
-      // Interrupt turns first so their streams end, then let the server drain.
-      runtime.interrupt().then(() => server.shutdown());
-    };
-    const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-    for (const signal of signals) Deno.addSignalListener(signal, stop);
-    await server.finished;
-    runtime.serverRecord.clear();
-    for (const signal of signals) Deno.removeSignalListener(signal, stop);
-    await runtime.close();
+    const started = await startWork(runtime);
+    const server = await listen(runtime, {
+      host,
+      port: flags.port ?? runtime.config.server.port,
+      token,
+      started,
+      fetch: app.fetch,
+    });
+    await serveUntilStopped(runtime, server);
     return EXIT.ok;
   },
 };
+
+/** What `hob serve` was asked to listen on, checked before the home is opened. */
+function readFlags(parsed: ParsedArgs): { host?: string; port?: number } {
+  const port = intOption(parsed, "port", [0, 65_535]);
+  const host = parsed.values.host as string | undefined;
+  if (host !== undefined && !isHost(host)) {
+    throw new UsageError(`--host must be a host name or an IP address: got '${host}'`);
+  }
+  return { host, port };
+}
+
+/** Opens the home, refusing one that cannot be written; warns when others can read it. */
+async function openServingHome(parsed: ParsedArgs): Promise<{ runtime: Runtime; token: string }> {
+  const runtime = await openHome(parsed, (line) => err(dim(`${line}\n`)));
+  // A server that cannot write would fail at every turn: say so now, in one line.
+  const problem = probeStorage(runtime.home);
+  if (problem) {
+    await runtime.close();
+    throw new StorageError(problem, runtime.home);
+  }
+  const token = await readToken(homeOf(parsed));
+  for (const problem of await homeExposure(runtime.home)) err(`warning: ${problem}\n`);
+  return { runtime, token };
+}
+
+/** What runs beside the server: watchers, jobs, heartbeat, task workers, MCP servers. */
+async function startWork(runtime: Runtime): Promise<Started> {
+  // User tools and skills edited while hob runs are reloaded.
+  runtime.toolbox.watch();
+  // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
+  runtime.memory.watch();
+  // Jobs, heartbeat and task workers; runs missed while hob was down are logged and handled first.
+  const started = await runtime.background.start();
+  // MCP servers connect deferred, while nobody waits; their tools join the registry as they come.
+  runtime.mcp.start();
+  for (const missed of started.missed) err(describeMissed(missed));
+  if (runtime.recovered > 0) {
+    err(
+      dim(
+        `Marked ${runtime.recovered} reply(s) cut off by an earlier crash as interrupted.\n`,
+      ),
+    );
+  }
+  return started;
+}
+
+/** A job that missed runs while hob was down, and what happens to it now. */
+function describeMissed(missed: Started["missed"][number]): string {
+  const what = [
+    missed.interrupted ? "was cut off by an earlier crash" : "",
+    missed.missed > 0 ? `missed ${missed.missed} run(s) while hob was not running` : "",
+  ].filter(Boolean).join(" and ");
+  return `Job '${missed.job}' ${what}; ${
+    missed.policy === "run_once" ? "running it once now" : "skipped, as its policy says"
+  }.\n`;
+}
+
+/** Where and what the server serves. */
+interface ListenOptions {
+  host: string;
+  port: number;
+  token: string;
+  started: Started;
+  fetch: (request: Request) => Response | Promise<Response>;
+}
+
+/**
+ * Starts the server; a port in use or an address this machine does not have
+ * is one line (exit 1), with the home closed.
+ */
+async function listen(runtime: Runtime, options: ListenOptions): Promise<Deno.HttpServer> {
+  const { host, port } = options;
+  try {
+    return Deno.serve({
+      hostname: host,
+      port,
+      onListen: (addr) => announce(runtime, options, addr),
+      onError: internalError,
+    }, options.fetch);
+  } catch (error) {
+    await runtime.close();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new CommandError(
+        `port ${port} on ${host} is in use — is hob already running? Pick another with --port`,
+      );
+    }
+    if (/lookup address|invalid host|not available|AddrNotAvailable/i.test(String(error))) {
+      throw new CommandError(
+        `cannot listen on '${host}': it is not an address of this machine — pick another with --host`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Records where the server listens and prints the link, what runs, and any exposure. */
+function announce(
+  runtime: Runtime,
+  options: ListenOptions,
+  { hostname, port }: Deno.NetAddr,
+): void {
+  const { token, started } = options;
+  const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const base = `http://${shown}:${port}`;
+  // Every interface includes this machine's own: the link and `hob status` use loopback.
+  const wildcard = hostname === "0.0.0.0" || hostname === "::";
+  const local = wildcard ? `http://127.0.0.1:${port}` : base;
+  // So `hob status` finds this server whatever port it was given.
+  runtime.serverRecord.write({ url: local, pid: Deno.pid, owner: PROCESS_OWNER });
+  out(`hob ${VERSION} listening on ${base}\n`);
+  out(`Open ${local}/?token=${token}\n`);
+  err(dim(`model ${runtime.config.model} · home ${runtime.home}\n`));
+  err(dim(
+    `scheduler ${started.scheduler ? "on" : "off"} · heartbeat ${
+      started.heartbeat ? `every ${runtime.config.heartbeat.interval_minutes} min` : "off"
+    } · ${started.workers} task worker(s)\n`,
+  ));
+  const warning = exposureWarning(hostname, options.host);
+  if (warning) err(`${warning}\n`);
+}
+
+/** The answer to an error that escaped the app: a bug, logged, and a bare 500. */
+function internalError(error: unknown): Response {
+  console.error("hob: internal error:", error);
+  return Response.json(
+    { error: { code: "internal", message: "Internal error in hob" } },
+    {
+      status: 500,
+      headers: {
+        "content-security-policy": DATA_CSP,
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+      },
+    },
+  );
+}
+
+/** Serves until Ctrl-C or SIGTERM: turns are interrupted, the server drains, the home closes. */
+async function serveUntilStopped(runtime: Runtime, server: Deno.HttpServer): Promise<void> {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    err(dim("Stopping…\n"));
+    // Interrupt turns first so their streams end, then let the server drain.
+    runtime.interrupt().then(() => server.shutdown());
+  };
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  await server.finished;
+  runtime.serverRecord.clear();
+  for (const signal of signals) Deno.removeSignalListener(signal, stop);
+  await runtime.close();
+}
 
 /** A host name (`localhost`, `my-box.lan`), an IPv4 address, or an IPv6 one (bracketed or not). */
 function isHost(text: string): boolean {

@@ -1,6 +1,9 @@
-/** `hob status`: one view of the whole assistant. */
+/**
+ * `hob status`: one view of the whole assistant. A translator: the app's
+ * status action (src/app/status.ts), printed as text or JSON.
+ */
 
-import { collectStatus, type HobStatus } from "../runtime/status.ts";
+import type { HobStatus } from "../app/status.ts";
 import { type Command, EXIT } from "./command.ts";
 import { when } from "./cron.ts";
 import { openHome } from "./open.ts";
@@ -25,7 +28,7 @@ Options:
   async run(parsed) {
     const runtime = await openHome(parsed);
     try {
-      const report = await collectStatus(runtime);
+      const report = await runtime.app.status.collect();
       if (parsed.values.json) outJson(report);
       else out(render(report));
       return EXIT.ok;

@@ -1,5 +1,11 @@
-/** `hob tool`: list the tools, or call one directly as the owner, through the same sandbox. */
+/**
+ * `hob tool`: list the tools, or call one directly as the owner, through the
+ * same sandbox. A translator over the app's tool actions (src/app/tools.ts):
+ * a tool that is not there exits 1 with one line.
+ */
 
+import { ActionError } from "../app/errors.ts";
+import type { ToolActions } from "../app/tools.ts";
 import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, out, outJson, red } from "./output.ts";
@@ -34,31 +40,9 @@ Options:
 
     const runtime = await openHome(parsed);
     try {
-      await runtime.toolbox.ready;
-      const { registry } = runtime.toolbox;
-      if (action === "list") {
-        const tools = registry.list();
-        const problems = runtime.toolbox.problems();
-        if (parsed.values.json) {
-          outJson({ tools, problems });
-          return EXIT.ok;
-        }
-        for (const info of tools) {
-          const grants = Object.entries(info.permissions).filter(([, v]) => v)
-            .map(([k, v]) => (v === true ? k : `${k}: ${(v as string[]).join(",")}`));
-          out(
-            `${info.name.padEnd(16)} ${info.policy.padEnd(5)} ${
-              dim(grants.join("; ") || "no permissions")
-            }\n`,
-          );
-        }
-        for (const problem of problems) err(`${red("refused")} ${problem.error}\n`);
-        return EXIT.ok;
-      }
-      if (!registry.get(name)) {
-        throw new CommandError(`No tool named '${name}' — 'hob tool list' shows them`);
-      }
-      const result = await registry.invoke(name, args, "cli");
+      const { tools } = runtime.app;
+      if (action === "list") return await listTools(tools, Boolean(parsed.values.json));
+      const result = await tools.invoke({ name, args }, { source: "cli" });
       if (parsed.values.json) {
         outJson(result);
       } else if (result.is_error) {
@@ -67,8 +51,31 @@ Options:
         out(result.content.endsWith("\n") ? result.content : `${result.content}\n`);
       }
       return result.is_error ? EXIT.failure : EXIT.ok;
+    } catch (error) {
+      if (!(error instanceof ActionError)) throw error;
+      throw new CommandError(`${error.message} — 'hob tool list' shows them`);
     } finally {
       await runtime.close();
     }
   },
 };
+
+/** `list`: each tool with its policy and grants, then the user tools that were refused. */
+async function listTools(tools: ToolActions, json: boolean): Promise<number> {
+  const listing = await tools.list();
+  if (json) {
+    outJson({ tools: listing.tools, problems: listing.problems });
+    return EXIT.ok;
+  }
+  for (const info of listing.tools) {
+    const grants = Object.entries(info.permissions).filter(([, v]) => v)
+      .map(([k, v]) => (v === true ? k : `${k}: ${(v as string[]).join(",")}`));
+    out(
+      `${info.name.padEnd(16)} ${info.policy.padEnd(5)} ${
+        dim(grants.join("; ") || "no permissions")
+      }\n`,
+    );
+  }
+  for (const problem of listing.problems) err(`${red("refused")} ${problem.error}\n`);
+  return EXIT.ok;
+}

@@ -68,10 +68,26 @@ export async function loadConfig(
 ): Promise<LoadedConfig> {
   const env = options.env ?? Deno.env.toObject();
   const path = join(options.home, "hob.yaml");
-  let text = "";
-  let fileExists = true;
+  const { text, fileExists } = await readConfigFile(path);
+  const { doc, lines, data } = parseYaml(text, path);
+  const fromEnv = applyEnvOverrides(data, env);
+  const origin: Origin = { path, doc, lines, fromEnv };
+  const result = configSchema.safeParse(data);
+  if (!result.success) throw describeIssue(result.error.issues[0], origin);
+  const parsed = result.data;
+  const providers = completeProviders(parsed.providers, env, origin);
+  checkEmbedder(parsed.memory.embedder, providers, origin);
+  return {
+    config: { ...parsed, providers },
+    path,
+    fileExists,
+  };
+}
+
+/** hob.yaml's text, or "" when there is none. */
+async function readConfigFile(path: string): Promise<{ text: string; fileExists: boolean }> {
   try {
-    text = await Deno.readTextFile(path);
+    return { text: await Deno.readTextFile(path), fileExists: true };
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
       throw new ConfigError(
@@ -80,9 +96,15 @@ export async function loadConfig(
         `cannot read: ${(error as Error).message}`,
       );
     }
-    fileExists = false;
+    return { text: "", fileExists: false };
   }
+}
 
+/** The YAML document (kept to find lines for errors) and its top-level mapping. */
+function parseYaml(
+  text: string,
+  path: string,
+): { doc: YAML.Document; lines: YAML.LineCounter; data: Record<string, unknown> } {
   const lines = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, {
     lineCounter: lines,
@@ -105,9 +127,18 @@ export async function loadConfig(
       "expected a mapping of keys at the top level",
     );
   }
+  return { doc, lines, data: raw as Record<string, unknown> };
+}
 
-  // The environment layer: remember which keys it set, to blame it for them.
-  const data = raw as Record<string, unknown>;
+/**
+ * The environment layer: sets the keys its variables name in `data`, and
+ * returns which keys it set (by dotted key, the variable's name), to blame it
+ * for them.
+ */
+function applyEnvOverrides(
+  data: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+): Map<string, string> {
   const fromEnv = new Map<string, string>();
   for (const override of ENV_OVERRIDES) {
     const value = env[override.name];
@@ -126,75 +157,85 @@ export async function loadConfig(
     setIn(data, override.key, parsed);
     fromEnv.set(override.key.join("."), override.name);
   }
+  return fromEnv;
+}
 
-  const result = configSchema.safeParse(data);
-  if (!result.success) {
-    throw describeIssue(result.error.issues[0], { path, doc, lines, fromEnv });
-  }
-  const parsed = result.data;
+/** The built-in providers and hob.yaml's, each with every field filled in. */
+function completeProviders(
+  own: z.output<typeof configSchema>["providers"],
+  env: Record<string, string | undefined>,
+  origin: Origin,
+): Record<string, ProviderConfig> {
   const providers: Record<string, ProviderConfig> = {};
   const names = new Set([
     ...Object.keys(BUILTIN_PROVIDERS),
-    ...Object.keys(parsed.providers),
+    ...Object.keys(own),
   ]);
   for (const name of names) {
-    const builtin = BUILTIN_PROVIDERS[name];
-    const own = parsed.providers[name] ?? {};
-    const type = own.type ?? builtin?.type;
-    if (!type) {
-      throw locate(
-        `providers.${name}.type`,
-        ["providers", name],
-        `required for a provider that is not built in: one of ${PROVIDER_TYPES.join(", ")}`,
-        { path, doc, lines, fromEnv },
-      );
-    }
-    const keyEnv = own.api_key_env ?? builtin?.api_key_env;
-    providers[name] = {
-      name,
-      type,
-      base_url: own.base_url ?? builtin?.base_url,
-      api_key: (keyEnv ? env[keyEnv] : undefined) || own.api_key ||
-        builtin?.api_key,
-      api_key_env: keyEnv,
-      headers: own.headers ?? {},
-      models: own.models ?? [],
-      command: own.command ?? builtin?.command,
-      timeout_ms: own.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-      max_retries: own.max_retries ?? DEFAULT_MAX_RETRIES,
-      builtin: builtin !== undefined,
-    };
-    if (type !== "claude-cli" && !providers[name].base_url) {
-      throw locate(
-        `providers.${name}.base_url`,
-        ["providers", name],
-        "required for an openai or anthropic provider, e.g. 'http://127.0.0.1:9000/v1'",
-        { path, doc, lines, fromEnv },
-      );
-    }
+    providers[name] = completeProvider(name, own[name] ?? {}, env, origin);
   }
-  const embedder = parsed.memory.embedder;
-  if (/^[^:]+\/./.test(embedder) && !embedder.startsWith("transformers:")) {
-    const provider = embedder.slice(0, embedder.indexOf("/"));
-    if (!providers[provider] || providers[provider].type !== "openai") {
-      throw locate(
-        "memory.embedder",
-        ["memory", "embedder"],
-        `'${provider}' is not an OpenAI-compatible provider in providers:`,
-        {
-          path,
-          doc,
-          lines,
-          fromEnv,
-        },
-      );
-    }
+  return providers;
+}
+
+/** One provider: hob.yaml's fields over the built-in's, then the defaults. */
+function completeProvider(
+  name: string,
+  own: z.output<typeof configSchema>["providers"][string],
+  env: Record<string, string | undefined>,
+  origin: Origin,
+): ProviderConfig {
+  const builtin = BUILTIN_PROVIDERS[name];
+  const type = own.type ?? builtin?.type;
+  if (!type) {
+    throw locate(
+      `providers.${name}.type`,
+      ["providers", name],
+      `required for a provider that is not built in: one of ${PROVIDER_TYPES.join(", ")}`,
+      origin,
+    );
   }
-  return {
-    config: { ...parsed, providers },
-    path,
-    fileExists,
+  const keyEnv = own.api_key_env ?? builtin?.api_key_env;
+  const provider: ProviderConfig = {
+    name,
+    type,
+    base_url: own.base_url ?? builtin?.base_url,
+    api_key: (keyEnv ? env[keyEnv] : undefined) || own.api_key ||
+      builtin?.api_key,
+    api_key_env: keyEnv,
+    headers: own.headers ?? {},
+    models: own.models ?? [],
+    command: own.command ?? builtin?.command,
+    timeout_ms: own.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    max_retries: own.max_retries ?? DEFAULT_MAX_RETRIES,
+    builtin: builtin !== undefined,
   };
+  if (type !== "claude-cli" && !provider.base_url) {
+    throw locate(
+      `providers.${name}.base_url`,
+      ["providers", name],
+      "required for an openai or anthropic provider, e.g. 'http://127.0.0.1:9000/v1'",
+      origin,
+    );
+  }
+  return provider;
+}
+
+/** An embedder served by a provider must name an OpenAI-compatible one. */
+function checkEmbedder(
+  embedder: string,
+  providers: Record<string, ProviderConfig>,
+  origin: Origin,
+): void {
+  if (!/^[^:]+\/./.test(embedder) || embedder.startsWith("transformers:")) return;
+  const provider = embedder.slice(0, embedder.indexOf("/"));
+  if (!providers[provider] || providers[provider].type !== "openai") {
+    throw locate(
+      "memory.embedder",
+      ["memory", "embedder"],
+      `'${provider}' is not an OpenAI-compatible provider in providers:`,
+      origin,
+    );
+  }
 }
 
 interface Origin {

@@ -55,6 +55,8 @@ function notSecret<T extends z.ZodType>(schema: T): T {
 const DEFAULT_MAX_RETRIES = 2;
 /** Default for how long one model request may take before it is abandoned. */
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** Default for the tokens reserved for a reply; also what a provider that needs a cap asks for when a request sets none. */
+const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
 const providerSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPES).optional().describe(
@@ -389,7 +391,9 @@ export const configSchema = z.strictObject({
     ).describe(
       "The model's context window; older turns are dropped to fit, and the model is told.",
     ),
-    max_output_tokens: z.number().int().min(16).max(1_000_000).default(4_096).describe(
+    max_output_tokens: z.number().int().min(16).max(1_000_000).default(
+      DEFAULT_MAX_OUTPUT_TOKENS,
+    ).describe(
       "Tokens reserved for the reply.",
     ),
     max_history_messages: z.number().int().min(2).max(100_000).default(200).describe(
@@ -460,4 +464,4 @@ export const BUILTIN_PROVIDERS: Record<string, BuiltinProvider> = {
   "claude-cli": { type: "claude-cli", command: "claude" },
 };
 
-export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS };
+export { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS };

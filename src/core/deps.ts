@@ -43,7 +43,7 @@ export interface AgentSettings {
    * How often a streaming reply's partial text is saved, so a crash keeps it.
    * @default {250}
    */
-  flushIntervalMs: number;
+  draftSaveIntervalMs: number;
   /** Auto-flush of long conversations into the daily log; off without it. */
   flush?: FlushSettings;
   /** Let the model title a new conversation from its first message (one small request). */

@@ -6,14 +6,19 @@
  * for them. When the model cannot summarise, an extractive summary is written.
  */
 
+import { completeText } from "./complete.ts";
 import type { AgentDeps } from "./deps.ts";
-import type { AgentEvent, ChatMessage, StoredMessage, ToolCall } from "./types.ts";
+import type { AgentEvent, ChatMessage, StoredMessage } from "./types.ts";
 import { derivedText, excerpt, hobWrote, untrustedSource } from "./untrusted.ts";
 
 /** The tools the silent save turn may call. */
 const SAVE_TOOLS = new Set(["remember_this", "log_note"]);
 /** Model calls the save turn may make. */
 const SAVE_ROUNDS = 3;
+/** Tokens of one save-turn answer: a few tool calls. */
+const SAVE_MAX_TOKENS = 1_024;
+/** Tokens of the summary: eight short bullet points. */
+const SUMMARY_MAX_TOKENS = 800;
 /** Characters of one message shown to the summariser. */
 const MESSAGE_CHARS = 1_500;
 /** Longest summary kept in the live context across several flushes. */
@@ -113,23 +118,15 @@ async function saveTurn(
   if (tools.length === 0) return;
   const messages: ChatMessage[] = [{ role: "user", content: transcript }];
   for (let round = 0; round < SAVE_ROUNDS; round++) {
-    const calls: ToolCall[] = [];
-    let text = "";
-    for await (
-      const event of deps.llm.stream({
-        model,
-        system: SAVE_PROMPT,
-        messages,
-        tools,
-        signal,
-        max_output_tokens: 1_024,
-      })
-    ) {
-      if (event.type === "tool_call") calls.push(event.call);
-      else if (event.type === "text") text += event.text;
-      else if (event.type === "error") return;
-    }
-    if (calls.length === 0) return;
+    const { text, toolCalls: calls, error } = await completeText(deps.llm, {
+      model,
+      system: SAVE_PROMPT,
+      prompt: messages,
+      tools,
+      maxOutputTokens: SAVE_MAX_TOKENS,
+      signal,
+    });
+    if (error || calls.length === 0) return;
     messages.push({ role: "assistant", content: text, tool_calls: calls });
     for (const call of calls) {
       const result = SAVE_TOOLS.has(call.name)
@@ -155,20 +152,14 @@ async function summarize(
   model: string,
   signal?: AbortSignal,
 ): Promise<string> {
-  let text = "";
-  for await (
-    const event of deps.llm.stream({
-      model,
-      system: SUMMARY_PROMPT,
-      messages: [{ role: "user", content: transcript }],
-      tools: [],
-      signal,
-      max_output_tokens: 800,
-    })
-  ) {
-    if (event.type === "text") text += event.text;
-    else if (event.type === "error") throw new Error(event.error.message);
-  }
+  const { text, error } = await completeText(deps.llm, {
+    model,
+    system: SUMMARY_PROMPT,
+    prompt: transcript,
+    maxOutputTokens: SUMMARY_MAX_TOKENS,
+    signal,
+  });
+  if (error) throw new Error(error.message);
   return text.trim();
 }
 

@@ -126,7 +126,7 @@ function appendText(turn: Turn, text: string): void {
   draft.text += text;
   // Save before passing the text on, so what a client saw survives a crash.
   const now = deps.clock.now().getTime();
-  if (now - draft.savedAt >= deps.settings.flushIntervalMs) {
+  if (now - draft.savedAt >= deps.settings.draftSaveIntervalMs) {
     deps.store.updateMessage(id, { content: draft.text });
     draft.savedAt = now;
   }

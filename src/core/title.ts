@@ -4,6 +4,7 @@
  * no time.
  */
 
+import { completeText } from "./complete.ts";
 import type { LlmPort } from "./ports.ts";
 
 /** The system prompt of a title request (the test fakes recognise it). */
@@ -27,28 +28,18 @@ export async function nameConversation(
   message: string,
   signal?: AbortSignal,
 ): Promise<string | null> {
-  let text = "";
   try {
-    for await (
-      const event of llm.stream({
-        model,
-        system: TITLE_PROMPT,
-        messages: [{
-          role: "user",
-          content: `Title this conversation. It begins:\n\n${message.slice(0, 2_000)}`,
-        }],
-        tools: [],
-        max_output_tokens: 24,
-        signal,
-      })
-    ) {
-      if (event.type === "text") text += event.text;
-      else if (event.type === "error") return null;
-    }
+    const { text, error } = await completeText(llm, {
+      model,
+      system: TITLE_PROMPT,
+      prompt: `Title this conversation. It begins:\n\n${message.slice(0, 2_000)}`,
+      maxOutputTokens: 24,
+      signal,
+    });
+    return error ? null : cleanTitle(text);
   } catch {
     return null;
   }
-  return cleanTitle(text);
 }
 
 /** The first line, without quotes, a "Title:" label or closing punctuation, at most 60 characters. */

@@ -1,21 +1,32 @@
 /**
  * The HTTP API as a Hono app: health, chat (SSE or JSON), conversations and
- * models under /api, every route but health behind the bearer token. Handlers
- * validate input with zod and talk to the Runtime; they know no adapter.
+ * models under /api, every route but health behind the bearer token; the
+ * page, /mcp and /v1 mounted beside them. Handlers are translators: they
+ * read the request with the action's own zod schema, call the app's actions
+ * (src/app) and answer their refusals through `act` (background.ts); they
+ * know no adapter.
  */
 
 import { Hono } from "hono";
+import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { ConversationNotFoundError } from "../core/agent.ts";
+import {
+  chatInput,
+  listConversationsInput,
+  messagesQuery,
+  modelBody,
+  newConversationInput,
+  renameBody,
+} from "../app/conversations.ts";
 import { collectReply } from "../core/reply.ts";
+import type { AgentEvent } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 import { type Auth, createAuth } from "./auth.ts";
 import { guard } from "./guard.ts";
 import {
-  ApiError,
   errorBody,
   errorResponse,
   handleError,
@@ -24,44 +35,14 @@ import {
 } from "./errors.ts";
 import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
 import { backgroundRouteDocs, backgroundRoutes } from "./background.ts";
-import { findUploads, uploadRouteDocs, uploadRoutes } from "./uploads.ts";
+import { act, actAsync } from "./errors.ts";
+import { uploadRouteDocs, uploadRoutes } from "./uploads.ts";
 import { toolRouteDocs, toolRoutes } from "./tools.ts";
 import { openApiDocument, type RouteDoc } from "./openapi.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { openAiRoutes } from "./openai_api.ts";
 import { readJson, readQuery } from "./validate.ts";
 
-/** Longest chat message accepted, in characters. */
-const MAX_MESSAGE_CHARS = 500_000;
-/** Longest conversation title. */
-const MAX_TITLE_CHARS = 200;
-
-const modelId = z.string().min(3).max(200);
-const chatBody = z.strictObject({
-  message: z.string().min(1, "must not be empty").max(MAX_MESSAGE_CHARS),
-  conversation_id: z.string().min(1).max(100).optional(),
-  model: modelId.optional(),
-  /** Paths of files sent to /api/uploads first. */
-  attachments: z.array(z.string().min(1).max(300)).max(20).optional(),
-});
-const newConversationBody = z.strictObject({
-  title: z.string().max(MAX_TITLE_CHARS).optional(),
-  model: modelId.optional(),
-});
-const patchConversationBody = z.strictObject({
-  title: z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS),
-});
-const modelBody = z.strictObject({ model: modelId.nullable() });
-const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
-  q: z.string().max(200).optional(),
-  kind: z.enum(["chat", "job", "heartbeat", "task", "subagent", "all"]).default("chat"),
-});
-const messagesQuery = z.object({
-  after: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(5_000).default(1_000),
-});
 const modelsQuery = z.object({
   refresh: z.enum(["0", "1", "true", "false"]).optional(),
 });
@@ -91,7 +72,7 @@ const appRouteDocs: RouteDoc[] = [
     path: "/api/chat",
     tag: "chat",
     summary: "Send a message and get the assistant's reply",
-    body: chatBody,
+    body: chatInput,
     response: {
       description: "The reply: `{conversation_id, content, tool_calls, status, model, …}`",
       sse:
@@ -107,7 +88,7 @@ const appRouteDocs: RouteDoc[] = [
     path: "/api/conversations",
     tag: "conversations",
     summary: "Conversations, most recent first",
-    query: listQuery,
+    query: listConversationsInput,
     response: { description: "`{conversations}`" },
   },
   {
@@ -115,7 +96,7 @@ const appRouteDocs: RouteDoc[] = [
     path: "/api/conversations",
     tag: "conversations",
     summary: "Start a conversation",
-    body: newConversationBody,
+    body: newConversationInput,
     response: { status: 201, description: "The conversation" },
   },
   {
@@ -138,7 +119,7 @@ const appRouteDocs: RouteDoc[] = [
     path: "/api/conversations/{id}",
     tag: "conversations",
     summary: "Rename a conversation",
-    body: patchConversationBody,
+    body: renameBody,
     response: { description: "The conversation" },
   },
   {
@@ -199,8 +180,6 @@ export interface AppOptions {
  * ```
  */
 export function createApp(runtime: Runtime, options: AppOptions): Hono {
-  const { store, llm } = runtime;
-  const startedAt = Date.now();
   const app = new Hono();
   app.onError(handleError);
   app.notFound(handleNotFound);
@@ -208,6 +187,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   const { server } = runtime.config;
   app.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
 
+  const startedAt = Date.now();
   app.get("/api/health", (c) =>
     c.json({
       ok: true,
@@ -218,6 +198,24 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.
   app.route("/", options.page(runtime, auth));
+  mountGuarded(app, runtime, auth);
+
+  app.route("/api", chatRoutes(runtime));
+  app.route("/api/conversations", conversationRoutes(runtime));
+  app.route("/api", metaRoutes(runtime));
+  app.route("/api", toolRoutes(runtime));
+  app.route("/api", memoryRoutes(runtime));
+  app.route("/api", backgroundRoutes(runtime));
+  return app;
+}
+
+/**
+ * The token and the body limits on /api, /mcp and /v1, and the routes that
+ * come first: uploads (with the larger limit), the MCP server, the
+ * OpenAI-compatible API.
+ */
+function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
+  const { server } = runtime.config;
   app.use("/api/*", auth.require());
   const limit = (maxSize: number) =>
     bodyLimit({
@@ -226,8 +224,8 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
         errorResponse(c, 413, "payload_too_large", `The body is larger than ${maxSize} bytes`),
     });
   const bodyLimitFor = {
-    json: limit(runtime.config.server.max_body_bytes),
-    upload: limit(runtime.config.server.max_upload_bytes),
+    json: limit(server.max_body_bytes),
+    upload: limit(server.max_upload_bytes),
   };
   // Files may be larger than requests; everything else keeps the smaller limit.
   app.use(
@@ -241,131 +239,104 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   // The OpenAI-compatible API: the same token, the same body limit.
   app.use("/v1/*", auth.require(), bodyLimitFor.json);
   app.route("/v1", openAiRoutes(runtime));
+}
 
-  const conversationOr404 = (id: string) => {
-    const conversation = store.getConversation(id);
-    if (!conversation) {
-      throw new ApiError(
-        404,
-        "not_found",
-        `Conversation '${id}' does not exist`,
-      );
-    }
-    return conversation;
-  };
-  const checkModel = (model: string | null | undefined) => {
-    if (!model) return;
-    const problem = llm.checkModel(model);
-    if (problem) throw new ApiError(400, "invalid_request", problem, "model");
-  };
-
-  app.post("/api/chat", async (c) => {
-    const body = await readJson(c, chatBody);
-    if (body.conversation_id) conversationOr404(body.conversation_id);
-    checkModel(body.model);
-    const attachments = await findUploads(runtime.home, body.attachments ?? []);
+/** `POST /chat`: a translator to the turn action; the reply as JSON, or the turn's events as SSE. */
+function chatRoutes(runtime: Runtime): Hono {
+  const { conversations } = runtime.app;
+  const app = new Hono();
+  app.post("/chat", async (c) => {
+    const body = await readJson(c, chatInput);
     const controller = new AbortController();
-    const events = runtime.turn({ ...body, attachments, signal: controller.signal });
-
+    const events = await actAsync(() => conversations.turn(body, { signal: controller.signal }));
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-      return streamSSE(c, async (stream) => {
-        stream.onAbort(() => controller.abort());
-        try {
-          // Keep consuming after the client leaves: the turn saves what it has.
-          for await (const event of events) {
-            if (stream.aborted) continue;
-            await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
-              .catch(() => controller.abort());
-          }
-        } catch (error) {
-          // The stream has begun, so no status can say it: the last event does (a full disk…).
-          if (!stream.aborted) {
-            const event = streamErrorEvent(error, "POST /api/chat");
-            await stream.writeSSE({ event: "error", data: JSON.stringify(event) }).catch(() => {});
-          }
-        }
-      });
+      return streamTurn(c, events, controller);
     }
-
     c.req.raw.signal.addEventListener("abort", () => controller.abort());
+    const reply = await actAsync(() => collectReply(events));
+    if (reply.error && !reply.content && reply.tool_calls.length === 0) {
+      return c.json({ ...errorBody(reply.error.code, reply.error.message), reply }, 502);
+    }
+    return c.json(reply);
+  });
+  return app;
+}
+
+/** A turn's events as server-sent events; a client that leaves stops the turn, which saves what it has. */
+function streamTurn(
+  c: Context,
+  events: AsyncGenerator<AgentEvent>,
+  controller: AbortController,
+): Response {
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => controller.abort());
     try {
-      const reply = await collectReply(events);
-      if (reply.error && !reply.content && reply.tool_calls.length === 0) {
-        return c.json({
-          ...errorBody(reply.error.code, reply.error.message),
-          reply,
-        }, 502);
+      // Keep consuming after the client leaves: the turn saves what it has.
+      for await (const event of events) {
+        if (stream.aborted) continue;
+        await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+          .catch(() => controller.abort());
       }
-      return c.json(reply);
     } catch (error) {
-      if (error instanceof ConversationNotFoundError) {
-        throw new ApiError(404, "not_found", error.message);
+      // The stream has begun, so no status can say it: the last event does (a full disk…).
+      if (!stream.aborted) {
+        const event = streamErrorEvent(error, "POST /api/chat");
+        await stream.writeSSE({ event: "error", data: JSON.stringify(event) }).catch(() => {});
       }
-      throw error;
     }
   });
+}
 
-  app.get("/api/conversations", (c) => {
-    const query = readQuery(c, listQuery);
-    return c.json({
-      conversations: store.listConversations({
-        limit: query.limit,
-        offset: query.offset,
-        query: query.q,
-        kind: query.kind,
-      }),
-    });
+/** `/conversations`: translators to the conversation actions; a path's unknown id is a 404. */
+function conversationRoutes(runtime: Runtime): Hono {
+  const { conversations } = runtime.app;
+  const app = new Hono();
+  const found = (id: string) => act(() => conversations.get({ id }));
+
+  app.get("/", (c) => {
+    const query = readQuery(c, listConversationsInput);
+    return c.json({ conversations: act(() => conversations.list(query)) });
   });
 
-  app.post("/api/conversations", async (c) => {
-    const body = await readJson(c, newConversationBody);
-    checkModel(body.model);
-    const conversation = store.createConversation({
-      title: body.title ?? "",
-      model: body.model ?? null,
-    });
-    return c.json({ ...conversation, message_count: 0 }, 201);
+  app.post("/", async (c) => {
+    const body = await readJson(c, newConversationInput);
+    return c.json(act(() => conversations.create(body)), 201);
   });
 
-  app.get("/api/conversations/:id", (c) => {
-    const conversation = conversationOr404(c.req.param("id"));
-    return c.json({
-      ...conversation,
-      message_count: store.countMessages(conversation.id),
-    });
-  });
+  app.get("/:id", (c) => c.json(found(c.req.param("id"))));
 
-  app.get("/api/conversations/:id/messages", (c) => {
-    const conversation = conversationOr404(c.req.param("id"));
+  app.get("/:id/messages", (c) => {
+    const { id } = found(c.req.param("id"));
     const query = readQuery(c, messagesQuery);
     return c.json({
-      conversation_id: conversation.id,
-      messages: store.listMessages(conversation.id, query),
+      conversation_id: id,
+      messages: act(() => conversations.messages({ ...query, id })),
     });
   });
 
-  app.patch("/api/conversations/:id", async (c) => {
-    const conversation = conversationOr404(c.req.param("id"));
-    const body = await readJson(c, patchConversationBody);
-    store.setConversationTitle(conversation.id, body.title);
-    return c.json({ ...store.getConversation(conversation.id)! });
+  app.patch("/:id", async (c) => {
+    const { id } = found(c.req.param("id"));
+    const body = await readJson(c, renameBody);
+    return c.json(act(() => conversations.rename({ ...body, id })));
   });
 
-  app.delete("/api/conversations/:id", (c) => {
-    const id = c.req.param("id");
-    if (!store.deleteConversation(id)) conversationOr404(id);
+  app.delete("/:id", (c) => {
+    act(() => conversations.remove({ id: c.req.param("id") }));
     return c.body(null, 204);
   });
 
-  app.put("/api/conversations/:id/model", async (c) => {
-    const conversation = conversationOr404(c.req.param("id"));
+  app.put("/:id/model", async (c) => {
+    const { id } = found(c.req.param("id"));
     const body = await readJson(c, modelBody);
-    checkModel(body.model);
-    store.setConversationModel(conversation.id, body.model);
-    return c.json({ ...store.getConversation(conversation.id)! });
+    return c.json(act(() => conversations.setModel({ ...body, id })));
   });
+  return app;
+}
 
-  app.get("/api/models", async (c) => {
+/** `/models` (discovery, cached by the runtime) and `/openapi.json` (built once). */
+function metaRoutes(runtime: Runtime): Hono {
+  const app = new Hono();
+  app.get("/models", async (c) => {
     const query = readQuery(c, modelsQuery);
     const refresh = query.refresh === "1" || query.refresh === "true";
     const report = await runtime.discover(refresh);
@@ -373,7 +344,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   });
 
   let openapi: ReturnType<typeof openApiDocument> | undefined;
-  app.get("/api/openapi.json", (c) =>
+  app.get("/openapi.json", (c) =>
     c.json(
       openapi ??= openApiDocument(apiRouteDocs, {
         title: "hob",
@@ -381,10 +352,5 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
         description: "A personal AI assistant's REST API. Errors are `{error: {code, message}}`.",
       }),
     ));
-
-  app.route("/api", toolRoutes(runtime));
-  app.route("/api", memoryRoutes(runtime));
-  app.route("/api", backgroundRoutes(runtime));
-
   return app;
 }

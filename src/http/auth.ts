@@ -70,44 +70,7 @@ export function createAuth(token: string, options: AuthOptions = {}) {
   // The cookie holds a value derived from the token, never the token itself.
   const session = createHmac("sha256", token).update("hob session v1").digest("base64url");
   const sessionDigest = digest(session);
-
-  const maxFailures = options.maxFailures ?? 20;
-  const windowMs = options.windowMs ?? 60_000;
-  const now = options.now ?? Date.now;
-  const strikes = new Map<string, Strikes>();
-
-  /** The address a request came from (Deno.serve's info); tests without one share a key. */
-  const addressOf = (c: Context): string =>
-    (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ??
-      "unknown";
-
-  const current = (address: string): Strikes | undefined => {
-    const entry = strikes.get(address);
-    if (entry && now() - entry.since >= windowMs) {
-      strikes.delete(address);
-      return undefined;
-    }
-    return entry;
-  };
-
-  /** Seconds the request's address must wait before a wrong token is judged again; 0 when none. */
-  function retryAfter(c: Context): number {
-    const entry = current(addressOf(c));
-    if (!entry || entry.count < maxFailures) return 0;
-    return Math.max(1, Math.ceil((entry.since + windowMs - now()) / 1000));
-  }
-
-  /** Counts a wrong token against the request's address. */
-  function strike(c: Context): void {
-    const address = addressOf(c);
-    const entry = current(address);
-    if (entry) entry.count++;
-    else {
-      // Old entries of other addresses go when a new one comes, so the map stays small.
-      for (const key of strikes.keys()) current(key);
-      strikes.set(address, { count: 1, since: now() });
-    }
-  }
+  const { retryAfter, strike } = strikeCounter(options);
 
   /**
    * Judges a token the request sent (a bearer header, `?token=`). The right one
@@ -129,7 +92,7 @@ export function createAuth(token: string, options: AuthOptions = {}) {
   }
 
   /** How the request authenticated, and how long it must wait when it sent a wrong token. */
-  function authenticate(c: Context): { by: Authenticated; retryAfter: number } {
+  function authenticate(c: Context): Authentication {
     const bearer = verifyBearer(c);
     if (bearer) return bearer.ok ? { by: "token", retryAfter: 0 } : { by: null, ...bearer };
     return { by: hasSession(c) ? "session" : null, retryAfter: 0 };
@@ -143,17 +106,6 @@ export function createAuth(token: string, options: AuthOptions = {}) {
   function hasSession(c: Context): boolean {
     const cookie = getCookie(c, SESSION_COOKIE);
     return cookie !== undefined && timingSafeEqual(digest(cookie), sessionDigest);
-  }
-
-  /** The 429 a request gets while its address is waiting. */
-  function tooMany(c: Context, seconds: number): Response {
-    c.header("Retry-After", String(seconds));
-    return errorResponse(
-      c,
-      429,
-      "rate_limited",
-      `Too many wrong tokens from this address; try again in ${seconds} s`,
-    );
   }
 
   return {
@@ -174,33 +126,102 @@ export function createAuth(token: string, options: AuthOptions = {}) {
 
     /** Guards the API: a token or a session, and for a session's writes the page's header. */
     require(): MiddlewareHandler {
-      return async function tokenAuth(c, next) {
-        const { by, retryAfter } = authenticate(c);
-        // Only a wrong token waits out its address's minute; the page's session is no guess.
-        if (retryAfter > 0) return tooMany(c, retryAfter);
-        if (!by) {
-          const sent = BEARER.test(c.req.header("authorization") ?? "");
-          c.header("WWW-Authenticate", 'Bearer realm="hob"');
-          return errorResponse(
-            c,
-            401,
-            "unauthorized",
-            sent
-              ? "The API token is wrong — it is in HOME/token"
-              : "Send the API token as 'Authorization: Bearer <token>' — it is in HOME/token",
-          );
-        }
-        if (by === "session" && !SAFE_METHODS.has(c.req.method) && !fromPage(c)) {
-          return errorResponse(
-            c,
-            403,
-            "forbidden",
-            "A change made with the page's session must come from the page",
-          );
-        }
-        await next();
-      };
+      return requireAuth(authenticate);
     },
+  };
+}
+
+/** How a request authenticated, and how long it must wait when it sent a wrong token. */
+interface Authentication {
+  by: Authenticated;
+  retryAfter: number;
+}
+
+/**
+ * Wrong tokens counted per address: past `maxFailures` in a window, the
+ * address waits until the window ends.
+ */
+function strikeCounter(options: AuthOptions) {
+  const maxFailures = options.maxFailures ?? 20;
+  const windowMs = options.windowMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const strikes = new Map<string, Strikes>();
+
+  const current = (address: string): Strikes | undefined => {
+    const entry = strikes.get(address);
+    if (entry && now() - entry.since >= windowMs) {
+      strikes.delete(address);
+      return undefined;
+    }
+    return entry;
+  };
+
+  return {
+    /** Seconds the request's address must wait before a wrong token is judged again; 0 when none. */
+    retryAfter(c: Context): number {
+      const entry = current(addressOf(c));
+      if (!entry || entry.count < maxFailures) return 0;
+      return Math.max(1, Math.ceil((entry.since + windowMs - now()) / 1000));
+    },
+
+    /** Counts a wrong token against the request's address. */
+    strike(c: Context): void {
+      const address = addressOf(c);
+      const entry = current(address);
+      if (entry) entry.count++;
+      else {
+        // Old entries of other addresses go when a new one comes, so the map stays small.
+        for (const key of strikes.keys()) current(key);
+        strikes.set(address, { count: 1, since: now() });
+      }
+    },
+  };
+}
+
+/** The address a request came from (Deno.serve's info); tests without one share a key. */
+function addressOf(c: Context): string {
+  return (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ??
+    "unknown";
+}
+
+/** The 429 a request gets while its address is waiting. */
+function tooMany(c: Context, seconds: number): Response {
+  c.header("Retry-After", String(seconds));
+  return errorResponse(
+    c,
+    429,
+    "rate_limited",
+    `Too many wrong tokens from this address; try again in ${seconds} s`,
+  );
+}
+
+/** The API's guard: a token or a session, and for a session's writes the page's header. */
+function requireAuth(authenticate: (c: Context) => Authentication): MiddlewareHandler {
+  return async function tokenAuth(c, next) {
+    const { by, retryAfter } = authenticate(c);
+    // Only a wrong token waits out its address's minute; the page's session is no guess.
+    if (retryAfter > 0) return tooMany(c, retryAfter);
+    if (!by) {
+      const sent = BEARER.test(c.req.header("authorization") ?? "");
+      c.header("WWW-Authenticate", 'Bearer realm="hob"');
+      return errorResponse(
+        c,
+        401,
+        "unauthorized",
+        sent
+          ? "The API token is wrong — it is in HOME/token"
+          : "Send the API token as 'Authorization: Bearer <token>' — it is in HOME/token",
+      );
+    }
+    if (by === "session" && !SAFE_METHODS.has(c.req.method) && !fromPage(c)) {
+      return errorResponse(
+        c,
+        403,
+        "forbidden",
+        "A change made with the page's session must come from the page",
+      );
+    }
+    await next();
   };
 }
 

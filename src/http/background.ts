@@ -6,13 +6,11 @@
 
 import { Hono } from "hono";
 import { z } from "zod";
-import { ActionError } from "../app/errors.ts";
 import { newScheduleInput, schedulePatchBody, scheduleRunsQuery } from "../app/schedules.ts";
 import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
 import { listNotificationsInput } from "../app/notifications.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { collectStatus } from "../runtime/status.ts";
-import { ApiError } from "./errors.ts";
+import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
 
@@ -155,7 +153,10 @@ export function backgroundRoutes(runtime: Runtime): Hono {
   app.route("/schedules", scheduleRoutes(runtime));
   app.route("/tasks", taskRoutes(runtime));
   app.route("/notifications", notificationRoutes(runtime));
-  app.get("/status", async (c) => c.json(await collectStatus(runtime, { serverRunning: true })));
+  app.get(
+    "/status",
+    async (c) => c.json(await runtime.app.status.collect({ server_running: true })),
+  );
   return app;
 }
 
@@ -262,53 +263,4 @@ function notificationRoutes(runtime: Runtime): Hono {
     return c.json(act(() => notifications.markRead({ id }), "Notification", text));
   });
   return app;
-}
-
-/** What a path's id names, as a 404 words it. */
-type Resource = "Schedule" | "Task" | "Notification";
-
-/** The API's 404 for a resource that is not there. */
-function notFound(kind: Resource, id: string | number): ApiError {
-  return new ApiError(404, "not_found", `${kind} '${id}' does not exist`);
-}
-
-/**
- * Runs an action, answering its refusal as the API does: bad input a 400
- * naming the field, a missing `kind` a 404, a state that forbids it a 409
- * with the action's code (`conflict`, `duplicate`, `busy`).
- */
-function act<T>(action: () => T, kind?: Resource, id?: string | number): T {
-  try {
-    return action();
-  } catch (error) {
-    throw apiError(error, kind, id);
-  }
-}
-
-async function actAsync<T>(
-  action: () => Promise<T>,
-  kind: Resource,
-  id: string | number,
-): Promise<T> {
-  try {
-    return await action();
-  } catch (error) {
-    throw apiError(error, kind, id);
-  }
-}
-
-function apiError(error: unknown, kind?: Resource, id?: string | number): unknown {
-  if (!(error instanceof ActionError)) return error;
-  // A path's id that no task or job can have (0, past 2^53) names nothing: a 404, not a 400.
-  const missing = error.code === "not_found" ||
-    (error.code === "invalid" && (error.field === "id" || error.field === "key"));
-  if (missing && kind) return notFound(kind, id!);
-  switch (error.code) {
-    case "invalid":
-      return new ApiError(400, "invalid_request", error.message, error.field);
-    case "not_found":
-      return new ApiError(404, "not_found", error.message);
-    default:
-      return new ApiError(409, error.code, error.message);
-  }
 }

@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ActionError } from "../app/errors.ts";
 import { StorageError, type StorageProblem, storageProblem } from "../home/storage.ts";
 
 /** How each storage problem is answered: Insufficient Storage, or unavailable until fixed. */
@@ -161,4 +162,67 @@ export function streamErrorEvent(
 /** `app.notFound`. */
 export function handleNotFound(c: Context): Response {
   return errorResponse(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
+}
+
+/** What a path's id names, as a 404 words it. */
+export type Resource = "Schedule" | "Task" | "Notification";
+
+/** The API's 404 for a resource that is not there. */
+export function notFound(kind: Resource, id: string | number): ApiError {
+  return new ApiError(404, "not_found", `${kind} '${id}' does not exist`);
+}
+
+/**
+ * Runs an action, answering its refusal as the API does: bad input a 400
+ * naming the field, a missing `kind` a 404, a state that forbids it a 409
+ * with the action's code (`conflict`, `duplicate`, `busy`). Every route
+ * over src/app answers through it (or {@linkcode actAsync}).
+ *
+ * @example
+ * ```ts
+ * return c.json(act(() => tasks.cancel({ id }), "Task", id)); // a 404 naming task `id` when it is not there
+ * ```
+ */
+export function act<T>(action: () => T, kind?: Resource, id?: string | number): T {
+  try {
+    return action();
+  } catch (error) {
+    throw apiError(error, kind, id);
+  }
+}
+
+/**
+ * {@linkcode act} for an action that settles later.
+ *
+ * @example
+ * ```ts
+ * return c.json(await actAsync(() => tools.invoke({ name, args }, { source: "api" })));
+ * ```
+ */
+export async function actAsync<T>(
+  action: () => Promise<T>,
+  kind?: Resource,
+  id?: string | number,
+): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    throw apiError(error, kind, id);
+  }
+}
+
+function apiError(error: unknown, kind?: Resource, id?: string | number): unknown {
+  if (!(error instanceof ActionError)) return error;
+  // A path's id that no task or job can have (0, past 2^53) names nothing: a 404, not a 400.
+  const missing = error.code === "not_found" ||
+    (error.code === "invalid" && (error.field === "id" || error.field === "key"));
+  if (missing && kind) return notFound(kind, id!);
+  switch (error.code) {
+    case "invalid":
+      return new ApiError(400, "invalid_request", error.message, error.field);
+    case "not_found":
+      return new ApiError(404, "not_found", error.message);
+    default:
+      return new ApiError(409, error.code, error.message);
+  }
 }

@@ -1,10 +1,12 @@
 /**
  * hob as an MCP server: other agents use its memory and its abilities through
  * the Model Context Protocol. Tools are hob's own memory and task tools (run
- * through the registry exactly as the owner's direct calls are, in their
- * sandboxed Workers) plus `ask_hob`, a whole agent turn; resources are
+ * through the app's tool actions exactly as the owner's direct calls are, in
+ * their sandboxed Workers) plus `ask_hob`, the turn action with the schema
+ * `POST /api/chat` takes (its message and conversation); resources are
  * MEMORY.md, the daily logs and the conversations; prompts are the user's
- * skills. Transport-free: src/http/mcp.ts serves it over streamable HTTP and
+ * skills. A translator: an action's refusal is a tool result with `isError`.
+ * Transport-free: src/http/mcp.ts serves it over streamable HTTP and
  * `hob mcp serve` over stdio.
  */
 
@@ -31,10 +33,11 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { askInput, MAX_MESSAGE_PAGE } from "../app/conversations.ts";
+import { ActionError, checkInput } from "../app/errors.ts";
 import { collectReply } from "../core/reply.ts";
 import { derivedText } from "../core/untrusted.ts";
-import type { JsonSchema } from "../core/types.ts";
-import { listMarkdown } from "../memory/search_index.ts";
+import type { Conversation, JsonSchema } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 
@@ -46,27 +49,18 @@ export const MCP_SERVER_TOOLS = [
   "log_note",
   "create_task",
 ] as const;
-/** Longest `ask_hob` message, in characters. */
-const MAX_ASK_CHARS = 100_000;
 /** Conversations listed as resources, newest first. */
 const MAX_CONVERSATION_RESOURCES = 50;
 
 /** What a request handler is given beside the request (the part hob uses). */
 type Extra = { signal: AbortSignal };
 
+/** `ask_hob`: the turn action, offered with the part of its schema another agent may send. */
 const ASK_HOB = {
   name: "ask_hob",
   description:
     "Ask hob, the user's personal assistant, to do something: one whole agent turn with hob's identity, memory and tools. Pass conversation_id to continue a conversation.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      message: { type: "string", description: "What to ask hob" },
-      conversation_id: { type: "string", description: "Continue this conversation" },
-    },
-    required: ["message"],
-    additionalProperties: false,
-  },
+  inputSchema: objectSchema(z.toJSONSchema(askInput, { io: "input" })),
 };
 
 /**
@@ -124,12 +118,19 @@ export function createMcpServer(runtime: Runtime): Server {
         "hob is the user's personal assistant. search_memory and memory_get read what it knows about the user; remember_this and log_note add to it; ask_hob runs a whole turn of the assistant; create_task queues background work.",
     },
   );
-  const registry = runtime.toolbox.registry;
+  serveTools(server, runtime);
+  serveResources(server, runtime);
+  servePrompts(server, runtime);
+  return server;
+}
 
+/** The tools: {@linkcode MCP_SERVER_TOOLS} through the tool actions, and `ask_hob` through the turn action. */
+function serveTools(server: Server, runtime: Runtime): void {
+  const { tools } = runtime.app;
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    await runtime.toolbox.ready;
-    const tools = MCP_SERVER_TOOLS.flatMap((name) => {
-      const tool = registry.get(name);
+    const listed = (await tools.list()).tools;
+    const offered = MCP_SERVER_TOOLS.flatMap((name) => {
+      const tool = listed.find((each) => each.name === name);
       return tool
         ? [{
           name,
@@ -139,7 +140,7 @@ export function createMcpServer(runtime: Runtime): Server {
         }]
         : [];
     });
-    return { tools: [...tools, { ...ASK_HOB, annotations: { readOnlyHint: false } }] };
+    return { tools: [...offered, { ...ASK_HOB, annotations: { readOnlyHint: false } }] };
   });
 
   server.setRequestHandler(
@@ -150,13 +151,18 @@ export function createMcpServer(runtime: Runtime): Server {
       if (!(MCP_SERVER_TOOLS as readonly string[]).includes(name)) {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${name}'`);
       }
-      const result = await registry.invoke(name, args, "mcp", extra.signal);
-      return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+      return await refusedAsError(async () => {
+        const result = await tools.invoke({ name, args }, { source: "mcp", signal: extra.signal });
+        return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+      });
     },
   );
+}
 
+/** The resources: memory files and conversations, listed and read. */
+function serveResources(server: Server, runtime: Runtime): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const files = await listMarkdown(runtime.memory.files.dir);
+    const files = await runtime.app.memory.files();
     const memory = files.map((path) => ({
       uri: memoryUri(path),
       name: path,
@@ -168,7 +174,7 @@ export function createMcpServer(runtime: Runtime): Server {
         : "A memory note",
       mimeType: "text/markdown",
     }));
-    const conversations = runtime.store.listConversations({ limit: MAX_CONVERSATION_RESOURCES })
+    const conversations = runtime.app.conversations.list({ limit: MAX_CONVERSATION_RESOURCES })
       .map((c) => ({
         uri: `hob://conversations/${c.id}`,
         name: c.title || c.id,
@@ -200,17 +206,17 @@ export function createMcpServer(runtime: Runtime): Server {
     const text = await readResource(runtime, uri);
     return { contents: [{ uri, mimeType: "text/markdown", text }] };
   });
+}
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
-    await runtime.toolbox.ready;
-    return {
-      prompts: [...runtime.toolbox.skills.values()].map((skill) => ({
-        name: skill.name,
-        description: skill.description || `The user's skill '${skill.name}'`,
-        arguments: [{ name: "input", description: "What to give the skill", required: false }],
-      })),
-    };
-  });
+/** The prompts: the user's skills, each made into a prompt by running it on the input. */
+function servePrompts(server: Server, runtime: Runtime): void {
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: (await runtime.app.tools.list()).skills.map((skill) => ({
+      name: skill.name,
+      description: skill.description || `The user's skill '${skill.name}'`,
+      arguments: [{ name: "input", description: "What to give the skill", required: false }],
+    })),
+  }));
 
   server.setRequestHandler(
     GetPromptRequestSchema,
@@ -220,10 +226,7 @@ export function createMcpServer(runtime: Runtime): Server {
       const skill = runtime.toolbox.skills.get(name);
       const commands = runtime.agent.commands;
       if (!skill || !commands) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `No skill named '${name}'`,
-        );
+        throw new McpError(ErrorCode.InvalidParams, `No skill named '${name}'`);
       }
       // A skill is code: the prompt is what it makes of the input.
       const text = await commands.run(name, args?.input ?? "", {
@@ -237,42 +240,40 @@ export function createMcpServer(runtime: Runtime): Server {
       };
     },
   );
-
-  return server;
 }
 
-/** One agent turn; its answer is the tool's result. */
+/** One agent turn, through the turn action; its answer is the tool's result, its refusal an error result. */
 async function askHob(
   runtime: Runtime,
   args: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const message = args.message;
-  const conversationId = args.conversation_id;
-  if (typeof message !== "string" || !message.trim() || message.length > MAX_ASK_CHARS) {
-    return toolError(`'message' must be a non-empty string of at most ${MAX_ASK_CHARS} characters`);
+  return await refusedAsError(async () => {
+    const input = checkInput(askInput, args);
+    const reply = await collectReply(await runtime.app.conversations.turn(input, { signal }));
+    if (reply.error && !reply.content) {
+      return toolError(`hob could not answer: ${reply.error.message}`);
+    }
+    return {
+      // The client is another model: what hob made of untrusted content reaches it labelled.
+      content: [{ type: "text", text: derivedText(reply.content, reply.taint, "ask_hob") }],
+      structuredContent: {
+        conversation_id: reply.conversation_id,
+        status: reply.status,
+        tool_calls: reply.tool_calls.map((call) => call.name),
+      },
+    };
+  });
+}
+
+/** Runs a tool call; an action's refusal is the result the client's model reads, with `isError`. */
+async function refusedAsError(call: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ActionError) return toolError(error.message);
+    throw error;
   }
-  if (conversationId !== undefined && typeof conversationId !== "string") {
-    return toolError("'conversation_id' must be a string");
-  }
-  if (conversationId && !runtime.store.getConversation(conversationId)) {
-    return toolError(`Conversation '${conversationId}' does not exist`);
-  }
-  const reply = await collectReply(
-    runtime.turn({ message, conversation_id: conversationId || undefined, signal }),
-  );
-  if (reply.error && !reply.content) {
-    return toolError(`hob could not answer: ${reply.error.message}`);
-  }
-  return {
-    // The client is another model: what hob made of untrusted content reaches it labelled.
-    content: [{ type: "text", text: derivedText(reply.content, reply.taint, "ask_hob") }],
-    structuredContent: {
-      conversation_id: reply.conversation_id,
-      status: reply.status,
-      tool_calls: reply.tool_calls.map((call) => call.name),
-    },
-  };
 }
 
 function toolError(text: string): CallToolResult {
@@ -293,7 +294,7 @@ async function readResource(runtime: Runtime, uri: string): Promise<string> {
     } catch {
       throw new McpError(ErrorCode.InvalidParams, `The URI '${uri}' has a malformed %-escape`);
     }
-    const files = await listMarkdown(runtime.memory.files.dir);
+    const files = await runtime.app.memory.files();
     // Only files that exist under memory/: the list is the allowlist, so no path escapes it.
     if (!files.includes(path)) {
       throw new McpError(ErrorCode.InvalidParams, `No memory file '${path}'`);
@@ -301,23 +302,30 @@ async function readResource(runtime: Runtime, uri: string): Promise<string> {
     return await runtime.memory.files.read(path);
   }
   const conversation = /^hob:\/\/conversations\/([\w-]+)$/.exec(uri);
-  if (conversation) {
-    const found = runtime.store.getConversation(conversation[1]);
-    if (!found) {
-      throw new McpError(ErrorCode.InvalidParams, `No conversation '${conversation[1]}'`);
-    }
-    const messages = runtime.store.listMessages(found.id, { after: 0, limit: 5_000 });
-    const lines = [`# ${found.title || found.id}`, ""];
-    for (const message of messages) {
-      if (message.role === "tool") {
-        lines.push(`> tool ${message.tool_name}: ${message.content.slice(0, 500)}`, "");
-      } else if (message.content) {
-        lines.push(`**${message.role}:** ${message.content}`, "");
-      }
-    }
-    return lines.join("\n");
-  }
+  if (conversation) return conversationMarkdown(runtime, conversation[1]);
   throw new McpError(ErrorCode.InvalidParams, `Unknown resource '${uri}'`);
+}
+
+/** A conversation as Markdown: its title, then each message (a tool's output cut short). */
+function conversationMarkdown(runtime: Runtime, id: string): string {
+  const { conversations } = runtime.app;
+  let found: Conversation;
+  try {
+    found = conversations.get({ id });
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    throw new McpError(ErrorCode.InvalidParams, `No conversation '${id}'`);
+  }
+  const messages = conversations.messages({ id: found.id, limit: MAX_MESSAGE_PAGE });
+  const lines = [`# ${found.title || found.id}`, ""];
+  for (const message of messages) {
+    if (message.role === "tool") {
+      lines.push(`> tool ${message.tool_name}: ${message.content.slice(0, 500)}`, "");
+    } else if (message.content) {
+      lines.push(`**${message.role}:** ${message.content}`, "");
+    }
+  }
+  return lines.join("\n");
 }
 
 /** MCP wants an object schema at the top; hob's tools already have one. */

@@ -1,38 +1,29 @@
 /**
  * The memory routes: search, reading and writing memory files, and rebuilding
  * the index (with progress as server-sent events). Mounted under /api, behind
- * the token.
+ * the token. Translators from HTTP to the app's memory actions
+ * (src/app/memory.ts), and from their refusals to the API's errors.
  */
 
 import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { listMarkdown } from "../memory/search_index.ts";
+import { ActionError } from "../app/errors.ts";
+import {
+  type MemoryActions,
+  memorySectionInput,
+  memoryTextInput,
+  readMemoryQuery,
+  replaceMemoryBody,
+  searchMemoryInput,
+} from "../app/memory.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
-import { PathError } from "../tools/sandbox/paths.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { actAsync } from "./errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { pathTail, readJson, readQuery } from "./validate.ts";
-
-const searchQuery = z.object({
-  q: z.string().trim().min(1, "must not be empty").max(1_000),
-  limit: z.coerce.number().int().min(1).max(50).default(5),
-  mode: z.enum(["hybrid", "keyword", "vector"]).default("hybrid"),
-});
-const textBody = z.strictObject({
-  text: z.string().trim().min(1, "must not be empty").max(10_000),
-});
-const sectionBody = z.strictObject({
-  section: z.string().trim().min(1).max(200),
-  content: z.string().max(20_000),
-});
-const fileBody = z.strictObject({ content: z.string().max(1_000_000) });
-const getQuery = z.object({
-  from: z.coerce.number().int().min(1).default(1),
-  lines: z.coerce.number().int().min(1).max(5_000).default(5_000),
-});
 
 const pathReply = z.object({
   path: z.string().describe("The memory file written, e.g. `MEMORY.md`"),
@@ -45,7 +36,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/search",
     tag: "memory",
     summary: "Hybrid (vector + keyword) search over the memory files",
-    query: searchQuery,
+    query: searchMemoryInput,
     response: { description: "`{query, embedder, hits}`, best first" },
   },
   {
@@ -67,7 +58,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/files/{path}",
     tag: "memory",
     summary: "Read lines of a memory file",
-    query: getQuery,
+    query: readMemoryQuery,
     response: { description: "`{path, from, to, total_lines, text}`" },
   },
   {
@@ -75,7 +66,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/files/{path}",
     tag: "memory",
     summary: "Replace a memory file",
-    body: fileBody,
+    body: replaceMemoryBody,
     response: { description: "The file written", schema: pathReply },
   },
   {
@@ -83,7 +74,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/remember",
     tag: "memory",
     summary: "Add a fact to MEMORY.md",
-    body: textBody,
+    body: memoryTextInput,
     response: { status: 201, description: "The file written", schema: pathReply },
   },
   {
@@ -91,7 +82,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/log",
     tag: "memory",
     summary: "Add a note to today's daily log",
-    body: textBody,
+    body: memoryTextInput,
     response: { status: 201, description: "The file written", schema: pathReply },
   },
   {
@@ -99,7 +90,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/sections",
     tag: "memory",
     summary: "Replace one section of MEMORY.md",
-    body: sectionBody,
+    body: memorySectionInput,
     response: { description: "The file written", schema: pathReply },
   },
   {
@@ -123,94 +114,86 @@ export const memoryRouteDocs: RouteDoc[] = [
  * ```
  */
 export function memoryRoutes(runtime: Runtime): Hono {
-  const { memory } = runtime;
+  const { memory } = runtime.app;
   const app = new Hono();
 
   app.get("/memory/search", async (c) => {
-    const query = readQuery(c, searchQuery);
-    const hits = await memory.search(query.q, { limit: query.limit, mode: query.mode });
-    return c.json({ query: query.q, embedder: memory.embedderId, hits });
+    return c.json(await memory.search(readQuery(c, searchMemoryInput)));
   });
 
-  app.get("/memory/stats", async (c) => {
-    await memory.ready;
-    return c.json(memory.index.stats());
-  });
+  app.get("/memory/stats", async (c) => c.json(await memory.stats()));
 
-  app.get("/memory/files", async (c) => {
-    return c.json({ files: await listMarkdown(memory.files.dir) });
-  });
+  app.get("/memory/files", async (c) => c.json({ files: await memory.files() }));
 
   app.get("/memory/files/*", async (c) => {
     const path = pathTail(c, "/api/memory/files/");
-    const { from, lines } = readQuery(c, getQuery);
-    try {
-      return c.json(await memory.get(path, from, lines));
-    } catch (error) {
-      throw asApiError(error, path);
-    }
+    const query = readQuery(c, readMemoryQuery);
+    return c.json(await act(() => memory.read({ ...query, path })));
   });
 
   app.put("/memory/files/*", async (c) => {
     const path = pathTail(c, "/api/memory/files/");
-    const { content } = await readJson(c, fileBody);
-    try {
-      return c.json({ path: await memory.replace(path, content) });
-    } catch (error) {
-      throw asApiError(error, path);
-    }
+    const { content } = await readJson(c, replaceMemoryBody);
+    return c.json({ path: await act(() => memory.replace({ path, content })) });
   });
 
   app.post("/memory/remember", async (c) => {
-    const { text } = await readJson(c, textBody);
-    return c.json({ path: await memory.remember(text) }, 201);
+    const body = await readJson(c, memoryTextInput);
+    return c.json({ path: await act(() => memory.remember(body)) }, 201);
   });
 
   app.post("/memory/log", async (c) => {
-    const { text } = await readJson(c, textBody);
-    return c.json({ path: await memory.logNote(text) }, 201);
+    const body = await readJson(c, memoryTextInput);
+    return c.json({ path: await act(() => memory.log(body)) }, 201);
   });
 
   app.put("/memory/sections", async (c) => {
-    const { section, content } = await readJson(c, sectionBody);
-    try {
-      return c.json({ path: await memory.writeSection(section, content) });
-    } catch (error) {
-      throw asApiError(error, "MEMORY.md");
-    }
+    const body = await readJson(c, memorySectionInput);
+    return c.json({ path: await act(() => memory.writeSection(body)) });
   });
 
   app.post("/memory/reindex", async (c) => {
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
-      return streamSSE(c, async (stream) => {
-        const changed = await memory.reindex((progress) => {
-          if (!stream.aborted) {
-            stream.writeSSE({ event: "progress", data: JSON.stringify(progress) }).catch(() => {});
-          }
-        });
-        await stream.writeSSE({
-          event: "done",
-          data: JSON.stringify({ changed: changed.length, ...memory.index.stats() }),
-        });
-      });
+      return streamSSE(c, (stream) => reindexStream(memory, stream));
     }
-    const changed = await memory.reindex();
-    return c.json({ changed: changed.length, ...memory.index.stats() });
+    return c.json(await memory.reindex());
   });
 
   return app;
 }
 
-function asApiError(error: unknown, path: string): unknown {
+/** A rebuild of the index as events: `progress` while it runs, then one `done` with the counts. */
+async function reindexStream(memory: MemoryActions, stream: SSEStreamingApi): Promise<void> {
+  const result = await memory.reindex((progress) => {
+    if (!stream.aborted) {
+      stream.writeSSE({ event: "progress", data: JSON.stringify(progress) }).catch(() => {});
+    }
+  });
+  await stream.writeSSE({ event: "done", data: JSON.stringify(result) });
+}
+
+/**
+ * Runs a memory action, answering its refusal as every route over src/app
+ * does ({@linkcode actAsync}), but for what only memory says: a path it will
+ * not use is a 400 `invalid_path`, and a write the disk refused for a reason
+ * of its own (not space, not permission) a 400.
+ */
+function act<T>(action: () => Promise<T>): Promise<T> {
+  return actAsync(async () => {
+    try {
+      return await action();
+    } catch (error) {
+      throw memoryRefusal(error);
+    }
+  });
+}
+
+function memoryRefusal(error: unknown): unknown {
   // A full disk or read-only home: the app's error handler answers 507/503.
   if (storageProblem(error)) return error;
-  if (error instanceof PathError) return new ApiError(400, "invalid_path", error.message, "path");
-  if (error instanceof Deno.errors.NotFound) {
-    return new ApiError(404, "not_found", `No memory file '${path}'`);
-  }
-  if (error instanceof MemoryWriteError) return new ApiError(400, "invalid_request", error.message);
-  if (error instanceof Error && /Only Markdown/.test(error.message)) {
+  if (error instanceof ActionError && error.code === "invalid" && error.field === "path") {
     return new ApiError(400, "invalid_path", error.message, "path");
   }
+  if (error instanceof MemoryWriteError) return new ApiError(400, "invalid_request", error.message);
   return error;
 }

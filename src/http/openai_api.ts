@@ -9,6 +9,9 @@
  * The API is stateless and hob's conversations are not: each reply's history
  * is fingerprinted, so a client that sends the same history back with one
  * more message continues the same hob conversation instead of starting anew.
+ * The turn itself goes through the app's turn action (src/app), so its last
+ * message and its model are checked as `POST /api/chat` checks them; this
+ * module only translates OpenAI's wire format to it and back.
  */
 
 import { Hono } from "hono";
@@ -18,8 +21,9 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { streamErrorEvent } from "./errors.ts";
+import { ActionError } from "../app/errors.ts";
 import { untrusted } from "../core/untrusted.ts";
+import { streamErrorEvent } from "./errors.ts";
 
 /** What a client names to get hob's configured model. */
 const HOB_MODEL = "hob";
@@ -77,7 +81,6 @@ type Message = z.output<typeof message>;
  */
 export function openAiRoutes(runtime: Runtime): Hono {
   const app = new Hono();
-
   app.get("/models", async (c) => {
     const report = await runtime.discover();
     const created = Math.floor(Date.now() / 1000);
@@ -87,158 +90,233 @@ export function openAiRoutes(runtime: Runtime): Hono {
       data: [...new Set(ids)].map((id) => ({ id, object: "model", created, owned_by: "hob" })),
     });
   });
-
-  app.post("/chat/completions", async (c) => {
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      return openAiError(c, 400, "The body is not valid JSON", null, "invalid_json");
-    }
-    const parsed = chatCompletionBody.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const param = issue.path.map(String).join(".") || null;
-      return openAiError(c, 400, `${param ? `'${param}': ` : ""}${issue.message}`, param);
-    }
-    const body = parsed.data;
-    const model = modelOf(body.model);
-    if (model === undefined) {
-      return openAiError(
-        c,
-        404,
-        `The model '${body.model}' does not exist: use 'hob' or 'hob/<provider>/<model>' (GET /v1/models lists them)`,
-        "model",
-        "model_not_found",
-      );
-    }
-    if (model) {
-      const problem = runtime.llm.checkModel(model);
-      if (problem) return openAiError(c, 404, problem, "model", "model_not_found");
-    }
-    const plan = planTurn(runtime, body);
-    if (typeof plan === "string") return openAiError(c, 400, plan, "messages");
-
-    const controller = new AbortController();
-    c.req.raw.signal.addEventListener("abort", () => controller.abort());
-    const events = runtime.turn({
-      message: plan.message,
-      conversation_id: plan.conversationId,
-      model: model || undefined,
-      signal: controller.signal,
-      instructions: plan.instructions,
-      clientTools: plan.clientTools,
-      seed: plan.seed,
-      resume: plan.resume,
-    });
-    const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-    const created = Math.floor(Date.now() / 1000);
-    const clientNames = new Set(plan.clientTools.map((tool) => tool.name));
-    const remember = (turn: TurnRecord) => rememberHistory(runtime, plan.fingerprintBase, turn);
-
-    if (body.stream) {
-      return streamSSE(c, async (stream) => {
-        stream.onAbort(() => controller.abort());
-        const chunk = (delta: Record<string, unknown>, finish: string | null, extra = {}) =>
-          stream.writeSSE({
-            data: JSON.stringify({
-              id,
-              object: "chat.completion.chunk",
-              created,
-              model: body.model,
-              choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-              ...extra,
-            }),
-          });
-        await chunk({ role: "assistant", content: "" }, null);
-        const turn = newTurnRecord();
-        try {
-          for await (const event of events) {
-            if (stream.aborted) continue; // the turn goes on and saves what it has
-            const record = recordEvent(turn, event, clientNames);
-            if (event.type === "text") await chunk({ content: event.text }, null);
-            else if (record === "client_call") {
-              const call = turn.clientCalls.at(-1)!;
-              await chunk({
-                tool_calls: [{
-                  index: turn.clientCalls.length - 1,
-                  id: call.id,
-                  type: "function",
-                  function: { name: call.name, arguments: call.arguments },
-                }],
-              }, null);
-            }
-          }
-        } catch (error) {
-          // Begun streams cannot change their status: the error goes in the stream (a full disk…).
-          const { code, message } = streamErrorEvent(error, "POST /v1/chat/completions");
-          turn.error = { code, message };
-          turn.text = "";
-        }
-        if (stream.aborted) return;
-        if (turn.error && !turn.text) {
-          await stream.writeSSE({
-            data: JSON.stringify({
-              error: { message: turn.error.message, type: "server_error", code: turn.error.code },
-            }),
-          });
-        } else {
-          remember(turn);
-          await chunk({}, finishReason(turn));
-          if (body.stream_options?.include_usage) {
-            await stream.writeSSE({
-              data: JSON.stringify({
-                id,
-                object: "chat.completion.chunk",
-                created,
-                model: body.model,
-                choices: [],
-                usage: usageOf(turn.usage),
-              }),
-            });
-          }
-        }
-        await stream.writeSSE({ data: "[DONE]" });
-      });
-    }
-
-    const turn = newTurnRecord();
-    for await (const event of events) recordEvent(turn, event, clientNames);
-    if (turn.error && !turn.text && turn.clientCalls.length === 0) {
-      return openAiError(c, 502, turn.error.message, null, turn.error.code, "server_error");
-    }
-    remember(turn);
-    return c.json({
-      id,
-      object: "chat.completion",
-      created,
-      model: body.model,
-      choices: [{
-        index: 0,
-        message: {
-          role: "assistant",
-          content: turn.text || (turn.clientCalls.length ? null : ""),
-          ...(turn.clientCalls.length
-            ? {
-              tool_calls: turn.clientCalls.map((call) => ({
-                id: call.id,
-                type: "function",
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
-            : {}),
-          refusal: null,
-        },
-        finish_reason: finishReason(turn),
-        logprobs: null,
-      }],
-      usage: usageOf(turn.usage),
-      // Which hob conversation this went into, for clients that want to look.
-      hob: { conversation_id: turn.conversationId, status: turn.status },
-    });
-  });
-
+  app.post("/chat/completions", (c) => chatCompletion(c, runtime));
   return app;
+}
+
+/**
+ * `POST /chat/completions`: the request parsed, its model checked, its
+ * history mapped onto a hob conversation, the turn started through the turn
+ * action, and the reply shaped as OpenAI's, streamed or whole.
+ */
+async function chatCompletion(c: Context, runtime: Runtime): Promise<Response> {
+  const body = await parseRequest(c);
+  if (body instanceof Response) return body;
+  const model = chooseModel(c, runtime, body.model);
+  if (model instanceof Response) return model;
+  const plan = planTurn(runtime, body);
+  if (typeof plan === "string") return openAiError(c, 400, plan, "messages");
+
+  const controller = new AbortController();
+  c.req.raw.signal.addEventListener("abort", () => controller.abort());
+  const events = await startTurn(runtime, plan, model, controller.signal);
+  if (events instanceof ActionError) return turnRefusal(c, events);
+  const completion: Completion = {
+    id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    clientNames: new Set(plan.clientTools.map((tool) => tool.name)),
+    includeUsage: Boolean(body.stream_options?.include_usage),
+    remember: (turn) => rememberHistory(runtime, plan.fingerprintBase, turn),
+  };
+  return body.stream
+    ? streamCompletion(c, events, controller, completion)
+    : await wholeCompletion(c, events, completion);
+}
+
+/** The body, checked against {@linkcode chatCompletionBody}; an OpenAI-shaped 400 when it does not fit. */
+async function parseRequest(c: Context): Promise<Body | Response> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return openAiError(c, 400, "The body is not valid JSON", null, "invalid_json");
+  }
+  const parsed = chatCompletionBody.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const param = issue.path.map(String).join(".") || null;
+  return openAiError(c, 400, `${param ? `'${param}': ` : ""}${issue.message}`, param);
+}
+
+/** The hob model a request names ("" for the configured one), or OpenAI's 404 when it names none. */
+function chooseModel(c: Context, runtime: Runtime, requested: string): string | Response {
+  const model = modelOf(requested);
+  if (model === undefined) {
+    return openAiError(
+      c,
+      404,
+      `The model '${requested}' does not exist: use 'hob' or 'hob/<provider>/<model>' (GET /v1/models lists them)`,
+      "model",
+      "model_not_found",
+    );
+  }
+  if (!model) return model;
+  try {
+    return runtime.app.conversations.checkModel({ model });
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    return openAiError(c, 404, error.message, "model", "model_not_found");
+  }
+}
+
+/** The turn, through the turn action; its refusal is returned for the caller to word. */
+async function startTurn(
+  runtime: Runtime,
+  plan: TurnPlan,
+  model: string,
+  signal: AbortSignal,
+): Promise<AsyncGenerator<AgentEvent> | ActionError> {
+  try {
+    return await runtime.app.conversations.turn(
+      { message: plan.message, conversation_id: plan.conversationId, model: model || undefined },
+      {
+        signal,
+        instructions: plan.instructions,
+        clientTools: plan.clientTools,
+        seed: plan.seed,
+        resume: plan.resume,
+      },
+    );
+  } catch (error) {
+    if (error instanceof ActionError) return error;
+    throw error;
+  }
+}
+
+/** A refusal of the turn action as OpenAI words it: a model is not found, anything else is the messages' fault. */
+function turnRefusal(c: Context, error: ActionError): Response {
+  if (error.field === "model") {
+    return openAiError(c, 404, error.message, "model", "model_not_found");
+  }
+  const problem = error.field === "message"
+    ? `The last user message: ${error.issue?.message}`
+    : error.message;
+  return openAiError(c, 400, problem, "messages");
+}
+
+/** What every chunk or reply of one completion carries, and what it does when done. */
+interface Completion {
+  id: string;
+  created: number;
+  /** The model as the client named it. */
+  model: string;
+  /** The client's own tools: their calls go back to the client. */
+  clientNames: Set<string>;
+  /** A streamed reply ends with a usage chunk. */
+  includeUsage: boolean;
+  /** Remembers the history with this reply, so the client's next request continues it. */
+  remember(turn: TurnRecord): void;
+}
+
+/** The reply as `chat.completion.chunk` events, `[DONE]` last; a client that leaves stops the turn. */
+function streamCompletion(
+  c: Context,
+  events: AsyncGenerator<AgentEvent>,
+  controller: AbortController,
+  completion: Completion,
+): Response {
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => controller.abort());
+    const send = (data: unknown) => stream.writeSSE({ data: JSON.stringify(data) });
+    await send(chunk(completion, { role: "assistant", content: "" }, null));
+    const turn = newTurnRecord();
+    try {
+      for await (const event of events) {
+        if (stream.aborted) continue; // the turn goes on and saves what it has
+        const delta = deltaOf(turn, event, completion.clientNames);
+        if (delta) await send(chunk(completion, delta, null));
+      }
+    } catch (error) {
+      // Begun streams cannot change their status: the error goes in the stream (a full disk…).
+      const { code, message } = streamErrorEvent(error, "POST /v1/chat/completions");
+      turn.error = { code, message };
+      turn.text = "";
+    }
+    if (stream.aborted) return;
+    if (turn.error && !turn.text) {
+      await send({
+        error: { message: turn.error.message, type: "server_error", code: turn.error.code },
+      });
+    } else {
+      completion.remember(turn);
+      await send(chunk(completion, {}, finishReason(turn)));
+      if (completion.includeUsage) {
+        await send({ ...chunk(completion, {}, null), choices: [], usage: usageOf(turn.usage) });
+      }
+    }
+    await stream.writeSSE({ data: "[DONE]" });
+  });
+}
+
+/** Folds one event into the record; what the client should see of it, as a chunk's delta. */
+function deltaOf(
+  turn: TurnRecord,
+  event: AgentEvent,
+  clientNames: Set<string>,
+): Record<string, unknown> | null {
+  const record = recordEvent(turn, event, clientNames);
+  if (event.type === "text") return { content: event.text };
+  if (record !== "client_call") return null;
+  const call = turn.clientCalls.at(-1)!;
+  return {
+    tool_calls: [{
+      index: turn.clientCalls.length - 1,
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    }],
+  };
+}
+
+/** One `chat.completion.chunk`. */
+function chunk(completion: Completion, delta: Record<string, unknown>, finish: string | null) {
+  return {
+    id: completion.id,
+    object: "chat.completion.chunk",
+    created: completion.created,
+    model: completion.model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  };
+}
+
+/** The reply as one `chat.completion`; a 502 when the model failed before saying anything. */
+async function wholeCompletion(
+  c: Context,
+  events: AsyncGenerator<AgentEvent>,
+  completion: Completion,
+): Promise<Response> {
+  const turn = newTurnRecord();
+  for await (const event of events) recordEvent(turn, event, completion.clientNames);
+  if (turn.error && !turn.text && turn.clientCalls.length === 0) {
+    return openAiError(c, 502, turn.error.message, null, turn.error.code, "server_error");
+  }
+  completion.remember(turn);
+  const calls = turn.clientCalls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  return c.json({
+    id: completion.id,
+    object: "chat.completion",
+    created: completion.created,
+    model: completion.model,
+    choices: [{
+      index: 0,
+      message: {
+        role: "assistant",
+        content: turn.text || (calls.length ? null : ""),
+        ...(calls.length ? { tool_calls: calls } : {}),
+        refusal: null,
+      },
+      finish_reason: finishReason(turn),
+      logprobs: null,
+    }],
+    usage: usageOf(turn.usage),
+    // Which hob conversation this went into, for clients that want to look.
+    hob: { conversation_id: turn.conversationId, status: turn.status },
+  });
 }
 
 /** The hob model id a request names: "" for the default, undefined when it names none. */

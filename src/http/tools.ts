@@ -5,21 +5,13 @@
  */
 
 import { Hono } from "hono";
-import { z } from "zod";
-import { ApprovalError } from "../store/approvals.ts";
+import { decisionBody, listApprovalsInput } from "../app/approvals.ts";
+import { invokeBody } from "../app/tools.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { act, actAsync } from "./errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
-
-const invokeBody = z.strictObject({ args: z.record(z.string(), z.unknown()).default({}) });
-const decisionBody = z.strictObject({
-  decision: z.enum(["approve", "deny"]),
-  remember: z.boolean().default(false),
-});
-const approvalsQuery = z.object({
-  status: z.enum(["pending", "approved", "denied", "expired", "all"]).default("pending"),
-});
 
 /** The routes below as the OpenAPI document lists them. */
 export const toolRouteDocs: RouteDoc[] = [
@@ -43,7 +35,7 @@ export const toolRouteDocs: RouteDoc[] = [
     path: "/api/approvals",
     tag: "tools",
     summary: "Approvals, pending ones by default",
-    query: approvalsQuery,
+    query: listApprovalsInput,
     response: { description: "`{approvals}`" },
   },
   {
@@ -65,7 +57,8 @@ export const toolRouteDocs: RouteDoc[] = [
 ];
 
 /**
- * Builds the routes.
+ * Builds the routes: translators from HTTP to the app's tool, approval and
+ * conversation actions (src/app), and from their refusals to the API's errors.
  *
  * @example
  * ```ts
@@ -73,7 +66,7 @@ export const toolRouteDocs: RouteDoc[] = [
  * ```
  */
 export function toolRoutes(runtime: Runtime): Hono {
-  const { registry } = runtime.toolbox;
+  const { tools, approvals, conversations } = runtime.app;
   const app = new Hono();
   // User tools load beside start-up; these routes answer once they are in.
   app.use("*", async function toolsReady(_c, next) {
@@ -81,49 +74,35 @@ export function toolRoutes(runtime: Runtime): Hono {
     await next();
   });
 
-  app.get("/tools", (c) =>
-    c.json({
-      tools: registry.list(),
-      skills: [...runtime.toolbox.skills.values()].map(({ name, description }) => ({
-        name,
-        description,
-      })),
-      problems: runtime.toolbox.problems(),
-    }));
+  app.get("/tools", async (c) => c.json(await tools.list()));
 
   app.post("/tools/:name/invoke", async (c) => {
     const name = c.req.param("name");
-    if (!registry.get(name)) throw new ApiError(404, "not_found", `No tool named '${name}'`);
+    await actAsync(() => tools.get({ name }));
     const { args } = await readJson(c, invokeBody);
-    const result = await registry.invoke(name, args, "api", c.req.raw.signal);
-    return c.json(result);
+    const signal = c.req.raw.signal;
+    return c.json(await actAsync(() => tools.invoke({ name, args }, { source: "api", signal })));
   });
 
   app.get("/approvals", (c) => {
-    const { status } = readQuery(c, approvalsQuery);
-    return c.json({ approvals: runtime.toolbox.approvals.list(status) });
+    const query = readQuery(c, listApprovalsInput);
+    return c.json({ approvals: act(() => approvals.list(query)) });
   });
 
   app.post("/approvals/:id", async (c) => {
     const body = await readJson(c, decisionBody);
     try {
-      return c.json(
-        runtime.toolbox.approvals.decide(c.req.param("id"), body.decision, body.remember),
-      );
+      return c.json(act(() => approvals.decide({ ...body, id: c.req.param("id") })));
     } catch (error) {
-      if (error instanceof ApprovalError) {
-        throw new ApiError(error.code === "not_found" ? 404 : 409, error.code, error.message);
-      }
-      throw error;
+      // The API named this refusal before the app layer did: it stays `already_decided`.
+      if (!(error instanceof ApiError) || error.code !== "conflict") throw error;
+      throw new ApiError(409, "already_decided", error.message);
     }
   });
 
   app.get("/conversations/:id/events", (c) => {
     const id = c.req.param("id");
-    if (!runtime.store.getConversation(id)) {
-      throw new ApiError(404, "not_found", `Conversation '${id}' does not exist`);
-    }
-    return c.json({ conversation_id: id, events: runtime.toolbox.events.list(id) });
+    return c.json({ conversation_id: id, events: act(() => conversations.toolEvents({ id })) });
   });
 
   return app;

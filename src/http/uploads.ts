@@ -105,19 +105,3 @@ export function uploadRoutes(runtime: Runtime): Hono {
 
   return app;
 }
-
-/** The attachments a chat request names, each checked to be an upload; a 400 naming the bad one. */
-export async function findUploads(home: string, paths: string[]): Promise<Attachment[]> {
-  const found: Attachment[] = [];
-  for (const [index, path] of paths.entries()) {
-    try {
-      found.push(await findUpload(home, path));
-    } catch (error) {
-      if (error instanceof UploadError) {
-        throw new ApiError(400, "invalid_request", error.message, `attachments.${index}`);
-      }
-      throw error;
-    }
-  }
-  return found;
-}

@@ -6,7 +6,7 @@
  * inside Claude Code would be refused as a nested session.
  */
 
-import type { ChatMessage, LlmEvent } from "../core/types.ts";
+import type { ChatMessage, LlmEvent, LlmRequest, Usage } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
 import { describeFailure } from "./failure.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
@@ -54,83 +54,17 @@ export function createClaudeCliProvider(
         };
         return;
       }
-      const env = Deno.env.toObject();
-      delete env.CLAUDECODE;
-      let child: Deno.ChildProcess;
-      try {
-        child = new Deno.Command(command, {
-          args: [
-            "-p",
-            "--output-format",
-            "json",
-            "--model",
-            model,
-            "--system-prompt",
-            request.system,
-          ],
-          env,
-          clearEnv: true,
-          stdin: "piped",
-          stdout: "piped",
-          stderr: "piped",
-          signal: request.signal,
-        }).spawn();
-      } catch (error) {
-        if (error instanceof Deno.errors.NotFound) {
-          yield {
-            type: "error",
-            error: describeFailure(provider, {
-              kind: "missing_command",
-              command,
-            }),
-          };
-          return;
-        }
-        throw error;
-      }
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(toPrompt(request.messages)))
-        .catch(() => {/* the CLI exited early; its status says why */});
-      await writer.close().catch(() => {});
-      const output = await child.output().catch(() => null);
-      if (request.signal?.aborted) return;
-      const stdout = new TextDecoder().decode(
-        output?.stdout ?? new Uint8Array(),
-      );
-      const stderr = new TextDecoder().decode(
-        output?.stderr ?? new Uint8Array(),
-      );
-      let parsed: ClaudeResult | undefined;
-      try {
-        parsed = JSON.parse(stdout);
-      } catch { /* reported below */ }
-      if (!output?.success || !parsed || parsed.is_error) {
-        const said = parsed?.result ?? (stderr.trim() || stdout.trim());
+      const child = spawnCli(command, model, request);
+      if (!child) {
         yield {
           type: "error",
-          error: describeFailure(provider, {
-            kind: "other",
-            detail: `'${command}' exited with ${output?.code ?? "an error"}${
-              said ? `: ${said.slice(-STDERR_TAIL_CHARS)}` : ""
-            }`,
-          }),
+          error: describeFailure(provider, { kind: "missing_command", command }),
         };
         return;
       }
-      if (parsed.result) yield { type: "text", text: parsed.result };
-      const u = parsed.usage ?? {};
-      const cacheRead = u.cache_read_input_tokens ?? 0;
-      const cacheWrite = u.cache_creation_input_tokens ?? 0;
-      yield {
-        type: "usage",
-        usage: {
-          input_tokens: (u.input_tokens ?? 0) + cacheRead + cacheWrite,
-          output_tokens: u.output_tokens ?? 0,
-          ...(cacheRead ? { cache_read_tokens: cacheRead } : {}),
-          ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
-        },
-      };
-      yield { type: "done", stop_reason: "end_turn" };
+      const output = await runCli(child, toPrompt(request.messages));
+      if (request.signal?.aborted) return;
+      yield* resultEvents(provider, command, output);
     },
 
     listModels(): Promise<ModelInfo[]> {
@@ -144,6 +78,96 @@ export function createClaudeCliProvider(
         name,
       })));
     },
+  };
+}
+
+/**
+ * Starts `claude -p` for one answer, without CLAUDECODE in its environment;
+ * null when the program is not found.
+ */
+function spawnCli(
+  command: string,
+  model: string,
+  request: LlmRequest,
+): Deno.ChildProcess | null {
+  const env = Deno.env.toObject();
+  delete env.CLAUDECODE;
+  try {
+    return new Deno.Command(command, {
+      args: [
+        "-p",
+        "--output-format",
+        "json",
+        "--model",
+        model,
+        "--system-prompt",
+        request.system,
+      ],
+      env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      signal: request.signal,
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
+/** Writes the prompt to the CLI's stdin and waits for it to exit; null when it could not be read. */
+async function runCli(
+  child: Deno.ChildProcess,
+  prompt: string,
+): Promise<Deno.CommandOutput | null> {
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(prompt))
+    .catch(() => {/* the CLI exited early; its status says why */});
+  await writer.close().catch(() => {});
+  return await child.output().catch(() => null);
+}
+
+/** The CLI's JSON result as hob's events: the text, the usage and `done`, or one error. */
+function* resultEvents(
+  provider: ProviderConfig,
+  command: string,
+  output: Deno.CommandOutput | null,
+): Generator<LlmEvent> {
+  const decoder = new TextDecoder();
+  const stdout = decoder.decode(output?.stdout ?? new Uint8Array());
+  const stderr = decoder.decode(output?.stderr ?? new Uint8Array());
+  let parsed: ClaudeResult | undefined;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch { /* reported below */ }
+  if (!output?.success || !parsed || parsed.is_error) {
+    const said = parsed?.result ?? (stderr.trim() || stdout.trim());
+    yield {
+      type: "error",
+      error: describeFailure(provider, {
+        kind: "other",
+        detail: `'${command}' exited with ${output?.code ?? "an error"}${
+          said ? `: ${said.slice(-STDERR_TAIL_CHARS)}` : ""
+        }`,
+      }),
+    };
+    return;
+  }
+  if (parsed.result) yield { type: "text", text: parsed.result };
+  yield { type: "usage", usage: usageOf(parsed.usage ?? {}) };
+  yield { type: "done", stop_reason: "end_turn" };
+}
+
+/** Usage with the input counted whole: plain, read from the cache and written to it. */
+function usageOf(u: NonNullable<ClaudeResult["usage"]>): Usage {
+  const cacheRead = u.cache_read_input_tokens ?? 0;
+  const cacheWrite = u.cache_creation_input_tokens ?? 0;
+  return {
+    input_tokens: (u.input_tokens ?? 0) + cacheRead + cacheWrite,
+    output_tokens: u.output_tokens ?? 0,
+    ...(cacheRead ? { cache_read_tokens: cacheRead } : {}),
+    ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
   };
 }
 

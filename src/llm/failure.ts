@@ -4,7 +4,7 @@
  * into a FailureKind; the wording lives here once.
  */
 
-import type { LlmFailure } from "../core/types.ts";
+import type { LlmEvent, LlmFailure } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
 
 /** What went wrong, as far as an adapter could tell. */
@@ -21,6 +21,7 @@ type ErrorClass = abstract new (...args: any[]) => Error;
 /** The error classes the official OpenAI and Anthropic SDKs both export (they are generated alike). */
 export interface SdkErrorClasses {
   APIError: ErrorClass;
+  APIUserAbortError: ErrorClass;
   APIConnectionError: ErrorClass;
   APIConnectionTimeoutError: ErrorClass;
 }
@@ -149,4 +150,27 @@ function describeStatus(
     status,
     message: `${name} refused the request (${status})${said}`,
   };
+}
+
+/**
+ * The event a stream ends with when an official SDK threw: none when the
+ * caller stopped it (the SDK's abort, or the request's signal), otherwise an
+ * `error` event worded for the person.
+ *
+ * @example
+ * ```ts
+ * } catch (error) {
+ *   const failed = sdkFailureEvent(provider, sdk, error, request.signal);
+ *   if (failed) yield failed;
+ * }
+ * ```
+ */
+export function sdkFailureEvent(
+  provider: ProviderConfig,
+  sdk: SdkErrorClasses,
+  error: unknown,
+  signal?: AbortSignal,
+): LlmEvent | null {
+  if (error instanceof sdk.APIUserAbortError || signal?.aborted) return null;
+  return { type: "error", error: describeFailure(provider, classifySdkError(sdk, error)) };
 }

@@ -5,9 +5,10 @@
  * The SDK is imported on first use, so starting hob does not pay for it.
  */
 
-import type { ChatMessage, ToolCall } from "../core/types.ts";
+import type OpenAI from "openai";
+import type { ChatMessage, LlmEvent, LlmRequest, ToolCall, Usage } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
-import { classifySdkError, describeFailure } from "./failure.ts";
+import { sdkFailureEvent } from "./failure.ts";
 import { getJson } from "./fetch_json.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
 
@@ -26,8 +27,31 @@ type OpenAIClient = InstanceType<OpenAIModule["default"]>;
 export function createOpenAiCompatProvider(
   provider: ProviderConfig,
 ): ProviderAdapter {
+  const connect = lazyClient(provider);
+  return {
+    name: provider.name,
+    async *stream(model, request): AsyncGenerator<LlmEvent> {
+      const { sdk, client } = await connect();
+      try {
+        const stream = await client.chat.completions.create(chatRequest(model, request), {
+          signal: request.signal,
+        });
+        yield* mapChunks(stream, request.signal);
+      } catch (error) {
+        const failed = sdkFailureEvent(provider, sdk, error, request.signal);
+        if (failed) yield failed;
+      }
+    },
+    listModels: (signal) => listOpenAiModels(provider, signal),
+  };
+}
+
+/** The SDK and its client, imported and made on first use. */
+function lazyClient(
+  provider: ProviderConfig,
+): () => Promise<{ sdk: OpenAIModule; client: OpenAIClient }> {
   let client: Promise<{ sdk: OpenAIModule; client: OpenAIClient }> | undefined;
-  const connect = () =>
+  return () =>
     client ??= import("openai").then((sdk) => ({
       sdk,
       client: new sdk.default({
@@ -39,114 +63,115 @@ export function createOpenAiCompatProvider(
         timeout: provider.timeout_ms,
       }),
     }));
+}
 
+/** The Chat Completions request: the system prompt first, tools only when there are some. */
+function chatRequest(
+  model: string,
+  request: LlmRequest,
+): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
   return {
-    name: provider.name,
-    async *stream(model, request) {
-      const { sdk, client } = await connect();
-      const calls = new Map<number, ToolCall>();
-      try {
-        const stream = await client.chat.completions.create(
-          {
-            model,
-            messages: [
-              { role: "system", content: request.system },
-              ...toOpenAiMessages(request.messages),
-            ],
-            ...(request.tools.length > 0
-              ? {
-                tools: request.tools.map((tool) => ({
-                  type: "function" as const,
-                  function: {
-                    name: tool.name,
-                    description: tool.description,
-                    parameters: tool.parameters,
-                  },
-                })),
-              }
-              : {}),
-            stream: true,
-            stream_options: { include_usage: true },
+    model,
+    messages: [
+      { role: "system", content: request.system },
+      ...toOpenAiMessages(request.messages),
+    ],
+    ...(request.tools.length > 0
+      ? {
+        tools: request.tools.map((tool) => ({
+          type: "function" as const,
+          function: {
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.parameters,
           },
-          { signal: request.signal },
-        );
-        let stopReason = "stop";
-        for await (const chunk of stream) {
-          if (chunk.usage) {
-            yield {
-              type: "usage",
-              usage: {
-                input_tokens: chunk.usage.prompt_tokens ?? 0,
-                output_tokens: chunk.usage.completion_tokens ?? 0,
-                ...(chunk.usage.prompt_tokens_details?.cached_tokens
-                  ? {
-                    cache_read_tokens: chunk.usage.prompt_tokens_details.cached_tokens,
-                  }
-                  : {}),
-              },
-            };
-          }
-          const choice = chunk.choices?.[0];
-          if (!choice) continue;
-          if (choice.delta?.content) {
-            yield { type: "text", text: choice.delta.content };
-          }
-          for (const fragment of choice.delta?.tool_calls ?? []) {
-            const call = calls.get(fragment.index) ??
-              { id: "", name: "", arguments: "" };
-            if (fragment.id) call.id = fragment.id;
-            if (fragment.function?.name) call.name += fragment.function.name;
-            if (fragment.function?.arguments) {
-              call.arguments += fragment.function.arguments;
-            }
-            calls.set(fragment.index, call);
-          }
-          if (choice.finish_reason) stopReason = choice.finish_reason;
-        }
-        // An aborted stream ends quietly; what came is all there is.
-        if (request.signal?.aborted) return;
-        for (const [index, call] of [...calls].sort((a, b) => a[0] - b[0])) {
-          yield {
-            type: "tool_call",
-            call: {
-              id: call.id || `call_${index}`,
-              name: call.name,
-              arguments: call.arguments || "{}",
-            },
-          };
-        }
-        yield { type: "done", stop_reason: stopReason };
-      } catch (error) {
-        if (error instanceof sdk.APIUserAbortError || request.signal?.aborted) {
-          return;
-        }
-        yield {
-          type: "error",
-          error: describeFailure(provider, classifySdkError(sdk, error)),
-        };
+        })),
       }
-    },
-
-    async listModels(signal) {
-      const base = provider.base_url!.replace(/\/+$/, "");
-      const headers: Record<string, string> = { ...provider.headers };
-      if (provider.api_key) {
-        headers.authorization = `Bearer ${provider.api_key}`;
-      }
-      if (provider.name === "ollama") {
-        // Ollama's native listing is at the server root, beside /v1.
-        const root = base.replace(/\/v1$/, "");
-        const body = await getJson(`${root}/api/tags`, headers, signal) as {
-          models?: { name?: string; model?: string }[];
-        };
-        return (body.models ?? []).map((m) => modelInfo(provider.name, String(m.name ?? m.model)));
-      }
-      const body = await getJson(`${base}/models`, headers, signal) as {
-        data?: { id?: string }[];
-      };
-      return (body.data ?? []).map((m) => modelInfo(provider.name, String(m.id)));
-    },
+      : {}),
+    stream: true,
+    stream_options: { include_usage: true },
   };
+}
+
+/**
+ * Maps the streamed chunks to hob's events: usage and text as they come, tool
+ * calls once the stream has ended and their fragments are whole.
+ */
+async function* mapChunks(
+  stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<LlmEvent> {
+  const calls = new Map<number, ToolCall>();
+  let stopReason = "stop";
+  for await (const chunk of stream) {
+    if (chunk.usage) yield { type: "usage", usage: usageOf(chunk.usage) };
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    if (choice.delta?.content) {
+      yield { type: "text", text: choice.delta.content };
+    }
+    for (const fragment of choice.delta?.tool_calls ?? []) addFragment(calls, fragment);
+    if (choice.finish_reason) stopReason = choice.finish_reason;
+  }
+  // An aborted stream ends quietly; what came is all there is.
+  if (signal?.aborted) return;
+  for (const [index, call] of [...calls].sort((a, b) => a[0] - b[0])) {
+    yield {
+      type: "tool_call",
+      call: {
+        id: call.id || `call_${index}`,
+        name: call.name,
+        arguments: call.arguments || "{}",
+      },
+    };
+  }
+  yield { type: "done", stop_reason: stopReason };
+}
+
+function usageOf(usage: OpenAI.CompletionUsage): Usage {
+  return {
+    input_tokens: usage.prompt_tokens ?? 0,
+    output_tokens: usage.completion_tokens ?? 0,
+    ...(usage.prompt_tokens_details?.cached_tokens
+      ? { cache_read_tokens: usage.prompt_tokens_details.cached_tokens }
+      : {}),
+  };
+}
+
+/** Adds one streamed fragment of a tool call to the call at its index. */
+function addFragment(
+  calls: Map<number, ToolCall>,
+  fragment: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall,
+): void {
+  const call = calls.get(fragment.index) ?? { id: "", name: "", arguments: "" };
+  if (fragment.id) call.id = fragment.id;
+  if (fragment.function?.name) call.name += fragment.function.name;
+  if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+  calls.set(fragment.index, call);
+}
+
+/** The provider's models: Ollama's native listing, or the standard `/models`. */
+async function listOpenAiModels(
+  provider: ProviderConfig,
+  signal: AbortSignal,
+): Promise<ModelInfo[]> {
+  const base = provider.base_url!.replace(/\/+$/, "");
+  const headers: Record<string, string> = { ...provider.headers };
+  if (provider.api_key) {
+    headers.authorization = `Bearer ${provider.api_key}`;
+  }
+  if (provider.name === "ollama") {
+    // Ollama's native listing is at the server root, beside /v1.
+    const root = base.replace(/\/v1$/, "");
+    const body = await getJson(`${root}/api/tags`, headers, signal) as {
+      models?: { name?: string; model?: string }[];
+    };
+    return (body.models ?? []).map((m) => modelInfo(provider.name, String(m.name ?? m.model)));
+  }
+  const body = await getJson(`${base}/models`, headers, signal) as {
+    data?: { id?: string }[];
+  };
+  return (body.data ?? []).map((m) => modelInfo(provider.name, String(m.id)));
 }
 
 /** Converts hob's messages to the Chat Completions format. */

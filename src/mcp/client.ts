@@ -326,7 +326,7 @@ export class McpHub {
         side_effect: readOnly ? "none" : "external",
         untrusted_output: true,
         default_policy: readOnly && config.allow_read_only ? "allow" : config.policy,
-        host: [],
+        services: [],
         timeout: () => config.timeout_s * 1000,
         run: (args, signal) => this.#callTool(connection, tool.name, args, signal),
         origin: { kind: "mcp", server: connection.name, tool: tool.name },

@@ -55,7 +55,7 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
   const chunks: Chunk[] = [];
   let pending: { heading: string; parent: string; lines: Section["lines"] } | null = null;
 
-  const flush = () => {
+  const closeChunk = () => {
     if (pending && pending.lines.some((l) => l.text.trim())) {
       chunks.push(...splitLong(pending.heading, pending.lines, target, overlap));
     }
@@ -75,10 +75,10 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
       pending.lines.push(...section.lines);
       continue;
     }
-    flush();
+    closeChunk();
     pending = { heading, parent, lines: [...section.lines] };
   }
-  flush();
+  closeChunk();
   return chunks.map((chunk) => keepLabels(chunk, markdown));
 }
 

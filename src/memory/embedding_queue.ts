@@ -1,6 +1,6 @@
 /**
  * The memory index's embedding queue: chunks that have no vectors yet are
- * embedded in batches, in the background or while a caller waits, and their
+ * embedded in batches, deferred or while a caller waits, and their
  * vectors written in one transaction per batch. Knows the memory tables and
  * the embedder; nothing of how the vectors are searched.
  */
@@ -26,12 +26,12 @@ export interface EmbeddingQueueOptions {
   pending: () => number;
   /** Called after each batch is written (cached signatures are stale). */
   onVectors: () => void;
-  /** Reports a failed background run (it is tried again at the next start). */
+  /** Reports a failed deferred run (it is tried again at the next start). */
   warn: (message: string) => void;
 }
 
 /**
- * Embeds the chunks that have no vectors. One background run at a time;
+ * Embeds the chunks that have no vectors. One deferred run at a time;
  * stopping ends it after the batch in progress.
  *
  * @example
@@ -50,12 +50,12 @@ export class EmbeddingQueue {
     this.#options = options;
   }
 
-  /** The background run in progress, or null. */
+  /** The deferred run in progress, or null. */
   get running(): Promise<void> | null {
     return this.#running;
   }
 
-  /** Embeds chunks that have no vectors yet, in the background. */
+  /** Embeds chunks that have no vectors yet, deferred, while nobody waits. */
   start(): void {
     if (!this.#options.embedder || this.#running || this.#stopped) return;
     this.#running = this.embedPending().catch((error) => {
@@ -69,7 +69,7 @@ export class EmbeddingQueue {
   }
 
   /**
-   * Stops background embedding after the batch in progress (the vectors still
+   * Stops deferred embedding after the batch in progress (the vectors still
    * missing are made at the next start); resolves when it has stopped.
    */
   async stop(): Promise<void> {

@@ -30,7 +30,7 @@ export function embeddingWindows(
   if (!lines.some((line) => line.text)) return [prefix.trim() || chunk.text.slice(0, maxChars)];
   const windows: string[] = [];
   let current = "";
-  const flush = () => {
+  const closeWindow = () => {
     if (current) windows.push(prefix + current);
     current = "";
   };
@@ -38,17 +38,17 @@ export function embeddingWindows(
     if (!line.text) continue;
     // A list item is a statement of its own (a fact in MEMORY.md, a note in a log):
     // mixed with its neighbours its vector would describe none of them well.
-    if (line.item) flush();
+    if (line.item) closeWindow();
     for (const piece of line.text.split(/(?<=[.!?])\s+/)) {
       for (let at = 0; at < piece.length; at += room) {
         const part = piece.slice(at, at + room);
-        if (current && current.length + 1 + part.length > room) flush();
+        if (current && current.length + 1 + part.length > room) closeWindow();
         current = current ? `${current} ${part}` : part;
       }
     }
-    if (line.item) flush();
+    if (line.item) closeWindow();
   }
-  flush();
+  closeWindow();
   return windows;
 }
 

@@ -101,7 +101,7 @@ export class Memory {
     }
     this.files = new MemoryFiles({ dir: join(options.home, "memory"), now: options.now });
     this.index = new MemoryIndex(options.db, this.files.dir, this.#embedder, fusion);
-    // Catch up with edits made while hob was not running; vectors follow in the background.
+    // Catch up with edits made while hob was not running; vectors follow deferred, while nobody waits.
     this.ready = this.index.sync().then(() => {}, (error) => {
       console.error(`hob: indexing memory failed: ${(error as Error).message}`);
     });

@@ -195,7 +195,7 @@ export class MemoryIndex {
   /** Deletes the whole index and builds it again from the files. */
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<string[]> {
     this.#serial(async () => {
-      // A background embedding must not write vectors for chunks about to go.
+      // A deferred embedding must not write vectors for chunks about to go.
       await this.#vectors.running;
       this.#db.exec("DELETE FROM memory_chunks");
       this.#db.exec("DELETE FROM memory_files");
@@ -256,14 +256,14 @@ export class MemoryIndex {
   }
 
   /**
-   * Stops background embedding after the batch in progress (the vectors still
+   * Stops deferred embedding after the batch in progress (the vectors still
    * missing are made at the next start); resolves when it has stopped.
    */
   stop(): Promise<void> {
     return this.#vectors.stop();
   }
 
-  /** Waits a little for a background embedding in progress, so fresh chunks have vectors. */
+  /** Waits a little for a deferred embedding in progress, so fresh chunks have vectors. */
   async #awaitPendingVectors(): Promise<void> {
     const running = this.#vectors.running;
     if (!running) return;

@@ -23,12 +23,14 @@ import { SqliteMaintenance } from "../store/maintenance.ts";
 import { ServerRecord } from "../store/server_record.ts";
 import { type AppActions, createAppActions } from "../app/app.ts";
 import { type Background, createBackground } from "./background.ts";
-import { createHost, createSkillCommands } from "./host.ts";
+import { createServices, createSkillCommands } from "./services.ts";
+import { createMemoryReset } from "./reset.ts";
+import { createStatusProbes } from "./status.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
-import { attachmentPort } from "./uploads.ts";
+import { attachmentPort, findUpload } from "./uploads.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
-const FLUSH_INTERVAL_MS = 250;
+const DRAFT_SAVE_INTERVAL_MS = 250;
 /** How long a model discovery result is reused before providers are asked again. */
 const DISCOVERY_CACHE_MS = 30_000;
 /** How long closing waits for interrupted turns to save before it goes on. */
@@ -114,29 +116,11 @@ export async function openRuntime(
     cwd: join(home, "workspace"),
     log: options.log,
   });
-  const agent: AgentDeps = {
-    llm,
-    store,
-    tools: toolbox.registry,
-    prompt: memory.promptSources(),
-    memory: { logNote: (text, heading) => memory.logNote(text, heading) },
-    attachments: attachmentPort(home),
-    clock,
-    settings: {
-      defaultModel: config.model,
-      maxToolIterations: config.agent.max_tool_iterations,
-      contextTokens: config.agent.context_tokens,
-      maxOutputTokens: config.agent.max_output_tokens,
-      maxHistoryMessages: config.agent.max_history_messages,
-      autoTitle: config.agent.auto_title,
-      flushIntervalMs: FLUSH_INTERVAL_MS,
-      flush: {
-        enabled: config.memory.flush.enabled,
-        thresholdTokens: config.memory.flush.threshold_tokens,
-        keepMessages: config.memory.flush.keep_messages,
-      },
-    },
-  };
+  const agent = agentDeps({ home, config, clock, llm, store, toolbox, memory });
+  const { turn, interrupt } = interruptibleTurns(
+    agent,
+    () => Promise.all([toolbox.ready, mcp.start()]),
+  );
 
   const background = createBackground({
     home,
@@ -149,14 +133,96 @@ export async function openRuntime(
     now: () => clock.now(),
   });
 
-  const access = openAccess(db, background, llm);
-  const host = createHost(agent, toolbox, memory, access.app);
-  toolbox.registry.setHost(host.services);
-  agent.commands = createSkillCommands(toolbox, host);
+  const discover = cachedDiscovery(llm, config);
+  const access = openAccess({
+    home,
+    config,
+    db,
+    store,
+    background,
+    llm,
+    memory,
+    mcp,
+    toolbox,
+    turn,
+    discover,
+  });
+  const hob = createServices(agent, toolbox, memory, access.app);
+  toolbox.registry.setServices(hob.services);
+  agent.commands = createSkillCommands(toolbox, hob);
 
-  const running = new Map<AbortController, Promise<void>>();
-  let discovery: { at: number; report: Promise<DiscoveryReport> } | undefined;
   let closed = false;
+
+  return {
+    home,
+    config,
+    configPath: loaded.path,
+    db,
+    store,
+    ...access,
+    llm,
+    agent,
+    toolbox,
+    memory,
+    recovered,
+    background,
+    mcp,
+    turn,
+    discover,
+    interrupt,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([interrupt(), background.stop()]);
+      await mcp.close();
+      toolbox.close();
+      await memory.close();
+      db.close();
+    },
+  };
+}
+
+/** What the agent loop runs on: the adapters of this home and hob.yaml's agent settings. */
+function agentDeps(
+  parts: Pick<Runtime, "home" | "config" | "llm" | "store" | "toolbox" | "memory"> & {
+    clock: Clock;
+  },
+): AgentDeps {
+  const { config, memory } = parts;
+  return {
+    llm: parts.llm,
+    store: parts.store,
+    tools: parts.toolbox.registry,
+    prompt: memory.promptSources(),
+    memory: { logNote: (text, heading) => memory.logNote(text, heading) },
+    attachments: attachmentPort(parts.home),
+    clock: parts.clock,
+    settings: {
+      defaultModel: config.model,
+      maxToolIterations: config.agent.max_tool_iterations,
+      contextTokens: config.agent.context_tokens,
+      maxOutputTokens: config.agent.max_output_tokens,
+      maxHistoryMessages: config.agent.max_history_messages,
+      autoTitle: config.agent.auto_title,
+      draftSaveIntervalMs: DRAFT_SAVE_INTERVAL_MS,
+      flush: {
+        enabled: config.memory.flush.enabled,
+        thresholdTokens: config.memory.flush.threshold_tokens,
+        keepMessages: config.memory.flush.keep_messages,
+      },
+    },
+  };
+}
+
+/**
+ * Turns that `interrupt` can stop: each waits for `before` (the tools loaded,
+ * the MCP servers connected), then runs on `agent`, or on `tools` when given.
+ */
+function interruptibleTurns(
+  agent: AgentDeps,
+  before: () => Promise<unknown>,
+): Pick<Runtime, "turn" | "interrupt"> {
+  const running = new Map<AbortController, Promise<void>>();
 
   async function* turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent> {
     const controller = new AbortController();
@@ -166,7 +232,7 @@ export async function openRuntime(
     let finish!: () => void;
     running.set(controller, new Promise<void>((resolve) => finish = resolve));
     try {
-      await Promise.all([toolbox.ready, mcp.start()]);
+      await before();
       yield* runTurn(tools ? { ...agent, tools } : agent, { ...input, signal });
     } finally {
       running.delete(controller);
@@ -184,60 +250,71 @@ export async function openRuntime(
     clearTimeout(timer);
   }
 
-  return {
-    home,
-    config,
-    configPath: loaded.path,
-    db,
-    store,
-    ...access,
-    llm,
-    agent,
-    toolbox,
-    memory,
-    recovered,
-    background,
-    mcp,
-    turn,
-    discover(refresh = false) {
-      const now = Date.now();
-      if (refresh || !discovery || now - discovery.at > DISCOVERY_CACHE_MS) {
-        // A provider's error may quote its URL with a password in it: never shown.
-        const secrets = secretValues(config);
-        discovery = { at: now, report: llm.discover().then((r) => scrubSecrets(r, secrets)) };
-      }
-      return discovery.report;
-    },
-    interrupt,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.all([interrupt(), background.stop()]);
-      await mcp.close();
-      toolbox.close();
-      await memory.close();
-      db.close();
-    },
+  return { turn, interrupt };
+}
+
+/** Model discovery, reused for {@linkcode DISCOVERY_CACHE_MS}; `refresh` asks the providers again. */
+function cachedDiscovery(llm: LlmRouter, config: HobConfig): Runtime["discover"] {
+  let discovery: { at: number; report: Promise<DiscoveryReport> } | undefined;
+  return function discover(refresh = false) {
+    const now = Date.now();
+    if (refresh || !discovery || now - discovery.at > DISCOVERY_CACHE_MS) {
+      // A provider's error may quote its URL with a password in it: never shown.
+      const secrets = secretValues(config);
+      discovery = { at: now, report: llm.discover().then((r) => scrubSecrets(r, secrets)) };
+    }
+    return discovery.report;
   };
 }
 
 /** What the ways in reach hob.db through: the app's actions and the small stores. */
 function openAccess(
-  db: DatabaseSync,
-  background: Background,
-  llm: LlmRouter,
+  parts: Pick<
+    Runtime,
+    | "home"
+    | "config"
+    | "db"
+    | "store"
+    | "background"
+    | "llm"
+    | "memory"
+    | "mcp"
+    | "toolbox"
+    | "turn"
+    | "discover"
+  >,
 ): Pick<Runtime, "app" | "kv" | "serverRecord" | "maintenance"> {
-  const kv = new SqliteKv(db);
+  const { home, background, memory } = parts;
+  const kv = new SqliteKv(parts.db);
+  const serverRecord = new ServerRecord(kv);
+  const maintenance = new SqliteMaintenance(parts.db);
+  const statusProbes = createStatusProbes({
+    home,
+    config: parts.config,
+    serverRecord,
+    discover: () => parts.discover(),
+    mcp: parts.mcp,
+    background,
+    memory,
+  });
   return {
     app: createAppActions({
       tasks: background.tasks,
       jobs: background.jobs,
       scheduler: background.scheduler,
       notifications: background.notifications,
-      checkModel: (model) => llm.checkModel(model),
+      checkModel: (model) => parts.llm.checkModel(model),
+      memory,
+      maintenance,
+      memoryReset: createMemoryReset(home, memory),
+      statusProbes,
+      conversations: parts.store,
+      toolbox: parts.toolbox,
+      turn: parts.turn,
+      findUpload: (path) => findUpload(home, path),
     }),
     kv,
-    serverRecord: new ServerRecord(kv),
-    maintenance: new SqliteMaintenance(db),
+    serverRecord,
+    maintenance,
   };
 }

@@ -9,9 +9,10 @@ import { z } from "zod";
 import { type AgentDeps, runTurn } from "../core/agent.ts";
 import { derivedText } from "../core/untrusted.ts";
 import type { CommandPort, ToolCallContext } from "../core/ports.ts";
+import { completeText } from "../core/complete.ts";
 import { collectReply } from "../core/reply.ts";
-import type { ImageContent } from "../core/types.ts";
-import type { HostCallContext, HostServices } from "../tools/registry.ts";
+import type { AgentEvent, ImageContent } from "../core/types.ts";
+import type { HobServices, ServiceCallContext } from "../tools/registry.ts";
 import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { Toolbox } from "./toolbox.ts";
@@ -24,6 +25,8 @@ import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts"
 export const MAX_AGENT_DEPTH = 1;
 /** How long a skill may run. */
 const SKILL_TIMEOUT_MS = 600_000;
+/** Longest result a skill may return, in characters. */
+const SKILL_OUTPUT_CHARS = 20_000;
 /** Tokens a one-off model answer (analyze_image, skills) may use. */
 const COMPLETE_MAX_TOKENS = 2_048;
 
@@ -51,28 +54,46 @@ const memoryGetParams = z.object({
 const textParams = z.object({ text: z.string() });
 const sectionParams = z.object({ section: z.string(), content: z.string() });
 
-/** The host services, and the skill runner the chat commands share with them. */
+/** The hob services, and the skill runner the chat commands share with them. */
 export interface Host {
-  services: HostServices;
-  runSkill(name: string, input: string, context: HostCallContext): Promise<string>;
+  services: HobServices;
+  runSkill(name: string, input: string, context: ServiceCallContext): Promise<string>;
 }
 
 /**
- * Creates the host services for a runtime's tools.
+ * Creates the hob services for a runtime's tools.
  *
  * @example
  * ```ts
- * const host = createHost(agent, toolbox, memory, app);
- * toolbox.registry.setHost(host.services);
+ * const hob = createServices(agent, toolbox, memory, app);
+ * toolbox.registry.setServices(hob.services);
  * ```
  */
-export function createHost(
+export function createServices(
   agent: AgentDeps,
   toolbox: Toolbox,
   memory: Memory,
   app: AppActions,
 ): Host {
-  const services: HostServices = {
+  const services: HobServices = {};
+  const runSkill = skillRunner(agent, toolbox, services);
+  Object.assign(
+    services,
+    memoryServices(memory),
+    modelServices(agent),
+    backgroundServices(app),
+    toolServices(toolbox, runSkill),
+  );
+  return { services, runSkill };
+}
+
+/**
+ * Memory search and writes. What a tainted turn writes to memory keeps the
+ * label, so every later turn that reads it is tainted too: an injection cannot
+ * launder itself into a clean conversation through memory.
+ */
+function memoryServices(memory: Memory): HobServices {
+  return {
     async "memory.search"(params) {
       const { query, limit } = memorySearchParams.parse(params);
       return await memory.search(query, { limit });
@@ -81,8 +102,6 @@ export function createHost(
       const { path, from, lines } = memoryGetParams.parse(params);
       return await memory.get(path, from, lines);
     },
-    // What a tainted turn writes to memory keeps the label, so every later turn that reads it is
-    // tainted too: an injection cannot launder itself into a clean conversation through memory.
     async "memory.remember"(params, context) {
       return await memory.remember(labelled(textParams.parse(params).text, context));
     },
@@ -93,50 +112,26 @@ export function createHost(
       const { section, content } = sectionParams.parse(params);
       return await memory.writeSection(section, labelled(content, context));
     },
+  };
+}
 
+/** The turn's model: one answer, or a sub-agent's whole turn. */
+function modelServices(agent: AgentDeps): HobServices {
+  return {
     async "model.complete"(params, context) {
       const { prompt, system, images } = completeParams.parse(params);
       return await complete(agent, context, prompt, system, images);
     },
-
     async "agent.run"(params, context) {
-      const { task, context: background } = agentParams.parse(params);
-      if (context.depth >= MAX_AGENT_DEPTH) {
-        throw new Error("A sub-agent cannot spawn further sub-agents; do the task yourself");
-      }
-      const conversation = agent.store.createConversation({
-        title: `Sub-agent: ${task.slice(0, 50)}`,
-        kind: "subagent",
-        model: context.model ?? null,
-      });
-      const events = runTurn(agent, {
-        message: background ? `${task}\n\nContext:\n${background}` : task,
-        conversation_id: conversation.id,
-        signal: context.signal,
-        depth: context.depth + 1,
-        // A sub-agent of a tainted turn is tainted from the start.
-        tainted: context.tainted,
-      });
-      // Approval requests of the sub-agent's tools reach the user through this turn.
-      const forwarded = (async function* () {
-        for await (const event of events) {
-          if (event.type === "approval_required" || event.type === "approval_resolved") {
-            context.emit?.(event);
-          }
-          yield event;
-        }
-      })();
-      const reply = await collectReply(forwarded);
-      if (reply.error && !reply.content) {
-        throw new Error(`the sub-agent failed: ${reply.error.message}`);
-      }
-      const answer = `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
-      // What a sub-agent made of untrusted content is untrusted too.
-      return derivedText(answer, reply.taint, `spawn_agent: ${conversation.id}`);
+      const { task, context: brief } = agentParams.parse(params);
+      return await runSubAgent(agent, context, task, brief);
     },
+  };
+}
 
-    ...backgroundServices(app),
-
+/** Calling and building tools and skills. */
+function toolServices(toolbox: Toolbox, runSkill: Host["runSkill"]): HobServices {
+  return {
     async "tools.call"(params, context) {
       const { name, args } = toolCallParams.parse(params);
       return await toolbox.registry.execute(
@@ -144,17 +139,14 @@ export function createHost(
         { ...toolContext(context), source: "skill" },
       );
     },
-
     "tools.build"(params) {
       const { name, description, code } = buildParams.parse(params);
       return toolbox.buildTool(name, description, code);
     },
-
     "skills.build"(params) {
       const { name, description, code } = buildParams.parse(params);
       return toolbox.buildSkill(name, description, code);
     },
-
     "skills.list"() {
       return Promise.resolve(
         [...toolbox.skills.values()].map((skill) => ({
@@ -163,15 +155,71 @@ export function createHost(
         })),
       );
     },
-
     async "skills.run"(params, context) {
       const { name, input } = skillParams.parse(params);
       return await runSkill(name, input, context);
     },
   };
+}
 
-  /** Runs a skill in a Worker with no permissions; its tools and model calls come back here. */
-  async function runSkill(name: string, input: string, context: HostCallContext): Promise<string> {
+/**
+ * Runs `task` as a sub-agent's turn in a conversation of its own; its tools'
+ * approval requests reach the user through the calling turn.
+ */
+async function runSubAgent(
+  agent: AgentDeps,
+  context: ServiceCallContext,
+  task: string,
+  brief: string,
+): Promise<string> {
+  if (context.depth >= MAX_AGENT_DEPTH) {
+    throw new Error("A sub-agent cannot spawn further sub-agents; do the task yourself");
+  }
+  const conversation = agent.store.createConversation({
+    title: `Sub-agent: ${task.slice(0, 50)}`,
+    kind: "subagent",
+    model: context.model ?? null,
+  });
+  const events = runTurn(agent, {
+    message: brief ? `${task}\n\nContext:\n${brief}` : task,
+    conversation_id: conversation.id,
+    signal: context.signal,
+    depth: context.depth + 1,
+    // A sub-agent of a tainted turn is tainted from the start.
+    tainted: context.tainted,
+  });
+  const reply = await collectReply(forwardApprovals(events, context));
+  if (reply.error && !reply.content) {
+    throw new Error(`the sub-agent failed: ${reply.error.message}`);
+  }
+  const answer = `${reply.content}\n\n(sub-agent conversation ${conversation.id})`;
+  // What a sub-agent made of untrusted content is untrusted too.
+  return derivedText(answer, reply.taint, `spawn_agent: ${conversation.id}`);
+}
+
+/** Passes a turn's events on, emitting its approval events into the calling turn. */
+async function* forwardApprovals(
+  events: AsyncIterable<AgentEvent>,
+  context: ServiceCallContext,
+): AsyncGenerator<AgentEvent> {
+  for await (const event of events) {
+    if (event.type === "approval_required" || event.type === "approval_resolved") {
+      context.emit?.(event);
+    }
+    yield event;
+  }
+}
+
+/**
+ * The skill runner: a skill runs in a Worker with no permissions; its tool and
+ * model calls come back to `services`.
+ */
+function skillRunner(
+  agent: AgentDeps,
+  toolbox: Toolbox,
+  services: HobServices,
+): Host["runSkill"] {
+  return async function runSkill(name, input, context) {
     const skill = toolbox.skills.get(name);
     if (!skill) {
       const known = [...toolbox.skills.keys()];
@@ -191,12 +239,12 @@ export function createHost(
         roots: scope.roots,
         home: scope.home,
         settings: {},
-        max_output_chars: 20_000,
+        max_output_chars: SKILL_OUTPUT_CHARS,
       },
     }, {
       timeoutMs: SKILL_TIMEOUT_MS,
       signal: context.signal,
-      onHost: (method, params) => {
+      onService: (method, params) => {
         if (method !== "tools.call" && method !== "model.complete") {
           return Promise.reject(new Error(`a skill may not use '${method}'`));
         }
@@ -208,9 +256,7 @@ export function createHost(
     if (message.type !== "result") throw new Error("the skill gave no result");
     if (!message.ok) throw new Error(message.error);
     return message.content;
-  }
-
-  return { services, runSkill };
+  };
 }
 
 /**
@@ -220,7 +266,7 @@ export function createHost(
  * injection. Refusals reach the model as Errors; a missing task or job says
  * where to look.
  */
-function backgroundServices(app: AppActions): HostServices {
+function backgroundServices(app: AppActions): HobServices {
   return {
     "schedule.add"(params, context) {
       return Promise.resolve(
@@ -270,7 +316,7 @@ function notFound<T>(action: () => T, message: () => string): T {
  *
  * @example
  * ```ts
- * agent.commands = createSkillCommands(toolbox, host);
+ * agent.commands = createSkillCommands(toolbox, hob);
  * ```
  */
 export function createSkillCommands(toolbox: Toolbox, { runSkill }: Host): CommandPort {
@@ -317,7 +363,7 @@ export function createSkillCommands(toolbox: Toolbox, { runSkill }: Host): Comma
   };
 }
 
-function toolContext(context: HostCallContext): ToolCallContext {
+function toolContext(context: ServiceCallContext): ToolCallContext {
   return {
     conversation_id: context.conversation_id,
     signal: context.signal,
@@ -331,37 +377,30 @@ function toolContext(context: HostCallContext): ToolCallContext {
 /** One answer from the turn's model, for analyze_image and skills. */
 async function complete(
   agent: AgentDeps,
-  context: HostCallContext,
+  context: ServiceCallContext,
   prompt: string,
   system: string | undefined,
   images: ImageContent[] | undefined,
 ): Promise<string> {
   const model = context.model ?? agent.settings.defaultModel;
-  let text = "";
-  for await (
-    const event of agent.llm.stream({
-      model,
-      system: system ?? "Answer precisely and concisely.",
-      messages: [{ role: "user", content: prompt, ...(images?.length ? { images } : {}) }],
-      tools: [],
-      max_output_tokens: COMPLETE_MAX_TOKENS,
-      signal: context.signal,
-    })
-  ) {
-    if (event.type === "text") text += event.text;
-    if (event.type === "error") {
-      if (images?.length) {
-        throw new Error(
-          `the model ${model} could not look at the image (${event.error.message}) — it may have no vision; switch to a model that reads images`,
-        );
-      }
-      throw new Error(event.error.message);
-    }
+  const { text, error } = await completeText(agent.llm, {
+    model,
+    system: system ?? "Answer precisely and concisely.",
+    prompt,
+    images,
+    maxOutputTokens: COMPLETE_MAX_TOKENS,
+    signal: context.signal,
+  });
+  if (!error) return text;
+  if (images?.length) {
+    throw new Error(
+      `the model ${model} could not look at the image (${error.message}) — it may have no vision; switch to a model that reads images`,
+    );
   }
-  return text;
+  throw new Error(error.message);
 }
 
 /** Text a tool writes for the turn: labelled as untrusted when the turn is tainted. */
-function labelled(text: string, context: HostCallContext): string {
+function labelled(text: string, context: ServiceCallContext): string {
   return derivedText(text, context.tainted, `${context.tool} in a turn`);
 }

@@ -1,149 +1,100 @@
 /**
- * One view of the whole assistant, for `hob status` and `GET /api/status`:
- * the server, the model and its provider, jobs, heartbeat, tasks and
- * workers, memory and the database.
+ * What the status action (src/app/status.ts) reads beyond the stores, in one
+ * home: where the server listens and whether it answers, whether the models'
+ * providers answer, the MCP servers, the heartbeat, live workers, the memory
+ * index and the database file — and the configuration's secrets to take out.
+ * It assembles no report; the action does.
  */
 
 import { join } from "node:path";
-import type { HeartbeatState } from "../scheduler/heartbeat.ts";
-import { withTimeout } from "../core/timeout.ts";
-import { isLiveOwner } from "../store/owner.ts";
-import type { JobView } from "../store/jobs.ts";
-import type { TaskStatus, WorkerRow } from "../store/tasks.ts";
-import type { McpServerStatus } from "../mcp/client.ts";
-import type { Runtime } from "./runtime.ts";
+import type { HobStatus, ModelStatus, StatusProbes } from "../app/status.ts";
+import type { HobConfig } from "../config/schema.ts";
 import { scrubSecrets, secretValues } from "../config/redact.ts";
-
-/** The status of one hob. */
-export interface HobStatus {
-  home: string;
-  server: { url: string; running: boolean; version?: string };
-  model: { id: string; provider: string; reachable: boolean; error?: string };
-  heartbeat_model?: { id: string; provider: string; reachable: boolean; error?: string };
-  jobs: {
-    total: number;
-    enabled: number;
-    next: { name: string; at: string } | null;
-    failing: { name: string; at: string; error: string }[];
-    missed: { name: string; runs: number; last_noticed: string | null }[];
-    list: JobView[];
-  };
-  heartbeat: HeartbeatState & { enabled: boolean; interval_minutes: number };
-  tasks: {
-    counts: Record<TaskStatus, number>;
-    held: { id: number; title: string; status: TaskStatus; worker: string; since: string | null }[];
-  };
-  workers: WorkerRow[];
-  notifications: { unread: number };
-  memory: {
-    files: number;
-    chunks: number;
-    vectors: number;
-    embedder: string | null;
-    pending: number;
-  };
-  database: { path: string; bytes: number };
-  /** The MCP servers of hob.yaml and how each is doing. */
-  mcp: McpServerStatus[];
-}
+import { withTimeout } from "../core/timeout.ts";
+import type { DiscoveryReport } from "../llm/router.ts";
+import type { McpHub } from "../mcp/client.ts";
+import type { Memory } from "../memory/memory.ts";
+import { isLiveOwner } from "../store/owner.ts";
+import type { ServerRecord } from "../store/server_record.ts";
+import type { Background } from "./background.ts";
 
 /** How long the status waits for a provider or the server to answer. */
 const PROBE_TIMEOUT_MS = 3_000;
 
+/** What the probes read. */
+export interface StatusProbesDeps {
+  home: string;
+  config: HobConfig;
+  serverRecord: ServerRecord;
+  /** Model discovery (the runtime's, cached briefly). */
+  discover(): Promise<DiscoveryReport>;
+  mcp: McpHub;
+  background: Background;
+  memory: Memory;
+}
+
 /**
- * Collects the status. `server` is where `hob serve` would listen; it is
- * asked whether it runs (the API's own status passes `running: true`). No
- * secret of the configuration appears in it, even where an error quotes one.
+ * The status probes of a home.
  *
  * @example
  * ```ts
- * const status = await collectStatus(runtime);
- * console.log(status.tasks.counts.pending);
+ * const probes = createStatusProbes({ home, config, serverRecord, discover, mcp, background, memory });
+ * await probes.probeServer(probes.serverUrl()); // { running: false }
  * ```
  */
-export async function collectStatus(
-  runtime: Runtime,
-  options: { serverRunning?: boolean } = {},
-): Promise<HobStatus> {
-  const { config, background } = runtime;
-  const { schedules, tasks, notifications } = runtime.app;
-  const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
-  // A running `hob serve` says where it listens; otherwise, where it would.
-  const recorded = runtime.serverRecord.read();
-  const url = recorded && isLiveOwner(recorded.owner)
-    ? recorded.url
-    : `http://${host}:${config.server.port}`;
-
-  const [server, discovery] = await Promise.all([
-    options.serverRunning === undefined
-      ? probeServer(url)
-      : Promise.resolve({ running: options.serverRunning }),
-    withTimeout(runtime.discover(), PROBE_TIMEOUT_MS * 2),
-    // Servers connect once per process: at once under `hob serve`, here for `hob status`.
-    withTimeout(runtime.mcp.start(), PROBE_TIMEOUT_MS * 2),
-  ]);
-  const reach = (id: string) => {
-    const provider = id.split("/")[0];
-    const found = discovery?.providers.find((p) => p.name === provider);
-    return {
-      id,
-      provider,
-      reachable: found?.ok ?? false,
-      ...(found?.ok
-        ? {}
-        : { error: found?.error ?? (discovery ? "not configured" : "no answer in time") }),
-    };
-  };
-
-  const list = schedules.list();
-  const enabled = list.filter((job) => job.enabled && job.next_run);
-  const next = enabled.sort((a, b) => a.next_run!.localeCompare(b.next_run!))[0];
-  const held = tasks.list({ limit: 1_000 }).filter((task) => task.claimed_by);
-  const dbPath = join(runtime.home, "hob.db");
-
-  // Errors quote what providers and MCP servers said, which may be a key or a header back.
-  return scrubSecrets<HobStatus>({
-    home: runtime.home,
-    server: { url, ...server },
-    model: reach(config.model),
-    ...(config.heartbeat.model ? { heartbeat_model: reach(config.heartbeat.model) } : {}),
-    jobs: {
-      total: list.length,
-      enabled: list.filter((job) => job.enabled).length,
-      next: next ? { name: next.name, at: next.next_run! } : null,
-      failing: list.filter((job) => job.last_status === "error" && job.last_failure).map((job) => ({
-        name: job.name,
-        at: job.last_failure!.at,
-        error: job.last_failure!.error,
-      })),
-      missed: list.filter((job) => job.missed_runs > 0).map((job) => ({
-        name: job.name,
-        runs: job.missed_runs,
-        last_noticed: job.last_missed_at,
-      })),
-      list,
+export function createStatusProbes(deps: StatusProbesDeps): StatusProbes {
+  const { home, config, background } = deps;
+  const databasePath = join(home, "hob.db");
+  return {
+    home,
+    serverUrl: () => serverUrl(config, deps.serverRecord),
+    probeServer,
+    async models() {
+      const report = await withTimeout(deps.discover(), PROBE_TIMEOUT_MS * 2);
+      const reach = (id: string) => reachOf(id, report);
+      return {
+        model: reach(config.model),
+        ...(config.heartbeat.model ? { heartbeat_model: reach(config.heartbeat.model) } : {}),
+      };
     },
-    heartbeat: {
+    async mcp() {
+      // Servers connect once per process: at once under `hob serve`, here for `hob status`.
+      await withTimeout(deps.mcp.start(), PROBE_TIMEOUT_MS * 2);
+      return deps.mcp.status();
+    },
+    heartbeat: () => ({
       ...background.heartbeat.state(),
       enabled: config.heartbeat.enabled,
       interval_minutes: config.heartbeat.interval_minutes,
-    },
-    tasks: {
-      counts: tasks.counts(),
-      held: held.map((task) => ({
-        id: task.id,
-        title: task.title,
-        status: task.status,
-        worker: task.claimed_by!,
-        since: task.claimed_at,
-      })),
-    },
-    workers: background.tasks.workers(),
-    notifications: { unread: notifications.unreadCount() },
-    memory: runtime.memory.index.stats(),
-    database: { path: dbPath, bytes: await databaseBytes(dbPath) },
-    mcp: runtime.mcp.status(),
-  }, secretValues(config));
+    }),
+    workers: () => background.tasks.workers(),
+    memory: () => deps.memory.index.stats(),
+    database: async () => ({ path: databasePath, bytes: await databaseBytes(databasePath) }),
+    // Errors quote what providers and MCP servers said, which may be a key or a header back.
+    redact: (report) => scrubSecrets<HobStatus>(report, secretValues(config)),
+  };
+}
+
+/** Where a running `hob serve` says it listens; otherwise, where it would. */
+function serverUrl(config: HobConfig, record: ServerRecord): string {
+  const recorded = record.read();
+  if (recorded && isLiveOwner(recorded.owner)) return recorded.url;
+  const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
+  return `http://${host}:${config.server.port}`;
+}
+
+/** A model and whether discovery found its provider answering. */
+function reachOf(id: string, discovery: DiscoveryReport | undefined): ModelStatus {
+  const provider = id.split("/")[0];
+  const found = discovery?.providers.find((p) => p.name === provider);
+  return {
+    id,
+    provider,
+    reachable: found?.ok ?? false,
+    ...(found?.ok
+      ? {}
+      : { error: found?.error ?? (discovery ? "not configured" : "no answer in time") }),
+  };
 }
 
 async function probeServer(url: string): Promise<{ running: boolean; version?: string }> {

@@ -59,6 +59,40 @@ export async function openToolbox(
   options: { home: string; config: HobConfig; db: DatabaseSync; now: () => Date },
 ): Promise<Toolbox> {
   const { home, config } = options;
+  const scope = await permissionScope(home, config.tools.roots);
+  const spawner = new ToolSpawner();
+  const approvals = new SqliteApprovals(options.db);
+  const events = new SqliteToolEvents(options.db);
+  approvals.expireOverdue();
+  const registry = builtinRegistry(config, { scope, spawner, approvals, events, now: options.now });
+  const user = userToolsAndSkills({ home, config, registry, spawner, scope });
+  const ready = user.reload().catch((error) => console.error("hob: loading user tools:", error));
+  let watcher: Deno.FsWatcher | undefined;
+
+  return {
+    ready,
+    registry,
+    approvals,
+    events,
+    spawner,
+    scope,
+    skills: user.skills,
+    problems: user.problems,
+    reload: user.reload,
+    watch() {
+      watcher ??= watchUserFiles(user.dirs, user.reload);
+    },
+    buildTool: user.buildTool,
+    buildSkill: user.buildSkill,
+    close() {
+      watcher?.close();
+      spawner.close();
+    },
+  };
+}
+
+/** Where tools may reach: the workspace, the uploads and the roots from hob.yaml, resolved. */
+async function permissionScope(home: string, configured: string[]): Promise<PermissionScope> {
   const workspace = await Deno.realPath(join(home, "workspace")).catch(() =>
     join(home, "workspace")
   );
@@ -67,13 +101,22 @@ export async function openToolbox(
   const roots = [
     workspace,
     uploads,
-    ...await Promise.all(config.tools.roots.map((root) => expandRoot(root, home))),
+    ...await Promise.all(configured.map((root) => expandRoot(root, home))),
   ];
-  const scope: PermissionScope = { workspace, roots, home };
-  const spawner = new ToolSpawner();
-  const approvals = new SqliteApprovals(options.db);
-  const events = new SqliteToolEvents(options.db);
-  approvals.expireOverdue();
+  return { workspace, roots, home };
+}
+
+/** The registry with hob.yaml's tool settings and every built-in tool. */
+function builtinRegistry(
+  config: HobConfig,
+  parts: {
+    scope: PermissionScope;
+    spawner: ToolSpawner;
+    approvals: SqliteApprovals;
+    events: SqliteToolEvents;
+    now: () => Date;
+  },
+): ToolRegistry {
   const web = {
     allow_private: config.tools.web.allow_private,
     allow_hosts: config.tools.web.allow_hosts,
@@ -81,17 +124,13 @@ export async function openToolbox(
     search: config.tools.web.search,
   };
   const registry = new ToolRegistry({
-    scope,
-    spawner,
-    approvals,
-    events,
+    ...parts,
     policies: config.tools.policies,
     taint: config.tools.taint,
     outputCapChars: config.tools.output_cap,
     approvalTimeoutMs: config.tools.approval_timeout_s * 1000,
-    now: options.now,
     settings: {
-      "*": { roots },
+      "*": { roots: parts.scope.roots },
       run_command: { shell: config.tools.shell },
       run_python: { shell: config.tools.shell, python: config.tools.python },
       fetch_url: { web },
@@ -100,19 +139,35 @@ export async function openToolbox(
     },
   });
   for (const tool of BUILTIN_TOOLS) registry.registerBuiltin(tool);
+  return registry;
+}
+
+/**
+ * The user's tools (registered in `registry`) and skills from HOME/tools and
+ * HOME/skills: loading them again, and building new ones.
+ */
+function userToolsAndSkills(
+  options: {
+    home: string;
+    config: HobConfig;
+    registry: ToolRegistry;
+    spawner: ToolSpawner;
+    scope: PermissionScope;
+  },
+) {
+  const { registry, spawner } = options;
   const reserved = new Set(BUILTIN_TOOLS.map((tool) => tool.name));
   const userOptions: UserToolOptions = {
     spawner,
-    scope,
-    allowed: config.tools.user_tools,
+    scope: options.scope,
+    allowed: options.config.tools.user_tools,
     reserved,
   };
-  const toolsDir = join(home, "tools");
-  const skillsDir = join(home, "skills");
+  const toolsDir = join(options.home, "tools");
+  const skillsDir = join(options.home, "skills");
   const skills = new Map<string, Skill>();
   let userTools = new Set<string>();
   let problems: LoadProblem[] = [];
-  let watcher: Deno.FsWatcher | undefined;
 
   async function reload(): Promise<void> {
     const [loadedTools, loadedSkills] = await Promise.all([
@@ -126,77 +181,73 @@ export async function openToolbox(
     for (const skill of loadedSkills.skills) skills.set(skill.name, skill);
     problems = [...loadedTools.problems, ...loadedSkills.problems];
   }
-  const ready = reload().catch((error) => console.error("hob: loading user tools:", error));
+
+  async function buildTool(name: string, description: string, code: string): Promise<string> {
+    if (reserved.has(name) || registry.get(name)) {
+      throw new Error(
+        `A tool named '${name}' exists already; pick another name (tools are never overwritten)`,
+      );
+    }
+    const tool = await writeAndLoad(
+      join(toolsDir, `${name}.ts`),
+      code,
+      "tool",
+      (file) => loadUserTool(file, userOptions),
+    );
+    if (!tool.description) tool.description = description;
+    registry.registerUser(tool);
+    userTools.add(tool.name);
+    const granted = Object.entries(tool.declared)
+      .filter(([, grant]) => Array.isArray(grant) && grant.length > 0)
+      .map(([kind, grant]) => `${kind}: ${(grant as string[]).join(", ")}`);
+    return `Built the tool '${name}' (${
+      granted.length ? granted.join("; ") : "no permissions"
+    }). It can be called now.`;
+  }
+
+  async function buildSkill(name: string, description: string, code: string): Promise<string> {
+    if (!SKILL_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
+    if (skills.has(name)) {
+      throw new Error(
+        `A skill named '${name}' exists already; pick another name (skills are never overwritten)`,
+      );
+    }
+    const skill = await writeAndLoad(
+      join(skillsDir, `${name}.ts`),
+      code,
+      "skill",
+      (file) => loadSkill(file, spawner),
+    );
+    if (!skill.description) skill.description = description;
+    skills.set(skill.name, skill);
+    return `Built the skill '${name}'. Run it with /${name} <input> in chat, or run_skill.`;
+  }
 
   return {
-    ready,
-    registry,
-    approvals,
-    events,
-    spawner,
-    scope,
+    dirs: [toolsDir, skillsDir],
     skills,
     problems: () => problems,
     reload,
-    watch() {
-      if (watcher) return;
-      watcher = Deno.watchFs([toolsDir, skillsDir]);
-      (async () => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        for await (const event of watcher!) {
-          if (!event.paths.some((path) => path.endsWith(".ts"))) continue;
-          clearTimeout(timer);
-          timer = setTimeout(
-            () => reload().catch((error) => console.error("hob: reloading tools:", error)),
-            RELOAD_DEBOUNCE_MS,
-          );
-        }
-      })().catch(() => {/* closed */});
-    },
-    async buildTool(name, description, code) {
-      if (reserved.has(name) || registry.get(name)) {
-        throw new Error(
-          `A tool named '${name}' exists already; pick another name (tools are never overwritten)`,
-        );
-      }
-      const tool = await writeAndLoad(
-        join(toolsDir, `${name}.ts`),
-        code,
-        "tool",
-        (file) => loadUserTool(file, userOptions),
-      );
-      if (!tool.description) tool.description = description;
-      registry.registerUser(tool);
-      userTools.add(tool.name);
-      const granted = Object.entries(tool.declared)
-        .filter(([, grant]) => Array.isArray(grant) && grant.length > 0)
-        .map(([kind, grant]) => `${kind}: ${(grant as string[]).join(", ")}`);
-      return `Built the tool '${name}' (${
-        granted.length ? granted.join("; ") : "no permissions"
-      }). It can be called now.`;
-    },
-    async buildSkill(name, description, code) {
-      if (!SKILL_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
-      if (skills.has(name)) {
-        throw new Error(
-          `A skill named '${name}' exists already; pick another name (skills are never overwritten)`,
-        );
-      }
-      const skill = await writeAndLoad(
-        join(skillsDir, `${name}.ts`),
-        code,
-        "skill",
-        (file) => loadSkill(file, spawner),
-      );
-      if (!skill.description) skill.description = description;
-      skills.set(skill.name, skill);
-      return `Built the skill '${name}'. Run it with /${name} <input> in chat, or run_skill.`;
-    },
-    close() {
-      watcher?.close();
-      spawner.close();
-    },
+    buildTool,
+    buildSkill,
   };
+}
+
+/** Calls `reload` once `.ts` files under `dirs` have stopped changing, until the watcher closes. */
+function watchUserFiles(dirs: string[], reload: () => Promise<void>): Deno.FsWatcher {
+  const watcher = Deno.watchFs(dirs);
+  (async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    for await (const event of watcher) {
+      if (!event.paths.some((path) => path.endsWith(".ts"))) continue;
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => reload().catch((error) => console.error("hob: reloading tools:", error)),
+        RELOAD_DEBOUNCE_MS,
+      );
+    }
+  })().catch(() => {/* closed */});
+  return watcher;
 }
 
 /** A root from hob.yaml: `~/x` in the user's home, relative paths in the hob home. */

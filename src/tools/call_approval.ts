@@ -14,9 +14,6 @@ import type { ClearedBy } from "../store/tool_events.ts";
 import type { PolicyDecision } from "./call_policy.ts";
 import type { CallSource, Refusal } from "./registered.ts";
 
-/** How long the user has to answer an approval before the call is refused: a person away from the screen. */
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
-
 /** What clearing needs of the approval store. */
 export type ApprovalDesk = Pick<SqliteApprovals, "remembered" | "request" | "wait">;
 
@@ -51,7 +48,7 @@ export interface ClearanceRequest {
 export async function clearCall(
   approvals: ApprovalDesk,
   request: ClearanceRequest,
-  timeoutMs: number = DEFAULT_APPROVAL_TIMEOUT_MS,
+  timeoutMs: number,
 ): Promise<Clearance | Refusal> {
   const { call, decision, source } = request;
   if (source !== "agent" && source !== "skill") return { cleared: "owner" };

@@ -9,7 +9,7 @@ import type { ToolCallContext } from "../core/ports.ts";
 import type { ToolCall, ToolResult } from "../core/types.ts";
 import type { ClearedBy, SqliteToolEvents } from "../store/tool_events.ts";
 import type { CallSource, Refusal } from "./registered.ts";
-import type { WorkerPermissions } from "./sandbox/spawner.ts";
+import type { SandboxPermissions } from "./sandbox/spawner.ts";
 
 /** A call's result as the registry logs it. */
 export interface LoggedResult extends ToolResult {
@@ -20,7 +20,7 @@ export interface LoggedResult extends ToolResult {
 /** What a call that was cleared adds to its log row. */
 export interface AuditDetails {
   /** The sandbox's permissions; absent when nothing ran. */
-  permissions?: WorkerPermissions;
+  permissions?: SandboxPermissions;
   approval_id?: string;
   /** The validated arguments as JSON; the model's own text when absent. */
   args?: string;

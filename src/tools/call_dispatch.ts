@@ -1,24 +1,24 @@
 /**
  * Running a cleared tool call: an in-process tool (an MCP server's) with its
  * timeout, or any other in a sandbox through the spawner, with exactly the
- * tool's permissions, answering the host calls its capabilities allow. Gives
+ * tool's permissions, answering the service calls its capabilities allow. Gives
  * back the raw output and whose words it is; labelling is the next step.
  */
 
 import type { ToolCallContext } from "../core/ports.ts";
-import type { HostCapability } from "./definition.ts";
+import type { ServiceName } from "./definition.ts";
 import { carriedTaint, type RawOutput } from "./call_label.ts";
-import type { HostServices, InProcessRun, RegisteredTool } from "./registered.ts";
+import type { HobServices, InProcessRun, RegisteredTool } from "./registered.ts";
 import type { PermissionScope } from "./sandbox/permissions.ts";
-import type { ToWorker } from "./sandbox/protocol.ts";
+import type { ToSandbox } from "./sandbox/protocol.ts";
 import type { ToolSpawner } from "./sandbox/spawner.ts";
 
-/** What dispatching runs on: the registry's sandbox and host services. */
+/** What dispatching runs on: the registry's sandbox and hob services. */
 export interface DispatchEnv {
   scope: PermissionScope;
   spawner: Pick<ToolSpawner, "exchange">;
-  /** Read at each host call, so services set after a call started are found. */
-  host: () => HostServices;
+  /** Read at each service call, so services set after a call started are found. */
+  services: () => HobServices;
   now?: () => Date;
 }
 
@@ -40,7 +40,7 @@ export interface DispatchCall {
  *
  * @example
  * ```ts
- * const raw = await dispatchCall({ scope, spawner, host: () => services }, { tool, args, settings, cap, context });
+ * const raw = await dispatchCall({ scope, spawner, services: () => services }, { tool, args, settings, cap, context });
  * ```
  */
 export async function dispatchCall(env: DispatchEnv, call: DispatchCall): Promise<RawOutput> {
@@ -62,8 +62,8 @@ async function runInSandbox(env: DispatchEnv, call: DispatchCall): Promise<RawOu
   const outcome = await env.spawner.exchange(tool.permissions, callMessage(env, call), {
     timeoutMs: tool.timeout(args),
     signal: context.signal,
-    onHost: (method, params) =>
-      answerHost(env, call, method, params).then((value) => {
+    onService: (method, params) =>
+      answerService(env, call, method, params).then((value) => {
         // Data that carries a label taints what the call makes of it.
         if (!flow.carried && carriedTaint(value)) flow.carried = `what ${method} returned`;
         return value;
@@ -87,7 +87,7 @@ async function runInSandbox(env: DispatchEnv, call: DispatchCall): Promise<RawOu
 function callMessage(
   env: DispatchEnv,
   { tool, args, settings, cap, context }: DispatchCall,
-): ToWorker {
+): ToSandbox {
   const { scope } = env;
   return {
     type: "call",
@@ -105,19 +105,19 @@ function callMessage(
   };
 }
 
-/** Answers one host call from the sandbox, if the tool declared the capability. */
-function answerHost(
+/** Answers one service call from the sandbox, if the tool declared the capability. */
+function answerService(
   env: DispatchEnv,
   { tool, context }: DispatchCall,
   method: string,
   params: unknown,
 ): Promise<unknown> {
-  const capability = method.split(".")[0] as HostCapability;
-  if (!tool.host.includes(capability)) {
-    return Promise.reject(new Error(`${tool.name} may not use the host service '${method}'`));
+  const capability = method.split(".")[0] as ServiceName;
+  if (!tool.services.includes(capability)) {
+    return Promise.reject(new Error(`${tool.name} may not use the hob service '${method}'`));
   }
-  const service = env.host()[method];
-  if (!service) return Promise.reject(new Error(`No host service '${method}'`));
+  const service = env.services()[method];
+  if (!service) return Promise.reject(new Error(`No hob service '${method}'`));
   return service(params, {
     tool: tool.name,
     conversation_id: context.conversation_id,

@@ -24,7 +24,7 @@ export interface RawOutput {
   /** hob wrote it (a timeout, a stop, "gave no result"), not the tool. */
   own: boolean;
   /**
-   * Set when a host service handed the call data that carries a label: what
+   * Set when a hob service handed the call data that carries a label: what
    * returned it. The output is then untrusted even from a tool that vouches for itself.
    */
   carried: string | null;
@@ -63,7 +63,7 @@ export function labelOutput(
 }
 
 /**
- * Whether a value a host service returned carries untrusted content: labelled
+ * Whether a value a hob service returned carries untrusted content: labelled
  * text anywhere in it, or a record (a task, a job) made by a tainted turn.
  *
  * @example

@@ -39,7 +39,7 @@ export type ToolPolicy = "allow" | "ask" | "deny";
  * Services of the hob process a built-in tool may use from its Worker, by
  * message: the model, child agents, the tool registry, skills. User tools get none.
  */
-export type HostCapability =
+export type ServiceName =
   | "model"
   | "agent"
   | "tools"
@@ -49,7 +49,7 @@ export type HostCapability =
   | "tasks";
 
 /** Calls a Worker makes to the hob process for a capability the tool declared. */
-export interface HostApi {
+export interface ServicesApi {
   call(method: string, params: unknown): Promise<unknown>;
 }
 
@@ -94,7 +94,7 @@ export interface ToolContext {
     content: string | Uint8Array,
     options?: WriteInRootsOptions,
   ): Promise<string>;
-  host: HostApi;
+  services: ServicesApi;
 }
 
 /** The review a built-in tool may give its own arguments before any Worker starts. */
@@ -134,7 +134,7 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    */
   untrusted_output?: boolean;
   /** Services of the hob process the tool calls (built-in tools only). */
-  host?: HostCapability[];
+  services?: ServiceName[];
   /**
    * How long one call may take before its Worker is terminated.
    * @default {30_000}

@@ -1,8 +1,5 @@
 /** Capping tool output, so one call cannot flood the context window (or the message channel). */
 
-/** Default cap on a tool's output, in characters. */
-export const DEFAULT_OUTPUT_CAP_CHARS = 10_000;
-
 /**
  * Keeps the head and tail of an over-long text with a marker between them.
  *

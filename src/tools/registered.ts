@@ -1,6 +1,6 @@
 /**
  * What the tool registry holds and hands on: a registered tool, who calls it,
- * the host services a tool's Worker may reach, and a call stopped before it
+ * the hob services a tool's Worker may reach, and a call stopped before it
  * ran. Types (and the one guard for a refusal), shared by the registry and
  * the steps of a call; no behaviour of its own.
  */
@@ -11,14 +11,14 @@ import type { JsonSchema } from "../core/types.ts";
 import type { ModelText } from "../core/untrusted.ts";
 import type { ClearedBy } from "../store/tool_events.ts";
 import type {
-  HostCapability,
+  ServiceName,
   SideEffect,
   ToolPermissions,
   ToolPolicy,
   ToolReview,
 } from "./definition.ts";
 import type { ToolRef } from "./sandbox/protocol.ts";
-import type { WorkerPermissions } from "./sandbox/spawner.ts";
+import type { SandboxPermissions } from "./sandbox/spawner.ts";
 
 /** Who made a call: the agent in a turn, or the owner directly. */
 export type CallSource = "agent" | "api" | "cli" | "skill" | "mcp";
@@ -47,12 +47,12 @@ export interface RegisteredTool {
   parameters: JsonSchema;
   validator: z.ZodType;
   declared: ToolPermissions;
-  permissions: WorkerPermissions;
+  permissions: SandboxPermissions;
   side_effect: SideEffect;
   default_policy?: ToolPolicy;
   /** Output from outside (unless `false`): labelled untrusted, and it taints the turn. */
   untrusted_output?: boolean;
-  host: HostCapability[];
+  services: ServiceName[];
   timeout: (args: unknown) => number;
   max_output_chars?: number;
   review?: (args: unknown, settings: Record<string, unknown>) => Promise<ToolReview> | ToolReview;
@@ -63,8 +63,8 @@ export interface RegisteredTool {
   origin: ToolOrigin;
 }
 
-/** Context a host service gets with a call from a tool's Worker. */
-export interface HostCallContext {
+/** Context a hob service gets with a call from a tool's Worker. */
+export interface ServiceCallContext {
   tool: string;
   conversation_id: string | null;
   depth: number;
@@ -76,9 +76,9 @@ export interface HostCallContext {
 }
 
 /** Services of the hob process that tools reach from their Workers, by method name. */
-export type HostServices = Record<
+export type HobServices = Record<
   string,
-  (params: unknown, context: HostCallContext) => Promise<unknown>
+  (params: unknown, context: ServiceCallContext) => Promise<unknown>
 >;
 
 /**

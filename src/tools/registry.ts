@@ -17,28 +17,27 @@ import type { SqliteToolEvents } from "../store/tool_events.ts";
 import type { SideEffect, ToolDefinition, ToolPolicy } from "./definition.ts";
 import { parseArguments } from "./call_arguments.ts";
 import { auditCall, type LoggedResult } from "./call_audit.ts";
-import { clearCall, DEFAULT_APPROVAL_TIMEOUT_MS } from "./call_approval.ts";
+import { clearCall } from "./call_approval.ts";
 import { dispatchCall } from "./call_dispatch.ts";
 import { labelOutput } from "./call_label.ts";
 import { configuredPolicy, decidePolicy, type TaintRule } from "./call_policy.ts";
-import { DEFAULT_OUTPUT_CAP_CHARS } from "./output.ts";
 import {
   type CallSource,
-  type HostServices,
+  type HobServices,
   isRefusal,
   type RegisteredTool,
   type ToolOrigin,
 } from "./registered.ts";
 import { type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
-import type { ToolSpawner, WorkerPermissions } from "./sandbox/spawner.ts";
+import type { SandboxPermissions, ToolSpawner } from "./sandbox/spawner.ts";
 
 // The types callers of the registry use, defined beside the steps that share them.
 export type {
   CallSource,
-  HostCallContext,
-  HostServices,
+  HobServices,
   InProcessRun,
   RegisteredTool,
+  ServiceCallContext,
   ToolOrigin,
 } from "./registered.ts";
 
@@ -53,7 +52,7 @@ export interface ToolInfo {
   description: string;
   category: string;
   parameters: JsonSchema;
-  permissions: WorkerPermissions;
+  permissions: SandboxPermissions;
   side_effect: SideEffect;
   policy: ToolPolicy;
   origin: ToolOrigin;
@@ -71,9 +70,10 @@ export interface ToolRegistryOptions {
   taint?: TaintRule;
   /** Settings each tool gets in its context, by tool name, plus `*` for all. */
   settings?: Record<string, Record<string, unknown>>;
-  /** Longest output kept by default. */
-  outputCapChars?: number;
-  approvalTimeoutMs?: number;
+  /** Longest output kept, unless the tool sets its own (hob.yaml's `tools.output_cap`). */
+  outputCapChars: number;
+  /** How long a call waits for the user's decision (hob.yaml's `tools.approval_timeout_s`). */
+  approvalTimeoutMs: number;
   now?: () => Date;
 }
 
@@ -94,7 +94,14 @@ export interface InvokeResult {
  *
  * @example
  * ```ts
- * const registry = new ToolRegistry({ scope, spawner, approvals, events });
+ * const registry = new ToolRegistry({
+ *   scope,
+ *   spawner,
+ *   approvals,
+ *   events,
+ *   outputCapChars: config.tools.output_cap,
+ *   approvalTimeoutMs: config.tools.approval_timeout_s * 1000,
+ * });
  * registry.registerBuiltin(readFile);
  * await registry.execute({ id: "1", name: "read_file", arguments: '{"path":"a.txt"}' }, { conversation_id });
  * ```
@@ -102,16 +109,16 @@ export interface InvokeResult {
 export class ToolRegistry implements ToolRegistryPort {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #options: ToolRegistryOptions;
-  #host: HostServices = {};
+  #services: HobServices = {};
   #specs: ToolSpec[] | null = null;
 
   constructor(options: ToolRegistryOptions) {
     this.#options = options;
   }
 
-  /** Connects the host services tools may call (set once the agent exists). */
-  setHost(host: HostServices): void {
-    this.#host = host;
+  /** Connects the hob services tools may call (set once the agent exists). */
+  setServices(services: HobServices): void {
+    this.#services = services;
   }
 
   /** Registers a built-in tool. */
@@ -135,7 +142,7 @@ export class ToolRegistry implements ToolRegistryPort {
       default_policy: tool.default_policy,
       // Untrusted unless the tool says, and its review shows, that hob writes all of it.
       untrusted_output: tool.untrusted_output ?? true,
-      host: tool.host ?? [],
+      services: tool.services ?? [],
       timeout: typeof tool.timeout_ms === "function"
         ? tool.timeout_ms as (args: unknown) => number
         : () => (tool.timeout_ms as number | undefined) ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -263,15 +270,15 @@ export class ToolRegistry implements ToolRegistryPort {
     const clearance = await clearCall(
       this.#options.approvals,
       { call, args, decision, context, source },
-      this.#options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      this.#options.approvalTimeoutMs,
     );
     if (isRefusal(clearance)) return audit.refused(clearance);
-    const cap = tool.max_output_chars ?? this.#options.outputCapChars ?? DEFAULT_OUTPUT_CAP_CHARS;
+    const cap = tool.max_output_chars ?? this.#options.outputCapChars;
     const raw = await dispatchCall(
       {
         scope: this.#options.scope,
         spawner: this.#options.spawner,
-        host: () => this.#host,
+        services: () => this.#services,
         now: this.#options.now,
       },
       { tool, args, settings, cap, context },

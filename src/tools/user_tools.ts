@@ -62,7 +62,7 @@ const descriptionSchema = z.object({
    * the net or run ({@linkcode mayBringInOutside}); a tool may add it, never take it away.
    */
   untrusted_output: z.boolean().optional(),
-  host: z.array(z.string()).max(0, "user tools cannot use hob's host services").optional(),
+  services: z.array(z.string()).max(0, "user tools cannot use hob's services").optional(),
   timeout_ms: z.number().int().min(100).max(MAX_USER_TIMEOUT_MS).optional(),
   max_output_chars: z.number().int().min(100).max(200_000).optional(),
 });
@@ -195,7 +195,7 @@ export async function loadUserTool(
     side_effect: effectiveSideEffect(tool.side_effect, permissions),
     default_policy: tool.default_policy,
     untrusted_output: tool.untrusted_output === true || mayBringInOutside(permissions),
-    host: [],
+    services: [],
     timeout: () => tool.timeout_ms ?? 30_000,
     max_output_chars: tool.max_output_chars,
     ref: { kind: "source", url },

@@ -575,8 +575,58 @@ export function connect(options: ConnectOptions = {}): HobClient {
       `Cannot connect to hob as 'url' must be an http(s) origin: current value is '${url}'`,
     );
   }
-  const token = options.token ?? envToken();
+  const api = transport(url, options.token ?? envToken());
+  return {
+    url,
+    ...chatCalls(api),
+    conversations: conversationCalls(api),
+    memory: memoryCalls(api),
+    schedules: scheduleCalls(api),
+    tasks: taskCalls(api),
+    tools: toolCalls(api),
+    approvals: approvalCalls(api),
+    notifications: notificationCalls(api),
+    models: (options = {}) =>
+      api.json("/api/models", { query: { refresh: options.refresh ? 1 : undefined } }),
+    status: () => api.json("/api/status"),
+    health: () => api.json("/api/health"),
+  };
+}
 
+/**
+ * The token given as `--token TOKEN` (or `--token=TOKEN`) in a script's
+ * arguments, and the arguments without it. Without one, {@linkcode connect}
+ * falls back to `HOB_TOKEN` when the script may read it.
+ *
+ * @example
+ * ```ts
+ * const { token, args } = takeToken(Deno.args);
+ * const hob = connect({ token });
+ * console.log((await hob.chat(args.join(" "))).content);
+ * ```
+ */
+export function takeToken(args: readonly string[]): { token?: string; args: string[] } {
+  const rest: string[] = [];
+  let token: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--token" && i + 1 < args.length) token = args[++i];
+    else if (arg.startsWith("--token=")) token = arg.slice("--token=".length);
+    else rest.push(arg);
+  }
+  return token === undefined ? { args: rest } : { token, args: rest };
+}
+
+// --- The calls, by area -----------------------------------------------------
+
+/** How every call reaches hob: one address, one token, hob's errors as HobError. */
+interface Transport {
+  send(path: string, call?: Call): Promise<Response>;
+  json<T>(path: string, call?: Call): Promise<T>;
+  post<T>(path: string, body?: unknown): Promise<T>;
+}
+
+function transport(url: string, token: string | undefined): Transport {
   async function send(path: string, call: Call = {}): Promise<Response> {
     const headers = new Headers({ accept: call.accept ?? "application/json" });
     if (token) headers.set("authorization", `Bearer ${token}`);
@@ -610,17 +660,25 @@ export function connect(options: ConnectOptions = {}): HobClient {
   }
 
   const post = <T>(path: string, body: unknown = {}) => json<T>(path, { method: "POST", body });
-  const id = (value: string | number) => encodeURIComponent(String(value));
-  const chatBody = (message: string, options: ChatOptions) => ({
+  return { send, json, post };
+}
+
+/** A path segment from an id or a name. */
+function id(value: string | number): string {
+  return encodeURIComponent(String(value));
+}
+
+function chatBody(message: string, options: ChatOptions) {
+  return {
     message,
     conversation_id: options.conversation_id,
     model: options.model,
     attachments: options.attachments,
-  });
+  };
+}
 
+function chatCalls({ send, json }: Transport): Pick<HobClient, "chat" | "chatStream"> {
   return {
-    url,
-
     chat(message, options = {}) {
       return json<ChatReply>("/api/chat", {
         method: "POST",
@@ -649,143 +707,127 @@ export function connect(options: ConnectOptions = {}): HobClient {
         );
       }
     },
-
-    conversations: {
-      async list(options = {}) {
-        return (await json<{ conversations: Conversation[] }>("/api/conversations", {
-          query: options,
-        })).conversations;
-      },
-      get: (conversation) => json(`/api/conversations/${id(conversation)}`),
-      create: (options = {}) => post("/api/conversations", options),
-      async messages(conversation, options = {}) {
-        return (await json<{ messages: Message[] }>(
-          `/api/conversations/${id(conversation)}/messages`,
-          { query: options },
-        )).messages;
-      },
-      rename: (conversation, title) =>
-        json(`/api/conversations/${id(conversation)}`, { method: "PATCH", body: { title } }),
-      setModel: (conversation, model) =>
-        json(`/api/conversations/${id(conversation)}/model`, { method: "PUT", body: { model } }),
-      delete: (conversation) =>
-        json(`/api/conversations/${id(conversation)}`, { method: "DELETE" }),
-    },
-
-    memory: {
-      async search(query, options = {}) {
-        return (await json<{ hits: MemoryHit[] }>("/api/memory/search", {
-          query: { q: query, ...options },
-        })).hits;
-      },
-      async remember(text) {
-        return (await post<{ path: string }>("/api/memory/remember", { text })).path;
-      },
-      async log(text) {
-        return (await post<{ path: string }>("/api/memory/log", { text })).path;
-      },
-      read: (path, options = {}) => json(`/api/memory/files/${filePath(path)}`, { query: options }),
-      async write(path, content) {
-        return (await json<{ path: string }>(`/api/memory/files/${filePath(path)}`, {
-          method: "PUT",
-          body: { content },
-        })).path;
-      },
-      async writeSection(section, content) {
-        return (await json<{ path: string }>("/api/memory/sections", {
-          method: "PUT",
-          body: { section, content },
-        })).path;
-      },
-      async files() {
-        return (await json<{ files: string[] }>("/api/memory/files")).files;
-      },
-      stats: () => json("/api/memory/stats"),
-    },
-
-    schedules: {
-      async list() {
-        return (await json<{ schedules: Schedule[] }>("/api/schedules")).schedules;
-      },
-      get: (schedule) => json(`/api/schedules/${id(schedule)}`),
-      add: (schedule) => post("/api/schedules", schedule),
-      update: (schedule, changes) =>
-        json(`/api/schedules/${id(schedule)}`, { method: "PATCH", body: changes }),
-      run: (schedule) => post(`/api/schedules/${id(schedule)}/run`),
-      async runs(schedule, options = {}) {
-        return (await json<{ runs: ScheduleRun[] }>(`/api/schedules/${id(schedule)}/runs`, {
-          query: options,
-        })).runs;
-      },
-      remove: (schedule) => json(`/api/schedules/${id(schedule)}`, { method: "DELETE" }),
-    },
-
-    tasks: {
-      async list(options = {}) {
-        return (await json<{ tasks: Task[] }>("/api/tasks", { query: options })).tasks;
-      },
-      add: (task) => post("/api/tasks", task),
-      get: (task) => json(`/api/tasks/${id(task)}`),
-      cancel: (task) => post(`/api/tasks/${id(task)}/cancel`),
-      resume: (task, note) => post(`/api/tasks/${id(task)}/resume`, { note }),
-    },
-
-    tools: {
-      async list() {
-        return (await json<{ tools: ToolInfo[] }>("/api/tools")).tools;
-      },
-      invoke: (name, args = {}) => post(`/api/tools/${id(name)}/invoke`, { args }),
-    },
-
-    approvals: {
-      async list(status = "pending") {
-        return (await json<{ approvals: Approval[] }>("/api/approvals", { query: { status } }))
-          .approvals;
-      },
-      decide: (approval, decision, options = {}) =>
-        post(`/api/approvals/${id(approval)}`, { decision, remember: options.remember ?? false }),
-    },
-
-    notifications: {
-      async list(options = {}) {
-        return (await json<{ notifications: Notification[] }>("/api/notifications", {
-          query: { unread: options.unread ? 1 : undefined, limit: options.limit },
-        })).notifications;
-      },
-      async read(notification) {
-        await post(`/api/notifications/${id(notification)}/read`);
-      },
-    },
-
-    models: (options = {}) =>
-      json("/api/models", { query: { refresh: options.refresh ? 1 : undefined } }),
-    status: () => json("/api/status"),
-    health: () => json("/api/health"),
   };
 }
 
-/**
- * The token given as `--token TOKEN` (or `--token=TOKEN`) in a script's
- * arguments, and the arguments without it. Without one, {@linkcode connect}
- * falls back to `HOB_TOKEN` when the script may read it.
- *
- * @example
- * ```ts
- * const { token, args } = takeToken(Deno.args);
- * const hob = connect({ token });
- * console.log((await hob.chat(args.join(" "))).content);
- * ```
- */
-export function takeToken(args: readonly string[]): { token?: string; args: string[] } {
-  const rest: string[] = [];
-  let token: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "--token" && i + 1 < args.length) token = args[++i];
-    else if (arg.startsWith("--token=")) token = arg.slice("--token=".length);
-    else rest.push(arg);
-  }
-  return token === undefined ? { args: rest } : { token, args: rest };
+function conversationCalls({ json, post }: Transport): HobClient["conversations"] {
+  return {
+    async list(options = {}) {
+      return (await json<{ conversations: Conversation[] }>("/api/conversations", {
+        query: options,
+      })).conversations;
+    },
+    get: (conversation) => json(`/api/conversations/${id(conversation)}`),
+    create: (options = {}) => post("/api/conversations", options),
+    async messages(conversation, options = {}) {
+      return (await json<{ messages: Message[] }>(
+        `/api/conversations/${id(conversation)}/messages`,
+        { query: options },
+      )).messages;
+    },
+    rename: (conversation, title) =>
+      json(`/api/conversations/${id(conversation)}`, { method: "PATCH", body: { title } }),
+    setModel: (conversation, model) =>
+      json(`/api/conversations/${id(conversation)}/model`, { method: "PUT", body: { model } }),
+    delete: (conversation) => json(`/api/conversations/${id(conversation)}`, { method: "DELETE" }),
+  };
+}
+
+function memoryCalls({ json, post }: Transport): HobClient["memory"] {
+  return {
+    async search(query, options = {}) {
+      return (await json<{ hits: MemoryHit[] }>("/api/memory/search", {
+        query: { q: query, ...options },
+      })).hits;
+    },
+    async remember(text) {
+      return (await post<{ path: string }>("/api/memory/remember", { text })).path;
+    },
+    async log(text) {
+      return (await post<{ path: string }>("/api/memory/log", { text })).path;
+    },
+    read: (path, options = {}) => json(`/api/memory/files/${filePath(path)}`, { query: options }),
+    async write(path, content) {
+      return (await json<{ path: string }>(`/api/memory/files/${filePath(path)}`, {
+        method: "PUT",
+        body: { content },
+      })).path;
+    },
+    async writeSection(section, content) {
+      return (await json<{ path: string }>("/api/memory/sections", {
+        method: "PUT",
+        body: { section, content },
+      })).path;
+    },
+    async files() {
+      return (await json<{ files: string[] }>("/api/memory/files")).files;
+    },
+    stats: () => json("/api/memory/stats"),
+  };
+}
+
+function scheduleCalls({ json, post }: Transport): HobClient["schedules"] {
+  return {
+    async list() {
+      return (await json<{ schedules: Schedule[] }>("/api/schedules")).schedules;
+    },
+    get: (schedule) => json(`/api/schedules/${id(schedule)}`),
+    add: (schedule) => post("/api/schedules", schedule),
+    update: (schedule, changes) =>
+      json(`/api/schedules/${id(schedule)}`, { method: "PATCH", body: changes }),
+    run: (schedule) => post(`/api/schedules/${id(schedule)}/run`),
+    async runs(schedule, options = {}) {
+      return (await json<{ runs: ScheduleRun[] }>(`/api/schedules/${id(schedule)}/runs`, {
+        query: options,
+      })).runs;
+    },
+    remove: (schedule) => json(`/api/schedules/${id(schedule)}`, { method: "DELETE" }),
+  };
+}
+
+function taskCalls({ json, post }: Transport): HobClient["tasks"] {
+  return {
+    async list(options = {}) {
+      return (await json<{ tasks: Task[] }>("/api/tasks", { query: options })).tasks;
+    },
+    add: (task) => post("/api/tasks", task),
+    get: (task) => json(`/api/tasks/${id(task)}`),
+    cancel: (task) => post(`/api/tasks/${id(task)}/cancel`),
+    resume: (task, note) => post(`/api/tasks/${id(task)}/resume`, { note }),
+  };
+}
+
+function toolCalls({ json, post }: Transport): HobClient["tools"] {
+  return {
+    async list() {
+      return (await json<{ tools: ToolInfo[] }>("/api/tools")).tools;
+    },
+    invoke: (name, args = {}) => post(`/api/tools/${id(name)}/invoke`, { args }),
+  };
+}
+
+function approvalCalls({ json, post }: Transport): HobClient["approvals"] {
+  return {
+    async list(status = "pending") {
+      return (await json<{ approvals: Approval[] }>("/api/approvals", { query: { status } }))
+        .approvals;
+    },
+    decide: (approval, decision, options = {}) =>
+      post(`/api/approvals/${id(approval)}`, { decision, remember: options.remember ?? false }),
+  };
+}
+
+function notificationCalls({ json, post }: Transport): HobClient["notifications"] {
+  return {
+    async list(options = {}) {
+      return (await json<{ notifications: Notification[] }>("/api/notifications", {
+        query: { unread: options.unread ? 1 : undefined, limit: options.limit },
+      })).notifications;
+    },
+    async read(notification) {
+      await post(`/api/notifications/${id(notification)}/read`);
+    },
+  };
 }
 
 // --- Helpers ----------------------------------------------------------------

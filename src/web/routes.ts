@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { ActionError } from "../app/errors.ts";
 import type { NewScheduleInput } from "../app/schedules.ts";
 import type { NewTaskInput } from "../app/tasks.ts";
+import type { DecideInput } from "../app/approvals.ts";
 import { MAX_PRIORITY } from "../store/tasks.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
 import { readForm } from "../http/validate.ts";
-import { ApprovalError } from "../store/approvals.ts";
 import { writeAtomic } from "../tools/fs_helpers.ts";
 import { readOrEmpty } from "../memory/memory.ts";
 import { type Asset, getAsset, getClientModule } from "./assets.ts";
@@ -70,6 +70,9 @@ const SCHEDULE_FORM_WORDS: FormWords = {
   schedule: { too_small: "give a schedule" },
   prompt: { too_small: "say what the job should do" },
 };
+const APPROVAL_FORM_WORDS: FormWords = {
+  decision: { invalid_value: "Choose approve or deny." },
+};
 
 /**
  * Builds the page's routes.
@@ -119,8 +122,7 @@ function view(c: Context, auth: Auth): Response | Promise<Response> {
 /** Fragments: the session (or the token), and for writes the page's header. */
 function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   const ui = new Hono();
-  const { notifications } = runtime.app;
-  const approvals = runtime.toolbox.approvals;
+  const { notifications, approvals, tools } = runtime.app;
   ui.use("*", auth.require());
   // Forms are small: the API's body limit, answered as the API answers it.
   const maxBody = runtime.config.server.max_body_bytes;
@@ -133,37 +135,21 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     }),
   );
 
-  ui.get("/conversations", (c) => {
-    const q = (c.req.query("q") ?? "").slice(0, 200);
-    return c.html(
-      conversationList(runtime.store.listConversations({ query: q || undefined, limit: 200 }), q),
-    );
-  });
+  conversationFragments(ui, runtime);
 
-  ui.delete("/conversations/:id", (c) => {
-    const id = c.req.param("id");
-    runtime.store.deleteConversation(id);
-    c.header("HX-Trigger", asciiJson({ "hob:conversation-deleted": { id } }));
-    return c.body("", 200);
-  });
-
-  ui.get(
-    "/badges",
-    (c) => c.html(badges(approvals.list("pending").length, notifications.unreadCount())),
-  );
+  ui.get("/badges", (c) => c.html(badges(approvals.list().length, notifications.unreadCount())));
 
   const panels: Record<string, (c: Context) => Promise<Response> | Response> = {
     memory: (c) => c.html(memoryPanel({ today: today(runtime) })),
     schedules: (c) => schedulesView(c, runtime),
     tasks: (c) => tasksView(c, runtime),
-    approvals: (c) => c.html(approvalsPanel(approvals.list("pending"), recentDecisions(runtime))),
-    tools: (c) => c.html(toolsPanel(runtime.toolbox.registry.list())),
+    approvals: (c) => c.html(approvalsPanel(approvals.list(), approvals.recent())),
+    tools: async (c) => c.html(toolsPanel((await tools.list()).tools)),
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
   };
-  ui.get("/panel/:name", async (c) => {
+  ui.get("/panel/:name", (c) => {
     const panel = panels[c.req.param("name")];
     if (!panel) throw new ApiError(404, "not_found", "No such panel");
-    if (c.req.param("name") === "tools") await runtime.toolbox.ready;
     return panel(c);
   });
 
@@ -182,11 +168,32 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   return ui;
 }
 
+/** The conversation list (searched by title) and deleting one: translators to the conversation actions. */
+function conversationFragments(ui: Hono, runtime: Runtime): void {
+  const { conversations } = runtime.app;
+  ui.get("/conversations", (c) => {
+    const q = (c.req.query("q") ?? "").slice(0, 200);
+    return c.html(conversationList(conversations.list({ q: q || undefined, limit: 200 }), q));
+  });
+
+  ui.delete("/conversations/:id", (c) => {
+    const id = c.req.param("id");
+    try {
+      conversations.remove({ id });
+    } catch (error) {
+      // Gone already (another tab deleted it): the list drops it all the same.
+      if (!(error instanceof ActionError) || error.code !== "not_found") throw error;
+    }
+    c.header("HX-Trigger", asciiJson({ "hob:conversation-deleted": { id } }));
+    return c.body("", 200);
+  });
+}
+
 function memoryFragments(ui: Hono, runtime: Runtime): void {
   ui.get("/memory/search", async (c) => {
     const q = (c.req.query("q") ?? "").trim().slice(0, 500);
     if (!q) return c.html(memoryResults("", []));
-    return c.html(memoryResults(q, await runtime.memory.search(q, { limit: 8 })));
+    return c.html(memoryResults(q, (await runtime.app.memory.search({ q, limit: 8 })).hits));
   });
 
   ui.get("/memory/file", async (c) => {
@@ -202,7 +209,12 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     if (!path) throw new ApiError(404, "not_found", "Not a file the page edits");
     if (path.startsWith("memory/")) {
       // Through memory: atomic, serialised with other writers, re-indexed at once.
-      await runtime.memory.replace(path.slice("memory/".length), content);
+      try {
+        await runtime.app.memory.replace({ path: path.slice("memory/".length), content });
+      } catch (error) {
+        const text = formRefusal(error, {});
+        return c.html(memoryEditor(path, content, { ok: false, text }), 422);
+      }
     } else {
       await writeAtomic(join(runtime.home, path), content);
     }
@@ -345,37 +357,28 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
   }
 }
 
+/** The approval form: a translator from its fields to the app's approval decision. */
 function approvalFragments(ui: Hono, runtime: Runtime): void {
-  const approvals = runtime.toolbox.approvals;
+  const { approvals } = runtime.app;
   ui.post("/approvals/:id", async (c) => {
     const form = await readForm(c);
-    const decision = form.decision === "deny"
-      ? "deny"
-      : form.decision === "approve"
-      ? "approve"
-      : null;
     let message: Flash;
-    if (!decision) message = { ok: false, text: "Choose approve or deny." };
-    else {
-      try {
-        const decided = approvals.decide(c.req.param("id"), decision, form.remember === "1");
-        message = {
-          ok: true,
-          text: `${decided.status === "approved" ? "Approved" : "Denied"} ${decided.tool}.`,
-        };
-      } catch (error) {
-        if (!(error instanceof ApprovalError)) throw error;
-        message = { ok: false, text: error.message };
-      }
+    try {
+      const decided = approvals.decide({
+        id: c.req.param("id"),
+        decision: form.decision,
+        remember: form.remember === "1",
+      } as DecideInput);
+      message = {
+        ok: true,
+        text: `${decided.status === "approved" ? "Approved" : "Denied"} ${decided.tool}.`,
+      };
+    } catch (error) {
+      message = { ok: false, text: formRefusal(error, APPROVAL_FORM_WORDS) };
     }
     c.header("HX-Trigger", "hob:badges");
-    return c.html(approvalsPanel(approvals.list("pending"), recentDecisions(runtime), message));
+    return c.html(approvalsPanel(approvals.list(), approvals.recent(), message));
   });
-}
-
-/** The approvals decided lately, for the panel's history. */
-function recentDecisions(runtime: Runtime) {
-  return runtime.toolbox.approvals.list("all", 30).filter((a) => a.status !== "pending");
 }
 
 /** A form's text trimmed; a file or a list is left for the action to refuse. */
@@ -399,7 +402,7 @@ function formRefusal(error: unknown, words: FormWords): string {
 
 /** Today's log, relative to the home. */
 function today(runtime: Runtime): string {
-  return `memory/${runtime.memory.files.dailyPath()}`;
+  return `memory/${runtime.app.memory.todayPath()}`;
 }
 
 /** The home-relative path of a file the page may edit, or null. */

@@ -7,8 +7,8 @@
  */
 
 import { ActionError } from "../../src/app/errors.ts";
-import { createHost } from "../../src/runtime/host.ts";
-import type { HostCallContext } from "../../src/tools/registry.ts";
+import { createServices } from "../../src/runtime/services.ts";
+import type { ServiceCallContext } from "../../src/tools/registry.ts";
 import { tempApi } from "../helpers/api.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/assert.ts";
 import { type HobResult, runHob } from "../helpers/hob_process.ts";
@@ -125,21 +125,21 @@ async function runAll(cases: string[][]): Promise<HobResult[]> {
   return results;
 }
 
-/** What a host service's refusal was: an ActionError, the model reads its message. */
-async function hostRefusal(call: () => Promise<unknown>): Promise<ActionError> {
+/** What a hob service's refusal was: an ActionError, the model reads its message. */
+async function serviceRefusal(call: () => Promise<unknown>): Promise<ActionError> {
   const error = await assertRejects(call);
   assert(error instanceof ActionError, `not an ActionError: ${error}`);
   return error;
 }
 
-function hostContext(tainted?: string): HostCallContext {
+function serviceContext(tainted?: string): ServiceCallContext {
   return { tool: "create_task", conversation_id: null, depth: 0, tainted };
 }
 
-Deno.test("a bad new task is refused alike by REST, the CLI, the page and the tool host", async (t) => {
+Deno.test("a bad new task is refused alike by REST, the CLI, the page and the tool services", async (t) => {
   await using api = await tempApi(YAML);
   const { runtime } = api;
-  const host = createHost(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
+  const hob = createServices(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
   const cli = await runAll(
     BAD_TASKS.map((bad) => ["task", "add", ...bad.cli, "--home", api.home.home]),
   );
@@ -155,8 +155,8 @@ Deno.test("a bad new task is refused alike by REST, the CLI, the page and the to
       assertMatch(cli[i].stderr, bad.stderr);
       assertEquals(cli[i].stdout, "");
 
-      const refused = await hostRefusal(() =>
-        host.services["tasks.add"]({ prompt: "p", ...bad.json }, hostContext())
+      const refused = await serviceRefusal(() =>
+        hob.services["tasks.add"]({ prompt: "p", ...bad.json }, serviceContext())
       );
       assertEquals([refused.code, refused.field], ["invalid", bad.field]);
     });
@@ -184,10 +184,10 @@ Deno.test("a bad new task is refused alike by REST, the CLI, the page and the to
   });
 });
 
-Deno.test("a bad new job is refused alike by REST, the CLI and the tool host", async (t) => {
+Deno.test("a bad new job is refused alike by REST, the CLI and the tool services", async (t) => {
   await using api = await tempApi(YAML);
   const { runtime } = api;
-  const host = createHost(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
+  const hob = createServices(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
   const cli = await runAll(
     BAD_JOBS.map((bad) => ["cron", "add", ...bad.cli, "--home", api.home.home]),
   );
@@ -202,8 +202,8 @@ Deno.test("a bad new job is refused alike by REST, the CLI and the tool host", a
       assertEquals(cli[i].code, 2, `hob cron add ${bad.cli.join(" ")}: ${cli[i].stderr}`);
       assertMatch(cli[i].stderr, bad.stderr);
 
-      const refused = await hostRefusal(() =>
-        host.services["schedule.add"](bad.json, hostContext())
+      const refused = await serviceRefusal(() =>
+        hob.services["schedule.add"](bad.json, serviceContext())
       );
       assertEquals([refused.code, refused.field], ["invalid", bad.field]);
     });
@@ -224,30 +224,32 @@ Deno.test("a bad new job is refused alike by REST, the CLI and the tool host", a
       api.home.home,
     ]]);
     assertEquals([cli.code, cli.stderr], [1, "hob: A job named 'standup' exists already\n"]);
-    const refused = await hostRefusal(() => host.services["schedule.add"](json, hostContext()));
+    const refused = await serviceRefusal(() =>
+      hob.services["schedule.add"](json, serviceContext())
+    );
     assertEquals(refused.code, "duplicate");
     assertEquals(runtime.app.schedules.list().map((job) => job.schedule), ["every 1h"]);
   });
 });
 
-Deno.test("what the tool host creates for a tainted turn carries the taint; the other ways cannot set it", async () => {
+Deno.test("what the tool services creates for a tainted turn carries the taint; the other ways cannot set it", async () => {
   await using api = await tempApi(YAML);
   const { runtime } = api;
-  const host = createHost(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
-  const tainted = hostContext("fetch_url: https://evil.example");
+  const hob = createServices(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
+  const tainted = serviceContext("fetch_url: https://evil.example");
 
-  const task = await host.services["tasks.add"]({ title: "t", prompt: "p" }, tainted) as {
+  const task = await hob.services["tasks.add"]({ title: "t", prompt: "p" }, tainted) as {
     id: number;
   };
   assertEquals(runtime.app.tasks.get({ id: task.id }).taint, "fetch_url: https://evil.example");
-  const job = await host.services["schedule.add"](
+  const job = await hob.services["schedule.add"](
     { name: "j", prompt: "p", schedule: "every 1h" },
     tainted,
   ) as { id: number };
   assertEquals(runtime.app.schedules.get({ key: job.id }).taint, "fetch_url: https://evil.example");
 
   // A clean turn's task is clean; and the API has no field for it.
-  const clean = await host.services["tasks.add"]({ title: "c", prompt: "p" }, hostContext()) as {
+  const clean = await hob.services["tasks.add"]({ title: "c", prompt: "p" }, serviceContext()) as {
     taint: string | null;
   };
   assertEquals(clean.taint, null);

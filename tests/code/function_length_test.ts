@@ -18,36 +18,7 @@ const MAX_FUNCTION_LINES = 100;
  * being reworked under issue 15. Remove a line once its function is split;
  * never add one for new code.
  */
-const NOT_YET_SPLIT: Record<string, { lines: number; why: string }> = {
-  "src/web/client.ts::connect": { lines: 195, why: "the page's event wiring; src/web" },
-  "src/http/app.ts::createApp": { lines: 190, why: "the HTTP route table; src/http" },
-  "src/http/openai_api.ts::openAiRoutes": { lines: 165, why: "holds the handler below" },
-  'src/http/openai_api.ts::openAiRoutes > app.post("/chat/completions")': {
-    lines: 149,
-    why: "parse, seed, stream and shape an OpenAI reply in one handler; src/http",
-  },
-  "src/llm/anthropic.ts::createAnthropicProvider": { lines: 157, why: "holds stream below" },
-  "src/llm/anthropic.ts::stream": {
-    lines: 116,
-    why: "request building and SSE event mapping in one generator; src/llm",
-  },
-  "src/runtime/host.ts::createHost": { lines: 146, why: "the host services by name; src/runtime" },
-  "src/http/auth.ts::createAuth": { lines: 143, why: "login, sessions and tokens; src/http" },
-  "src/runtime/toolbox.ts::openToolbox": { lines: 143, why: "wires every tool; src/runtime" },
-  "src/runtime/runtime.ts::openRuntime": { lines: 134, why: "the composition root; src/runtime" },
-  "src/config/load.ts::loadConfig": { lines: 133, why: "read, merge, validate; src/config" },
-  "src/http/mcp_server.ts::createMcpServer": { lines: 125, why: "the MCP tools; src/http" },
-  "src/llm/openai_compat.ts::createOpenAiCompatProvider": {
-    lines: 125,
-    why: "request building and stream mapping in one factory; src/llm",
-  },
-  "src/cli/memory.ts::run": { lines: 117, why: "one branch per subcommand; src/cli" },
-  "src/cli/serve.ts::run": { lines: 116, why: "start-up steps in one function; src/cli" },
-  "src/llm/claude_cli.ts::createClaudeCliProvider": {
-    lines: 110,
-    why: "process handling and output parsing in one factory; src/llm",
-  },
-};
+const NOT_YET_SPLIT: Record<string, { lines: number; why: string }> = {};
 
 /** One function (declaration, method, arrow or expression) and the lines it spans. */
 export interface FunctionSpan {

@@ -44,7 +44,7 @@ function deps(
       contextTokens: 32_000,
       maxOutputTokens: 1_000,
       maxHistoryMessages: 200,
-      flushIntervalMs: 250,
+      draftSaveIntervalMs: 250,
       ...settings,
     },
   };
@@ -312,7 +312,7 @@ Deno.test("runTurn writes partial text to the database while it streams", async 
   const seen: string[] = [];
   let conversationId = "";
   for await (
-    const event of runTurn(deps(t.store, llm, { flushIntervalMs: 0 }), { message: "count" })
+    const event of runTurn(deps(t.store, llm, { draftSaveIntervalMs: 0 }), { message: "count" })
   ) {
     if (event.type === "start") conversationId = event.conversation_id;
     if (event.type === "text") {

@@ -52,7 +52,7 @@ function setup(llm: ReturnType<typeof scriptedLlm>, store: AgentDeps["store"]) {
       contextTokens: 8_000,
       maxOutputTokens: 500,
       maxHistoryMessages: 200,
-      flushIntervalMs: 250,
+      draftSaveIntervalMs: 250,
       flush: { enabled: true, thresholdTokens: 1_000, keepMessages: 4 },
     },
   };

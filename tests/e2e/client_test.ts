@@ -13,7 +13,7 @@ import type { Task } from "../../src/store/tasks.ts";
 import type { Approval } from "../../src/store/approvals.ts";
 import type { Notification } from "../../src/store/notifications.ts";
 import type { InvokeResult, ToolInfo } from "../../src/tools/registry.ts";
-import type { HobStatus } from "../../src/runtime/status.ts";
+import type { HobStatus } from "../../src/app/status.ts";
 import type { DiscoveryReport } from "../../src/llm/router.ts";
 import * as client from "../../src/web/client.ts";
 import { CLIENT_CONTENT_TYPE } from "../../src/web/assets.ts";

@@ -1,5 +1,6 @@
 /** A real tool registry over a temporary home: real SQLite, real Workers. */
 
+import { configSchema } from "../../src/config/schema.ts";
 import { ensureHome } from "../../src/home/home.ts";
 import { SqliteApprovals } from "../../src/store/approvals.ts";
 import { openDatabase } from "../../src/store/database.ts";
@@ -37,6 +38,7 @@ export async function tempRegistry(options: TempRegistryOptions = {}): Promise<T
   const events = new SqliteToolEvents(db);
   const spawner = new ToolSpawner();
   const roots = [workspace, ...(options.extraRoots ?? [])];
+  const defaults = configSchema.parse({}).tools;
   const registry = new ToolRegistry({
     scope: { workspace, roots, home },
     spawner,
@@ -44,7 +46,8 @@ export async function tempRegistry(options: TempRegistryOptions = {}): Promise<T
     events,
     policies: options.policies,
     taint: options.taint,
-    approvalTimeoutMs: options.approvalTimeoutMs,
+    outputCapChars: defaults.output_cap,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? defaults.approval_timeout_s * 1000,
     settings: {
       "*": { roots },
       run_command: { shell: { policy: "ask", allowlist: ["ls", "cat", "echo", "grep", "wc"] } },

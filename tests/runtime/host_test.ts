@@ -1,4 +1,4 @@
-/** The host services tools reach from their Workers: the model, sub-agents and skills — through whole turns. */
+/** The hob services tools reach from their Workers: the model, sub-agents and skills — through whole turns. */
 
 import { unmark } from "../helpers/tools.ts";
 import { collectReply } from "../../src/core/reply.ts";

@@ -40,7 +40,7 @@ Deno.test("labelOutput vouches for a hob-output tool only while nothing outside 
   await t.step("its own words: as they are", () => {
     assertEquals(labelOutput(raw("Wrote 3 bytes"), writer, { path: "a" }, 1_000), "Wrote 3 bytes");
   });
-  await t.step("labelled data a host service handed it: labelled, saying so", () => {
+  await t.step("labelled data a hob service handed it: labelled, saying so", () => {
     const text = labelOutput(
       raw("Done", { carried: "what tasks.list returned" }),
       writer,

@@ -23,7 +23,7 @@ Deno.test("user tools load at start, or are refused with the reason", async () =
     "greedy.ts": tool("greedy", `permissions: { net: ["*"] },`),
     "reader.ts": tool("reader", `permissions: { read: ["/etc"] },`),
     "runner.ts": tool("runner", `permissions: { run: ["bash"] },`),
-    "hosty.ts": tool("hosty", `host: ["agent"],`),
+    "hosty.ts": tool("hosty", `services: ["agent"],`),
     "misnamed.ts": tool("other_name"),
     "read_file.ts": tool("read_file"),
     "syntax.ts": "export default {",
@@ -45,7 +45,7 @@ Deno.test("user tools load at start, or are refused with the reason", async () =
   assertMatch(problems["greedy.ts"], /asks for net access to any host, which the user's policy/);
   assertMatch(problems["reader.ts"], /asks for read access to \/etc/);
   assertMatch(problems["runner.ts"], /asks for run access to bash/);
-  assertMatch(problems["hosty.ts"], /user tools cannot use hob's host services/);
+  assertMatch(problems["hosty.ts"], /user tools cannot use hob's services/);
   assertMatch(problems["misnamed.ts"], /defines 'other_name' but the file is named 'misnamed\.ts'/);
   assertMatch(problems["read_file.ts"], /a built-in tool is already named 'read_file'/);
   assertMatch(problems["syntax.ts"], /does not load/);

@@ -16,7 +16,7 @@ export default defineTool({
   side_effect: "none",
   untrusted_output: true,
   permissions: { read: ["$ROOTS"] },
-  host: ["model"],
+  services: ["model"],
   timeout_ms: 120_000,
   parameters: z.object({
     path: z.string().min(1).describe("The image file"),
@@ -37,7 +37,7 @@ export default defineTool({
       image = await bmpToPng(bytes);
       media_type = "image/png";
     }
-    const answer = await context.host.call("model.complete", {
+    const answer = await context.services.call("model.complete", {
       prompt: question,
       images: [{ media_type, data: toBase64(image) }],
     });

@@ -19,7 +19,7 @@ It has no other access. Existing skills are never overwritten.`,
   side_effect: "local",
   untrusted_output: false,
   default_policy: "ask",
-  host: ["skills"],
+  services: ["skills"],
   timeout_ms: 60_000,
   parameters: z.object({
     name: z.string().regex(
@@ -30,6 +30,6 @@ It has no other access. Existing skills are never overwritten.`,
     steps: z.string().min(1).max(100_000).describe("The skill module's TypeScript source"),
   }),
   async run({ name, description, steps }, context) {
-    return String(await context.host.call("skills.build", { name, description, code: steps }));
+    return String(await context.services.call("skills.build", { name, description, code: steps }));
   },
 });

@@ -10,7 +10,7 @@ export default defineTool({
   category: "scheduling",
   side_effect: "local",
   untrusted_output: false,
-  host: ["schedule", "tasks"],
+  services: ["schedule", "tasks"],
   parameters: z.object({
     schedule: z.string().min(1).optional().describe("Name or id of a scheduled job to remove"),
     task: z.number().int().min(1).optional().describe("Id of a background task to cancel"),
@@ -19,13 +19,13 @@ export default defineTool({
   }),
   async run({ schedule, task }, context) {
     if (schedule !== undefined) {
-      const job = await context.host.call("schedule.cancel", { key: schedule }) as {
+      const job = await context.services.call("schedule.cancel", { key: schedule }) as {
         id: number;
         name: string;
       };
       return `Removed scheduled job ${job.id} '${job.name}'; it will not run again.`;
     }
-    const cancelled = await context.host.call("tasks.cancel", { id: task }) as {
+    const cancelled = await context.services.call("tasks.cancel", { id: task }) as {
       id: number;
       title: string;
     };

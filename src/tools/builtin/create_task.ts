@@ -11,7 +11,7 @@ export default defineTool({
   category: "scheduling",
   side_effect: "local",
   untrusted_output: false,
-  host: ["tasks"],
+  services: ["tasks"],
   parameters: z.object({
     title: z.string().min(1).max(200),
     prompt: z.string().min(1).max(20_000).describe(
@@ -21,7 +21,7 @@ export default defineTool({
     blocked_by: z.array(z.number().int().min(1)).max(100).default([]),
   }),
   async run(args, context) {
-    const task = await context.host.call("tasks.add", args) as { id: number; title: string };
+    const task = await context.services.call("tasks.add", args) as { id: number; title: string };
     return `Queued background task ${task.id} '${task.title}'. Check on it with view_task.`;
   },
 });

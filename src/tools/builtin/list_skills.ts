@@ -9,10 +9,10 @@ export default defineTool({
   category: "meta",
   side_effect: "none",
   untrusted_output: false,
-  host: ["skills"],
+  services: ["skills"],
   parameters: z.object({}),
   async run(_args, context) {
-    const skills = await context.host.call("skills.list", {}) as {
+    const skills = await context.services.call("skills.list", {}) as {
       name: string;
       description: string;
     }[];

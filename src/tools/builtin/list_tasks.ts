@@ -28,7 +28,7 @@ export default defineTool({
   category: "scheduling",
   side_effect: "none",
   untrusted_output: false,
-  host: ["schedule", "tasks"],
+  services: ["schedule", "tasks"],
   parameters: z.object({
     kind: z.enum(["all", "scheduled", "background"]).default("all"),
     status: z.enum(["pending", "in_progress", "waiting", "complete", "failed", "cancelled"])
@@ -38,7 +38,7 @@ export default defineTool({
   async run({ kind, status }, context) {
     const parts: string[] = [];
     if (kind !== "background") {
-      const jobs = await context.host.call("schedule.list", {}) as JobLine[];
+      const jobs = await context.services.call("schedule.list", {}) as JobLine[];
       parts.push(
         jobs.length === 0
           ? "Scheduled jobs: none."
@@ -54,7 +54,7 @@ export default defineTool({
       );
     }
     if (kind !== "scheduled") {
-      const tasks = await context.host.call("tasks.list", { status }) as TaskLine[];
+      const tasks = await context.services.call("tasks.list", { status }) as TaskLine[];
       parts.push(
         tasks.length === 0
           ? "Background tasks: none."

@@ -10,10 +10,10 @@ export default defineTool({
   category: "memory",
   side_effect: "local",
   untrusted_output: false,
-  host: ["memory"],
+  services: ["memory"],
   parameters: z.object({ text: z.string().min(1).max(10_000) }),
   async run({ text }, context) {
-    const path = await context.host.call("memory.log", { text });
+    const path = await context.services.call("memory.log", { text });
     return `Noted in memory/${path}.`;
   },
 });

@@ -10,14 +10,14 @@ export default defineTool({
   category: "memory",
   side_effect: "none",
   untrusted_output: false,
-  host: ["memory"],
+  services: ["memory"],
   parameters: z.object({
     path: z.string().min(1).max(500).describe("e.g. MEMORY.md or 2026-11-22.md"),
     from: z.number().int().min(1).default(1).describe("First line (1-based)"),
     lines: z.number().int().min(1).max(500).default(60),
   }),
   async run({ path, from, lines }, context) {
-    const excerpt = await context.host.call("memory.get", { path, from, lines }) as {
+    const excerpt = await context.services.call("memory.get", { path, from, lines }) as {
       path: string;
       from: number;
       to: number;

@@ -10,13 +10,13 @@ export default defineTool({
   category: "memory",
   side_effect: "local",
   untrusted_output: false,
-  host: ["memory"],
+  services: ["memory"],
   parameters: z.object({
     section: z.string().min(1).max(200).describe("The section's heading text"),
     content: z.string().max(20_000).describe("The section's new Markdown body"),
   }),
   async run({ section, content }, context) {
-    const path = await context.host.call("memory.write", { section, content });
+    const path = await context.services.call("memory.write", { section, content });
     return `Wrote the section '${section}' of memory/${path}.`;
   },
 });

@@ -10,12 +10,12 @@ export default defineTool({
   category: "memory",
   side_effect: "local",
   untrusted_output: false,
-  host: ["memory"],
+  services: ["memory"],
   parameters: z.object({
     text: z.string().min(1).max(10_000).describe("The fact, stated so it makes sense on its own"),
   }),
   async run({ text }, context) {
-    const path = await context.host.call("memory.remember", { text });
+    const path = await context.services.call("memory.remember", { text });
     return `Remembered in memory/${path}.`;
   },
 });

@@ -10,7 +10,7 @@ export default defineTool({
   category: "meta",
   side_effect: "none",
   untrusted_output: false,
-  host: ["skills"],
+  services: ["skills"],
   timeout_ms: 600_000,
   max_output_chars: 20_000,
   parameters: z.object({
@@ -18,6 +18,6 @@ export default defineTool({
     input: z.string().max(50_000).default(""),
   }),
   async run({ name, input }, context) {
-    return String(await context.host.call("skills.run", { name, input }));
+    return String(await context.services.call("skills.run", { name, input }));
   },
 });

@@ -12,7 +12,7 @@ export default defineTool({
   category: "scheduling",
   side_effect: "local",
   untrusted_output: false,
-  host: ["schedule"],
+  services: ["schedule"],
   parameters: z.object({
     name: z.string().min(1).max(100).describe("Short unique name, e.g. morning-briefing"),
     prompt: z.string().min(1).max(20_000).describe("What to do when it runs"),
@@ -24,7 +24,7 @@ export default defineTool({
       .describe("If hob was off when it fell due: run once on start (default) or skip"),
   }),
   async run(args, context) {
-    const job = await context.host.call("schedule.add", args) as {
+    const job = await context.services.call("schedule.add", args) as {
       id: number;
       name: string;
       schedule: string;

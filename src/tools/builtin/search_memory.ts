@@ -10,13 +10,13 @@ export default defineTool({
   category: "memory",
   side_effect: "none",
   untrusted_output: false,
-  host: ["memory"],
+  services: ["memory"],
   parameters: z.object({
     query: z.string().min(1).max(1_000).describe("What to look for, in your own words"),
     limit: z.number().int().min(1).max(20).default(5),
   }),
   async run({ query, limit }, context) {
-    const hits = await context.host.call("memory.search", { query, limit }) as {
+    const hits = await context.services.call("memory.search", { query, limit }) as {
       path: string;
       start_line: number;
       end_line: number;

@@ -10,14 +10,14 @@ export default defineTool({
   category: "agents",
   side_effect: "none",
   untrusted_output: false,
-  host: ["agent"],
+  services: ["agent"],
   timeout_ms: 600_000,
   max_output_chars: 20_000,
   parameters: z.object({
     task: z.string().min(1).max(20_000).describe("What the sub-agent should do"),
     context: z.string().max(50_000).optional().describe("Facts it needs to do it"),
   }),
-  async run({ task, context: background }, context) {
-    return String(await context.host.call("agent.run", { task, context: background ?? "" }));
+  async run({ task, context: brief }, context) {
+    return String(await context.services.call("agent.run", { task, context: brief ?? "" }));
   },
 });

@@ -10,10 +10,10 @@ export default defineTool({
   category: "scheduling",
   side_effect: "none",
   untrusted_output: false,
-  host: ["tasks"],
+  services: ["tasks"],
   parameters: z.object({ id: z.number().int().min(1) }),
   async run({ id }, context) {
-    const task = await context.host.call("tasks.get", { id }) as {
+    const task = await context.services.call("tasks.get", { id }) as {
       id: number;
       title: string;
       prompt: string;

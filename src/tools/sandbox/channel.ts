@@ -13,7 +13,7 @@ export const FRAME_MARKER = "\x1ehob\x1f";
 
 /**
  * Longest line kept while looking for its end. A longer one is noise (a
- * frame is a capped result, a description or a host call); it is dropped so
+ * frame is a capped result, a description or a service call); it is dropped so
  * a tool printing without newlines cannot grow hob's memory.
  */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;

@@ -19,9 +19,9 @@ import runCode from "../builtin/run_code.ts";
 import type { ToolDefinition } from "../definition.ts";
 import { encodeFrame, FrameReader } from "./channel.ts";
 import { type ChildOptions, MEMORY_CAP_EXIT_CODE, parseChildArgs } from "./launch.ts";
-import type { FromProcess, ToWorker } from "./protocol.ts";
+import type { FromProcess, ToSandbox } from "./protocol.ts";
 import { type ServeOptions, serveTools, type ToolPort, workerPort } from "./runner.ts";
-import type { WorkerPermissions } from "./spawner.ts";
+import type { SandboxPermissions } from "./spawner.ts";
 
 /** How often the worker way checks the process's memory. */
 const MEMORY_CHECK_MS = 20;
@@ -60,7 +60,7 @@ export async function runChild(args: string[]): Promise<number> {
   if (options.mode === "direct") {
     quietConsole();
     reportUncaught(send);
-    const handlers: ((message: ToWorker) => void)[] = [];
+    const handlers: ((message: ToSandbox) => void)[] = [];
     const port: ToolPort = { post: send, listen: (handler) => handlers.push(handler) };
     serveTools(port, PROCESS_TOOLS);
     await relay(frames, (message) => handlers.forEach((handler) => handler(message)));
@@ -104,12 +104,12 @@ export function inWorker(): boolean {
 }
 
 /** Passes each frame from hob on, until hob closes the channel. */
-async function relay(frames: FrameReader, deliver: (message: ToWorker) => void): Promise<void> {
+async function relay(frames: FrameReader, deliver: (message: ToSandbox) => void): Promise<void> {
   for (;;) {
     const message = await frames.next();
     if (message === null) return;
     if (message && typeof message === "object" && "type" in message) {
-      deliver(message as ToWorker);
+      deliver(message as ToSandbox);
     }
   }
 }
@@ -157,7 +157,7 @@ function reportUncaught(send: (message: FromProcess) => void): void {
 
 /** Starts the Worker that holds exactly the tool's permissions and relays what it says. */
 function startToolWorker(
-  permissions: WorkerPermissions,
+  permissions: SandboxPermissions,
   send: (message: FromProcess) => void,
 ): Worker {
   const worker = new Worker(new URL("./child_entry.ts", import.meta.url), {

@@ -1,23 +1,23 @@
 /**
  * One exchange with a sandbox, whatever carries it — a Worker's messages or a
- * tool process's frames: the message goes out, host calls are answered on the
+ * tool process's frames: the message goes out, service calls are answered on the
  * way, and the exchange settles on the first of the answer, the timeout, an
  * abort (after a short grace) or the sandbox's end.
  */
 
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import type { FromSandbox, ToSandbox } from "./protocol.ts";
 
 /** How one exchange with a sandbox is handled. */
 export interface ExchangeOptions {
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Answers the sandbox's host calls; a rejection becomes an error reply. */
-  onHost?(method: string, params: unknown): Promise<unknown>;
+  /** Answers the sandbox's service calls; a rejection becomes an error reply. */
+  onService?(method: string, params: unknown): Promise<unknown>;
 }
 
 /** What came back: the sandbox's final message, or why there was none. */
 export type ExchangeResult =
-  | { ok: true; message: Extract<FromWorker, { type: "result" | "description" }> }
+  | { ok: true; message: Extract<FromSandbox, { type: "result" | "description" }> }
   | { ok: false; reason: "timeout" | "aborted" | "crashed"; error: string };
 
 /** Time a stopped call is given to wind down before its sandbox is ended. */
@@ -36,8 +36,8 @@ const ABORT_GRACE_MS = 100;
  * ```
  */
 export function runExchange(
-  send: (message: ToWorker) => void,
-  message: ToWorker,
+  send: (message: ToSandbox) => void,
+  message: ToSandbox,
   options: ExchangeOptions,
   listen: (finish: (result: ExchangeResult) => void, settled: () => boolean) => void,
 ): Promise<ExchangeResult> {
@@ -68,21 +68,21 @@ export function runExchange(
   });
 }
 
-/** The reply to a sandbox's host call: `onHost`'s value, or its error as text. */
-export async function hostReply(
+/** The reply to a sandbox's service call: `onService`'s value, or its error as text. */
+export async function serviceReply(
   call: { id: number; method: string; params: unknown },
   options: ExchangeOptions,
-): Promise<ToWorker> {
+): Promise<ToSandbox> {
   try {
-    if (!options.onHost) throw new Error(`no host service '${call.method}'`);
+    if (!options.onService) throw new Error(`no hob service '${call.method}'`);
     return {
-      type: "host_reply",
+      type: "service_reply",
       id: call.id,
       ok: true,
-      value: await options.onHost(call.method, call.params),
+      value: await options.onService(call.method, call.params),
     };
   } catch (error) {
-    return { type: "host_reply", id: call.id, ok: false, error: (error as Error).message };
+    return { type: "service_reply", id: call.id, ok: false, error: (error as Error).message };
   }
 }
 

@@ -3,7 +3,7 @@
  * by the hob process that starts it (process.ts) and the process (child.ts).
  */
 
-import type { WorkerPermissions } from "./spawner.ts";
+import type { SandboxPermissions } from "./spawner.ts";
 
 /** The hidden `hob` command a compiled hob starts its tool processes with. */
 export const SANDBOX_COMMAND = "__sandbox";
@@ -16,7 +16,7 @@ export type ChildOptions =
   /** On its main thread, started with exactly the tool's `--allow-*` flags. */
   | { mode: "direct" }
   /** In a Worker with exactly `permissions`, its memory watched from the main thread. */
-  | { mode: "worker"; permissions: WorkerPermissions; memoryCapMb: number };
+  | { mode: "worker"; permissions: SandboxPermissions; memoryCapMb: number };
 
 /**
  * The arguments a tool process is started with, after its entry.

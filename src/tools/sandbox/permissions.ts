@@ -8,7 +8,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import type { PathGrant, ToolPermissions } from "../definition.ts";
 import { isInside } from "./paths.ts";
-import type { WorkerPermissions } from "./spawner.ts";
+import type { SandboxPermissions } from "./spawner.ts";
 
 /** The directories placeholders stand for. */
 export interface PermissionScope {
@@ -36,7 +36,7 @@ export class PermissionError extends Error {
 export function resolvePermissions(
   declared: ToolPermissions,
   scope: PermissionScope,
-): WorkerPermissions {
+): SandboxPermissions {
   const net = declared.net;
   return {
     read: expandPaths(declared.read, scope, "read"),
@@ -57,7 +57,10 @@ export function resolvePermissions(
  * // "net access to any host"
  * ```
  */
-export function excessOf(requested: WorkerPermissions, allowed: WorkerPermissions): string | null {
+export function excessOf(
+  requested: SandboxPermissions,
+  allowed: SandboxPermissions,
+): string | null {
   for (const kind of ["read", "write"] as const) {
     const want = requested[kind];
     if (!want) continue;

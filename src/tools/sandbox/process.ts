@@ -18,15 +18,15 @@
 import { tmpdir } from "node:os";
 import { encodeFrame, FrameReader } from "./channel.ts";
 import { childArgs, type ChildOptions, MEMORY_CAP_EXIT_CODE, SANDBOX_COMMAND } from "./launch.ts";
-import type { FromProcess, ToWorker } from "./protocol.ts";
+import type { FromProcess, ToSandbox } from "./protocol.ts";
 import {
   type ExchangeOptions,
   type ExchangeResult,
   formatSeconds,
-  hostReply,
   runExchange,
+  serviceReply,
 } from "./exchange.ts";
-import { SandboxError, type WorkerPermissions } from "./spawner.ts";
+import { SandboxError, type SandboxPermissions } from "./spawner.ts";
 
 /** How a tool process is started. */
 export type Launcher =
@@ -143,8 +143,8 @@ export class ProcessSandbox {
 
   /** Sends `message` to a fresh process with `permissions` and waits for its answer. */
   async exchange(
-    permissions: WorkerPermissions,
-    message: ToWorker,
+    permissions: SandboxPermissions,
+    message: ToSandbox,
     options: ExchangeOptions,
   ): Promise<ExchangeResult> {
     if (this.#closed) throw new SandboxError("The tool sandbox is shut down");
@@ -164,8 +164,8 @@ export class ProcessSandbox {
   }
 
   async #exchange(
-    permissions: WorkerPermissions,
-    message: ToWorker,
+    permissions: SandboxPermissions,
+    message: ToSandbox,
     options: ExchangeOptions,
   ): Promise<ExchangeResult> {
     const key = JSON.stringify(permissions);
@@ -211,7 +211,7 @@ export class ProcessSandbox {
    * The command line of a tool process with `permissions`: what {@linkcode exchange}
    * starts, for tests and benchmarks to inspect.
    */
-  commandFor(permissions: WorkerPermissions): { command: string; args: string[] } {
+  commandFor(permissions: SandboxPermissions): { command: string; args: string[] } {
     if (this.#launcher === "hob") {
       const [command, ...args] = this.#hob ?? [Deno.execPath()];
       const child: ChildOptions = { mode: "worker", permissions, memoryCapMb: this.#heapMb };
@@ -276,7 +276,7 @@ export class ProcessSandbox {
     return undefined;
   }
 
-  #keepWarm(key: string, permissions: WorkerPermissions): void {
+  #keepWarm(key: string, permissions: SandboxPermissions): void {
     if (this.#warm.has(key)) return;
     while (this.#warm.size >= this.#maxWarm) {
       const [oldest] = this.#warm.keys();
@@ -303,7 +303,7 @@ export class ProcessSandbox {
   }
 
   /** The command line and environment of a process for `permissions`; throws when there is none. */
-  #launch(permissions: WorkerPermissions): Launch {
+  #launch(permissions: SandboxPermissions): Launch {
     const { command, args } = this.commandFor(permissions);
     if (Deno.permissions.querySync({ name: "run", command }).state !== "granted") {
       throw new SandboxError(`hob may not run ${command}`);
@@ -368,7 +368,7 @@ export class ProcessSandbox {
     }
   }
 
-  #run(started: Started, message: ToWorker, options: ExchangeOptions): Promise<ExchangeResult> {
+  #run(started: Started, message: ToSandbox, options: ExchangeOptions): Promise<ExchangeResult> {
     return runExchange(
       (reply) => send(started, reply),
       message,
@@ -377,7 +377,7 @@ export class ProcessSandbox {
     );
   }
 
-  /** Reads the process's frames until its answer, answering its host calls on the way. */
+  /** Reads the process's frames until its answer, answering its service calls on the way. */
   async #pump(
     started: Started,
     options: ExchangeOptions,
@@ -393,7 +393,7 @@ export class ProcessSandbox {
         return finish({ ok: true, message: reply });
       }
       if (reply.type === "crashed") return finish(crashed(reply.error));
-      answerHost(started, reply, options, settled);
+      answerService(started, reply, options, settled);
     }
     // Its stdout closed: the process is gone. Say how it went.
     finish(crashed(await exitReason(started, this.#heapMb)));
@@ -422,7 +422,7 @@ const RUN_FLAGS = ["--quiet", "--no-prompt", "--no-remote", "--cached-only", "--
  * // ["--allow-read=/data", "--allow-net"]
  * ```
  */
-export function permissionFlags(permissions: WorkerPermissions): string[] {
+export function permissionFlags(permissions: SandboxPermissions): string[] {
   const flags: string[] = [];
   const list = (name: string, grant: boolean | string[]) => {
     if (grant === true) flags.push(`--allow-${name}`);
@@ -448,7 +448,7 @@ export function permissionFlags(permissions: WorkerPermissions): string[] {
  * and the variables the tool was granted. Nothing else of hob's: no API keys,
  * no HOB_* settings.
  */
-export function childEnv(permissions: WorkerPermissions): Record<string, string> {
+export function childEnv(permissions: SandboxPermissions): Record<string, string> {
   const env: Record<string, string> = {
     NO_COLOR: "1",
     DENO_NO_UPDATE_CHECK: "1",
@@ -513,7 +513,7 @@ function configFlags(entry: URL): string[] {
  * The first permission in `permissions` that hob itself does not hold, or null.
  * Deno refuses a Worker more than its process holds, but not a process: hob checks.
  */
-function lackedPermission(permissions: WorkerPermissions): string | null {
+function lackedPermission(permissions: SandboxPermissions): string | null {
   const wanted: Deno.PermissionDescriptor[] = [];
   for (const path of permissions.read || []) wanted.push({ name: "read", path });
   for (const path of permissions.write || []) wanted.push({ name: "write", path });
@@ -574,7 +574,7 @@ function checkFrame(value: unknown): FromProcess | null | undefined {
       return { type: "ready" };
     case "crashed":
       return text("error") ? frame as FromProcess : undefined;
-    case "host":
+    case "service":
       return typeof frame.id === "number" && text("method") ? frame as FromProcess : undefined;
     case "result":
       return (frame.ok === true && text("content")) || (frame.ok === false && text("error"))
@@ -589,19 +589,19 @@ function checkFrame(value: unknown): FromProcess | null | undefined {
   return undefined;
 }
 
-function answerHost(
+function answerService(
   started: Started,
-  call: Extract<FromProcess, { type: "host" }>,
+  call: Extract<FromProcess, { type: "service" }>,
   options: ExchangeOptions,
   settled: () => boolean,
 ): void {
-  hostReply(call, options).then((answer) => {
+  serviceReply(call, options).then((answer) => {
     if (!settled()) send(started, answer);
   });
 }
 
 /** Writes one frame to the process; a failed write shows as the process's end. */
-function send(started: Started, message: ToWorker): void {
+function send(started: Started, message: ToSandbox): void {
   started.stdin.write(encodeFrame(message)).catch(() => {});
 }
 

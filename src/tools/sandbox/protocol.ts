@@ -5,7 +5,7 @@
  */
 
 import type { JsonSchema } from "../../core/types.ts";
-import type { HostCapability, SideEffect, ToolPermissions, ToolPolicy } from "../definition.ts";
+import type { ServiceName, SideEffect, ToolPermissions, ToolPolicy } from "../definition.ts";
 
 /**
  * What a Worker runs: a built-in tool by name, or a user tool's or skill's
@@ -17,7 +17,7 @@ export type ToolRef =
   | { kind: "skill"; url: string };
 
 /** What the Worker's ToolContext is built from. */
-export interface WorkerContext {
+export interface SandboxContext {
   conversation_id: string;
   now: string;
   workspace: string;
@@ -36,32 +36,32 @@ export interface ToolDescription {
   permissions: ToolPermissions;
   side_effect: SideEffect;
   default_policy?: ToolPolicy;
-  host?: HostCapability[];
+  services?: ServiceName[];
   timeout_ms?: number;
   max_output_chars?: number;
   untrusted_output?: boolean;
 }
 
 /** From the hob process to a Worker. */
-export type ToWorker =
-  | { type: "call"; tool: ToolRef; args: unknown; context: WorkerContext }
+export type ToSandbox =
+  | { type: "call"; tool: ToolRef; args: unknown; context: SandboxContext }
   | { type: "describe"; url: string; as: "tool" | "skill" }
-  | { type: "host_reply"; id: number; ok: true; value: unknown }
-  | { type: "host_reply"; id: number; ok: false; error: string }
+  | { type: "service_reply"; id: number; ok: true; value: unknown }
+  | { type: "service_reply"; id: number; ok: false; error: string }
   | { type: "abort" };
 
 /** From a Worker to the hob process. */
-export type FromWorker =
+export type FromSandbox =
   | { type: "ready" }
   | { type: "result"; ok: true; content: string }
   | { type: "result"; ok: false; error: string }
   | { type: "description"; ok: true; tool: ToolDescription }
   | { type: "description"; ok: false; error: string }
-  | { type: "host"; id: number; method: string; params: unknown };
+  | { type: "service"; id: number; method: string; params: unknown };
 
 /**
  * From a tool process to the hob process: what its Worker would say, or why
  * the tool died when the process can still tell (an uncaught error, a call to
  * `Deno.exit`, the memory cap).
  */
-export type FromProcess = FromWorker | { type: "crashed"; error: string };
+export type FromProcess = FromSandbox | { type: "crashed"; error: string };

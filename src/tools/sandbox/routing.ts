@@ -6,7 +6,7 @@
  * argument is code (run_code).
  */
 
-import type { ToWorker } from "./protocol.ts";
+import type { ToSandbox } from "./protocol.ts";
 
 /**
  * Built-in tools that run code they are given, not code of hob's: they run
@@ -25,7 +25,7 @@ export const FOREIGN_CODE_TOOLS: ReadonlySet<string> = new Set(["run_code"]);
  * runsInProcess({ type: "call", tool: { kind: "builtin", name: "read_file" }, args, context }); // false
  * ```
  */
-export function runsInProcess(message: ToWorker): boolean {
+export function runsInProcess(message: ToSandbox): boolean {
   if (message.type === "describe") return true;
   if (message.type !== "call") return false;
   return message.tool.kind !== "builtin" || FOREIGN_CODE_TOOLS.has(message.tool.name);

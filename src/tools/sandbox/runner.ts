@@ -1,21 +1,27 @@
 /**
  * What runs inside a tool sandbox, whichever kind it is: it takes one call (or
  * describes one user tool or skill), runs it with the permissions its sandbox
- * was started with and reports back; host services reach it only as replies
+ * was started with and reports back; hob services reach it only as replies
  * to messages it sent. The Worker entry (worker.ts) serves hob's own built-in
  * tools with it; the tool process (child.ts) serves code hob did not write.
  */
 
-import type { HostApi, ToolContext, ToolDefinition } from "../definition.ts";
+import type { ServicesApi, ToolContext, ToolDefinition } from "../definition.ts";
 import { writeInRoots } from "../fs_helpers.ts";
 import { capOutput } from "../output.ts";
 import { openInRoots, readDirInRoots, resolveInRoots } from "./paths.ts";
-import type { FromProcess, ToolDescription, ToolRef, ToWorker, WorkerContext } from "./protocol.ts";
+import type {
+  FromProcess,
+  SandboxContext,
+  ToolDescription,
+  ToolRef,
+  ToSandbox,
+} from "./protocol.ts";
 
 /** How a sandbox talks to the hob process: a Worker's messages or a process's frames. */
 export interface ToolPort {
   post(message: FromProcess): void;
-  listen(handler: (message: ToWorker) => void): void;
+  listen(handler: (message: ToSandbox) => void): void;
 }
 
 /** What a sandbox may run. */
@@ -41,20 +47,20 @@ export function serveTools(port: ToolPort, options: ServeOptions): void {
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   const aborted = new AbortController();
   let nextId = 1;
-  const host: HostApi = {
+  const services: ServicesApi = {
     call(method, params) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        port.post({ type: "host", id, method, params });
+        port.post({ type: "service", id, method, params });
       });
     },
   };
-  const run = { host, signal: aborted.signal, options };
+  const run = { services, signal: aborted.signal, options };
 
   port.listen((message) => {
     switch (message.type) {
-      case "host_reply": {
+      case "service_reply": {
         const waiter = pending.get(message.id);
         pending.delete(message.id);
         if (message.ok) waiter?.resolve(message.value);
@@ -93,7 +99,7 @@ export function workerPort(): ToolPort {
   // Typed by hand: this module is also loaded outside Workers.
   const scope = globalThis as unknown as {
     postMessage(message: unknown): void;
-    onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+    onmessage: ((event: MessageEvent<ToSandbox>) => void) | null;
   };
   return {
     post: (message) => scope.postMessage(message),
@@ -104,16 +110,16 @@ export function workerPort(): ToolPort {
 }
 
 interface Run {
-  host: HostApi;
+  services: ServicesApi;
   signal: AbortSignal;
   options: ServeOptions;
 }
 
-async function call(run: Run, ref: ToolRef, args: unknown, data: WorkerContext): Promise<string> {
+async function call(run: Run, ref: ToolRef, args: unknown, data: SandboxContext): Promise<string> {
   if (ref.kind !== "builtin") refuseUnlessForeign(run.options);
   if (ref.kind === "skill") {
     return await runSkill(
-      run.host,
+      run.services,
       ref.url,
       String((args as { input?: unknown }).input ?? ""),
       data,
@@ -139,7 +145,7 @@ async function call(run: Run, ref: ToolRef, args: unknown, data: WorkerContext):
     openFile: (path, options) => openInRoots(path, data.roots, options),
     readDirectory: (path, options) => readDirInRoots(path, data.roots, options),
     writeFile: (path, content, options) => writeInRoots(path, content, data.roots, options),
-    host: run.host,
+    services: run.services,
   };
   const output = await tool.run(args as Record<string, unknown>, context);
   // Cap here too, so a huge output never crosses the channel whole.
@@ -197,16 +203,16 @@ async function loadSkill(url: string): Promise<SkillModule> {
 }
 
 async function runSkill(
-  host: HostApi,
+  services: ServicesApi,
   url: string,
   input: string,
-  data: WorkerContext,
+  data: SandboxContext,
 ): Promise<string> {
   const skill = await loadSkill(url);
   const api: SkillApi = {
     input,
     async tool(name, args = {}) {
-      const result = await host.call("tools.call", { name, args }) as {
+      const result = await services.call("tools.call", { name, args }) as {
         content: string;
         is_error: boolean;
       };
@@ -214,7 +220,7 @@ async function runSkill(
       return result.content;
     },
     async model(prompt, options = {}) {
-      return String(await host.call("model.complete", { prompt, system: options.system }));
+      return String(await services.call("model.complete", { prompt, system: options.system }));
     },
   };
   const output = await skill.run(input, api);
@@ -233,7 +239,7 @@ async function describeSkill(url: string): Promise<ToolDescription> {
     parameters: { type: "object", properties: { input: { type: "string" } } },
     permissions: {},
     side_effect: "none",
-    host: ["tools", "model"],
+    services: ["tools", "model"],
   };
 }
 
@@ -273,7 +279,7 @@ async function describe(url: string): Promise<ToolDescription> {
     permissions: tool.permissions ?? {},
     side_effect: tool.side_effect,
     default_policy: tool.default_policy,
-    host: tool.host,
+    services: tool.services,
     timeout_ms: typeof tool.timeout_ms === "number" ? tool.timeout_ms : undefined,
     max_output_chars: tool.max_output_chars,
     // Reported as declared: hob decides (a tool that may read, reach the net or run is untrusted).

@@ -13,13 +13,18 @@
  * two calls. Tool processes work the same way.
  */
 
-import { type ExchangeOptions, type ExchangeResult, hostReply, runExchange } from "./exchange.ts";
+import {
+  type ExchangeOptions,
+  type ExchangeResult,
+  runExchange,
+  serviceReply,
+} from "./exchange.ts";
 import { ProcessSandbox, type ProcessSandboxOptions } from "./process.ts";
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import type { FromSandbox, ToSandbox } from "./protocol.ts";
 import { runsInProcess } from "./routing.ts";
 
 /** Resolved, absolute permissions for one Worker. */
-export interface WorkerPermissions {
+export interface SandboxPermissions {
   read: false | string[];
   write: false | string[];
   /** `true` for any host. */
@@ -29,7 +34,7 @@ export interface WorkerPermissions {
 }
 
 /** No permissions at all: what run_code, skills and user-tool inspection get. */
-export const NO_PERMISSIONS: WorkerPermissions = {
+export const NO_PERMISSIONS: SandboxPermissions = {
   read: false,
   write: false,
   net: false,
@@ -100,8 +105,8 @@ export class ToolSpawner {
    * else a Worker.
    */
   async exchange(
-    permissions: WorkerPermissions,
-    message: ToWorker,
+    permissions: SandboxPermissions,
+    message: ToSandbox,
     options: ExchangeOptions,
   ): Promise<ExchangeResult> {
     if (this.#closed) throw new SandboxError("The tool sandbox is shut down");
@@ -160,7 +165,7 @@ export class ToolSpawner {
     return started;
   }
 
-  #keepWarm(key: string, permissions: WorkerPermissions): void {
+  #keepWarm(key: string, permissions: SandboxPermissions): void {
     if (this.#warm.has(key)) return;
     while (this.#warm.size >= this.#maxWarm) {
       const [oldest] = this.#warm.keys();
@@ -174,7 +179,7 @@ export class ToolSpawner {
     this.#warm.set(key, started);
   }
 
-  #start(permissions: WorkerPermissions): Started {
+  #start(permissions: SandboxPermissions): Started {
     const worker = new Worker(this.#entry, {
       type: "module",
       name: "hob-tool",
@@ -192,7 +197,7 @@ export class ToolSpawner {
       },
     });
     const ready = new Promise<void>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      worker.onmessage = (event: MessageEvent<FromSandbox>) => {
         if (event.data.type === "ready") resolve();
       };
       worker.onerror = (event) => {
@@ -203,15 +208,15 @@ export class ToolSpawner {
     return { worker, ready };
   }
 
-  #run(worker: Worker, message: ToWorker, options: ExchangeOptions): Promise<ExchangeResult> {
-    const send = (reply: ToWorker) => worker.postMessage(reply);
+  #run(worker: Worker, message: ToSandbox, options: ExchangeOptions): Promise<ExchangeResult> {
+    const send = (reply: ToSandbox) => worker.postMessage(reply);
     return runExchange(send, message, options, (finish, settled) => {
-      worker.onmessage = async (event: MessageEvent<FromWorker>) => {
+      worker.onmessage = async (event: MessageEvent<FromSandbox>) => {
         const reply = event.data;
         if (reply.type === "result" || reply.type === "description") {
           finish({ ok: true, message: reply });
-        } else if (reply.type === "host") {
-          const answer = await hostReply(reply, options);
+        } else if (reply.type === "service") {
+          const answer = await serviceReply(reply, options);
           if (!settled()) send(answer);
         }
       };

@@ -234,7 +234,11 @@ class Analyzer {
   #statement(statement: Node, state: State): void {
     let target = state;
     if (statement.Background || statement.Coprocess) {
-      this.#add(SHELL, "syntax", "runs a command in the background, beyond the time limit");
+      this.#add(
+        SHELL,
+        "syntax",
+        "runs a command deferred, while nobody waits, beyond the time limit",
+      );
       target = clone(state);
     }
     const command = statement.Cmd;

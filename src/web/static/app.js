@@ -124,7 +124,11 @@ function clearMessages() {
 function showWelcome() {
   const welcome = el("div", "welcome");
   welcome.append(
-    el("p", "", "Ask hob anything. It can use tools, remember things, and work in the background."),
+    el(
+      "p",
+      "",
+      "Ask hob anything. It can use tools, remember things, and work deferred, while nobody waits.",
+    ),
   );
   els.inner.replaceChildren(welcome);
 }

@@ -8,7 +8,7 @@ import { assertEquals, assertMatch } from "../../helpers/assert.ts";
 import { encodeFrame, FRAME_MARKER, FrameReader } from "../../../src/tools/sandbox/channel.ts";
 import { PROCESS_TOOLS } from "../../../src/tools/sandbox/child.ts";
 import { describeExit } from "../../../src/tools/sandbox/process.ts";
-import type { FromProcess, ToWorker } from "../../../src/tools/sandbox/protocol.ts";
+import type { FromProcess, ToSandbox } from "../../../src/tools/sandbox/protocol.ts";
 import { FOREIGN_CODE_TOOLS, runsInProcess } from "../../../src/tools/sandbox/routing.ts";
 import { serveTools } from "../../../src/tools/sandbox/runner.ts";
 import { BUILTIN_TOOLS } from "../../../src/tools/catalog.ts";
@@ -74,7 +74,7 @@ Deno.test("every exchange that carries outside code goes to a tool process", () 
     settings: {},
     max_output_chars: 1,
   };
-  const call = (tool: Extract<ToWorker, { type: "call" }>["tool"]): ToWorker => ({
+  const call = (tool: Extract<ToSandbox, { type: "call" }>["tool"]): ToSandbox => ({
     type: "call",
     tool,
     args: {},
@@ -97,7 +97,7 @@ Deno.test("the tool process knows exactly the built-in tools routed to it", () =
 
 Deno.test("hob's own Workers refuse code from outside", async () => {
   const replies: FromProcess[] = [];
-  let deliver: (message: ToWorker) => void = () => {};
+  let deliver: (message: ToSandbox) => void = () => {};
   serveTools({ post: (message) => replies.push(message), listen: (h) => deliver = h }, {
     builtins: new Map(),
     foreignCode: false,

@@ -12,9 +12,9 @@ import { HOB_FLAGS } from "../../helpers/hob_process.ts";
 import { loadUserTool } from "../../../src/tools/user_tools.ts";
 import { tempRegistry, unmark } from "../../helpers/tools.ts";
 import { childEnv, permissionFlags, ProcessSandbox } from "../../../src/tools/sandbox/process.ts";
-import type { ExchangeResult, WorkerPermissions } from "../../../src/tools/sandbox/spawner.ts";
+import type { ExchangeResult, SandboxPermissions } from "../../../src/tools/sandbox/spawner.ts";
 import { NO_PERMISSIONS } from "../../../src/tools/sandbox/spawner.ts";
-import type { ToWorker, WorkerContext } from "../../../src/tools/sandbox/protocol.ts";
+import type { SandboxContext, ToSandbox } from "../../../src/tools/sandbox/protocol.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
@@ -41,7 +41,7 @@ function toolSource(body: string): string {
   };`;
 }
 
-function context(workspace = "/tmp"): WorkerContext {
+function context(workspace = "/tmp"): SandboxContext {
   return {
     conversation_id: "",
     now: new Date().toISOString(),
@@ -53,7 +53,7 @@ function context(workspace = "/tmp"): WorkerContext {
   };
 }
 
-function callSource(body: string, workspace?: string): ToWorker {
+function callSource(body: string, workspace?: string): ToSandbox {
   return {
     type: "call",
     tool: { kind: "source", url: sourceUrl(toolSource(body)) },
@@ -62,7 +62,7 @@ function callSource(body: string, workspace?: string): ToWorker {
   };
 }
 
-function runCode(code: string): ToWorker {
+function runCode(code: string): ToSandbox {
   return {
     type: "call",
     tool: { kind: "builtin", name: "run_code" },
@@ -154,7 +154,7 @@ for (const launcher of ["flags", "hob"] as const) {
     await Deno.writeTextFile(join(mine, "a.txt"), "mine");
     await Deno.writeTextFile(join(other, "b.txt"), "other");
     const processes = sandbox();
-    const permissions: WorkerPermissions = { ...NO_PERMISSIONS, read: [mine] };
+    const permissions: SandboxPermissions = { ...NO_PERMISSIONS, read: [mine] };
     const run = async (body: string) =>
       said(await processes.exchange(permissions, callSource(body, mine), { timeoutMs: 30_000 }));
     try {
@@ -411,7 +411,7 @@ Deno.test("a user tool that calls Deno.exit at load is refused with the reason",
   assertEquals(error, "it does not load: exited with code 3");
 });
 
-Deno.test("a skill's host calls cross the process channel both ways", async () => {
+Deno.test("a skill's service calls cross the process channel both ways", async () => {
   const processes = new ProcessSandbox();
   const skill = `export default {
     name: "echo", description: "echo",
@@ -435,7 +435,7 @@ Deno.test("a skill's host calls cross the process channel both ways", async () =
       },
       {
         timeoutMs: 30_000,
-        onHost: (method, params) => {
+        onService: (method, params) => {
           calls.push([method, params]);
           if (method === "model.complete") return Promise.resolve("hello");
           const { name } = params as { name: string };

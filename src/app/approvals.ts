@@ -1,0 +1,77 @@
+/**
+ * The approval actions — list, the recent decisions, decide — each defined
+ * once: one zod schema for its input (the one the OpenAPI document shows)
+ * and its refusals as {@linkcode ActionError}s. REST, the page and
+ * `hob approvals` are translators over these. It knows the approval store,
+ * nothing of any wire format, nor of the tool call that waits.
+ */
+
+import { z } from "zod";
+import { type Approval, ApprovalError, type SqliteApprovals } from "../store/approvals.ts";
+import { ActionError, checkInput } from "./errors.ts";
+
+/** Decisions the page's history shows: the last screenful. */
+const RECENT_DECISIONS = 30;
+
+/** Every state a listing can filter by; `all` for every state. */
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "all"] as const;
+
+/** A listing, newest first: pending ones unless `status` says otherwise. */
+export const listApprovalsInput = z.object({
+  status: z.enum(APPROVAL_STATUSES).default("pending"),
+});
+/** What deciding takes beyond the id. */
+export const decisionBody = z.strictObject({
+  decision: z.enum(["approve", "deny"]),
+  remember: z.boolean().default(false),
+});
+/**
+ * A decision on one approval. With `remember`, later calls of the same tool
+ * with the same argument shape get the same answer unasked.
+ */
+export const decideInput = decisionBody.extend({ id: z.string().min(1) });
+
+export type ListApprovalsInput = z.input<typeof listApprovalsInput>;
+export type DecideInput = z.input<typeof decideInput>;
+
+/** The approval actions. Each checks its input and refuses with an {@linkcode ActionError}. */
+export interface ApprovalActions {
+  list(input?: ListApprovalsInput): Approval[];
+  /** The approvals decided lately (approved, denied, expired), newest first. */
+  recent(): Approval[];
+  /** `not_found` when there is no such approval; `conflict` when it is decided or expired. */
+  decide(input: DecideInput): Approval;
+}
+
+/**
+ * The approval actions over a store.
+ *
+ * @example
+ * ```ts
+ * const approvals = createApprovalActions(new SqliteApprovals(db));
+ * const [waiting] = approvals.list();
+ * approvals.decide({ id: waiting.id, decision: "approve" });
+ * ```
+ */
+export function createApprovalActions(approvals: SqliteApprovals): ApprovalActions {
+  return {
+    list(input = {}) {
+      return approvals.list(checkInput(listApprovalsInput, input).status);
+    },
+    recent() {
+      return approvals.list("all", RECENT_DECISIONS).filter((each) => each.status !== "pending");
+    },
+    decide(input) {
+      const { id, decision, remember } = checkInput(decideInput, input);
+      try {
+        return approvals.decide(id, decision, remember);
+      } catch (error) {
+        if (!(error instanceof ApprovalError)) throw error;
+        if (error.code === "not_found") {
+          throw new ActionError("not_found", error.message, { field: "id", cause: error });
+        }
+        throw new ActionError("conflict", error.message, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The memory actions — search, stats, list the files, read lines of one,
+ * replace one, remember a fact, log a note, write a section of MEMORY.md,
+ * rebuild the index — each defined once: one zod schema for its input (the
+ * one the OpenAPI document shows), its defaults, and its refusals as
+ * {@linkcode ActionError}s. REST, the page and the CLI are translators over
+ * these. It knows the home's memory (files and index) and nothing of any
+ * wire format; where the files live on disk is memory's business.
+ */
+
+import { z } from "zod";
+import { MemoryWriteError } from "../memory/files.ts";
+import type { Memory, MemoryExcerpt } from "../memory/memory.ts";
+import {
+  type IndexProgress,
+  type IndexStats,
+  listMarkdown,
+  type MemoryHit,
+} from "../memory/search_index.ts";
+import { PathError } from "../tools/sandbox/paths.ts";
+import { ActionError, checkInput } from "./errors.ts";
+
+/** Most hits one search returns: a few good passages, not the whole memory. */
+export const MAX_SEARCH_HITS = 50;
+/** Most lines one read asks for (memory hands back fewer when its own cap is lower). */
+export const MAX_READ_LINES = 5_000;
+/** Longest fact or note: one entry, not a document (memory's own cap). */
+export const MAX_TEXT_CHARS = 10_000;
+
+/** A search: `q` fused by keyword and meaning (`mode`), best `limit` hits. Numbers may come as digits. */
+export const searchMemoryInput = z.object({
+  q: z.string().trim().min(1, "must not be empty").max(1_000),
+  limit: z.coerce.number().int().min(1).max(MAX_SEARCH_HITS).default(5),
+  mode: z.enum(["hybrid", "keyword", "vector"]).default("hybrid"),
+});
+/** Which lines of a file to read. Numbers may come as a query string's digits. */
+export const readMemoryQuery = z.object({
+  from: z.coerce.number().int().min(1).default(1),
+  lines: z.coerce.number().int().min(1).max(MAX_READ_LINES).default(MAX_READ_LINES),
+});
+/** A file's lines: `path` is relative to the memory directory (`memory/` in front is allowed). */
+export const readMemoryInput = readMemoryQuery.extend({ path: z.string() });
+/** A memory file's new content. */
+export const replaceMemoryBody = z.strictObject({ content: z.string().max(1_000_000) });
+/** A memory file (Markdown, under the memory directory) and its new content. */
+export const replaceMemoryInput = replaceMemoryBody.extend({ path: z.string() });
+/** A fact for MEMORY.md or a note for today's log. */
+export const memoryTextInput = z.strictObject({
+  text: z.string().trim().min(1, "must not be empty").max(MAX_TEXT_CHARS),
+});
+/** A section of MEMORY.md (by its heading, one line) and its new body. */
+export const memorySectionInput = z.strictObject({
+  section: z.string().trim().min(1).max(200),
+  content: z.string().max(20_000),
+});
+
+export type SearchMemoryInput = z.input<typeof searchMemoryInput>;
+export type ReadMemoryInput = z.input<typeof readMemoryInput>;
+export type ReplaceMemoryInput = z.input<typeof replaceMemoryInput>;
+export type MemoryTextInput = z.input<typeof memoryTextInput>;
+export type MemorySectionInput = z.input<typeof memorySectionInput>;
+
+/** What a search found, and with which embedder (null: keywords alone). */
+export interface MemorySearchResult {
+  query: string;
+  embedder: string | null;
+  hits: MemoryHit[];
+}
+
+/** What a rebuild of the index changed, and the index's counts after it. */
+export type ReindexResult = { changed: number } & IndexStats;
+
+/**
+ * The memory actions. Each checks its input and refuses with an
+ * {@linkcode ActionError}: `invalid` naming `path` for a path outside memory
+ * or not Markdown, `invalid` for text memory will not write, `not_found`
+ * naming `path` for a file that is not there. A write returns the path it
+ * wrote, relative to the memory directory.
+ */
+export interface MemoryActions {
+  search(input: SearchMemoryInput): Promise<MemorySearchResult>;
+  /** The index's counts, once it has caught up with the files. */
+  stats(): Promise<IndexStats>;
+  /** Every Markdown file under the memory directory, sorted. */
+  files(): Promise<string[]>;
+  read(input: ReadMemoryInput): Promise<MemoryExcerpt>;
+  replace(input: ReplaceMemoryInput): Promise<string>;
+  /** Adds a fact to MEMORY.md. */
+  remember(input: MemoryTextInput): Promise<string>;
+  /** Adds a note to today's log. */
+  log(input: MemoryTextInput): Promise<string>;
+  /** Replaces one section of MEMORY.md, or adds it. */
+  writeSection(input: MemorySectionInput): Promise<string>;
+  /** Rebuilds the index from the files, telling `onProgress` as it goes. */
+  reindex(onProgress?: (progress: IndexProgress) => void): Promise<ReindexResult>;
+  /** Today's log, relative to the memory directory (`2026-03-01.md`). */
+  todayPath(): string;
+}
+
+/**
+ * The memory actions over a home's memory.
+ *
+ * @example
+ * ```ts
+ * const actions = createMemoryActions(memory);
+ * await actions.remember({ text: "Ada prefers tea." }); // "MEMORY.md"
+ * const { hits } = await actions.search({ q: "what does Ada drink?" });
+ * ```
+ */
+export function createMemoryActions(memory: Memory): MemoryActions {
+  return {
+    async search(input) {
+      const { q, limit, mode } = checkInput(searchMemoryInput, input);
+      const hits = await memory.search(q, { limit, mode });
+      return { query: q, embedder: memory.embedderId, hits };
+    },
+    async stats() {
+      await memory.ready;
+      return memory.index.stats();
+    },
+    files: () => listMarkdown(memory.files.dir),
+    read(input) {
+      const { path, from, lines } = checkInput(readMemoryInput, input);
+      return fileCall(path, () => memory.get(path, from, lines));
+    },
+    replace(input) {
+      const { path, content } = checkInput(replaceMemoryInput, input);
+      return fileCall(path, () => memory.replace(path, content));
+    },
+    remember(input) {
+      const { text } = checkInput(memoryTextInput, input);
+      return fileCall("MEMORY.md", () => memory.remember(text));
+    },
+    log(input) {
+      const { text } = checkInput(memoryTextInput, input);
+      return fileCall(memory.files.dailyPath(), () => memory.logNote(text));
+    },
+    writeSection(input) {
+      const { section, content } = checkInput(memorySectionInput, input);
+      return fileCall("MEMORY.md", () => memory.writeSection(section, content));
+    },
+    async reindex(onProgress) {
+      const changed = await memory.reindex(onProgress);
+      return { changed: changed.length, ...memory.index.stats() };
+    },
+    todayPath: () => memory.files.dailyPath(),
+  };
+}
+
+/**
+ * Runs a call on the file at `path`, turning memory's refusals into the
+ * ActionError of the same meaning. A write the disk refused (a cause inside)
+ * is not the caller's fault and goes on as it is.
+ */
+async function fileCall<T>(path: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw refusal(error, path);
+  }
+}
+
+function refusal(error: unknown, path: string): unknown {
+  if (error instanceof PathError || isNotMarkdown(error)) {
+    return new ActionError("invalid", (error as Error).message, { field: "path", cause: error });
+  }
+  if (error instanceof Deno.errors.NotFound) {
+    return new ActionError("not_found", `No memory file '${path}'`, {
+      field: "path",
+      cause: error,
+    });
+  }
+  if (error instanceof MemoryWriteError && !error.cause) {
+    return new ActionError("invalid", error.message, { cause: error });
+  }
+  return error;
+}
+
+/** Memory's refusal of a file that is not Markdown (it says so in words only). */
+function isNotMarkdown(error: unknown): boolean {
+  return error instanceof Error && /^Only Markdown/.test(error.message);
+}

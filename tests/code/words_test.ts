@@ -1,0 +1,65 @@
+/**
+ * Each of hob's words means one thing (docs/architecture.md, "Words"): a
+ * flush is the auto-flush, a worker a task worker, background the work done
+ * without a user turn, a host a network host. This test fails when code in
+ * src/ uses one of them for the other thing again.
+ */
+
+import { join, relative } from "node:path";
+import { assertEquals } from "../helpers/assert.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** A second meaning, and the word the code uses for it instead. */
+const SECOND_MEANINGS: { pattern: RegExp; use: string }[] = [
+  { pattern: /\bflush\w*Interval|\bFLUSH_INTERVAL/, use: "a draft is saved: draftSaveIntervalMs" },
+  { pattern: /\bhost (services?|calls?)\b/i, use: "a tool calls hob's services" },
+  { pattern: /\bHost(Services|Capability|Api|CallContext)\b/, use: "HobServices, ServiceName…" },
+  { pattern: /\bcontext\.host\b|\bsetHost\b|\bcreateHost\b/, use: "context.services, setServices" },
+  { pattern: /["']host(_reply)?["']\s*[:;,}]|type: "host/, use: 'the "service" messages' },
+  {
+    pattern: /\b(To|From)Worker\b|\bWorker(Permissions|Context)\b/,
+    use: "ToSandbox, SandboxPermissions…",
+  },
+  { pattern: /\bbackground (run|embedding)\b/i, use: "deferred embedding" },
+];
+
+/** The lines of `source` that give a word its second meaning. */
+export function wordProblems(path: string, source: string): string[] {
+  const problems: string[] = [];
+  source.split("\n").forEach((line, i) => {
+    for (const { pattern, use } of SECOND_MEANINGS) {
+      if (pattern.test(line)) problems.push(`${path}:${i + 1} (${use}): ${line.trim()}`);
+    }
+  });
+  return problems;
+}
+
+async function* sourceFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* sourceFiles(path);
+    else if (/\.(ts|js)$/.test(entry.name)) yield path;
+  }
+}
+
+Deno.test("wordProblems catches a second meaning and passes the first", () => {
+  assertEquals(wordProblems("a.ts", "const ms = settings.flushIntervalMs;").length, 1);
+  assertEquals(wordProblems("a.ts", "await context.host.call('memory.get', {})").length, 1);
+  assertEquals(wordProblems("a.ts", 'port.post({ type: "host", id });').length, 1);
+  assertEquals(wordProblems("a.ts", "/** Answers the sandbox's host calls. */").length, 1);
+  assertEquals(wordProblems("a.ts", "function f(m: ToWorker) {}").length, 1);
+  assertEquals(wordProblems("a.ts", "// One background run at a time").length, 1);
+  assertEquals(wordProblems("a.ts", "const host = config.server.host;"), []);
+  assertEquals(wordProblems("a.ts", "await flushIntoMemory(deps, conversation);"), []);
+  assertEquals(wordProblems("a.ts", "const worker = runtime.background.worker('serve');"), []);
+  assertEquals(wordProblems("a.ts", 'headers.get("host")'), []);
+});
+
+Deno.test("src/ uses each of flush, worker, background and host in one meaning", async () => {
+  const problems: string[] = [];
+  for await (const file of sourceFiles(join(ROOT, "src"))) {
+    problems.push(...wordProblems(relative(ROOT, file), await Deno.readTextFile(file)));
+  }
+  assertEquals(problems, []);
+});
