@@ -9,6 +9,7 @@
  */
 
 import { z } from "zod";
+import { derivedText } from "../core/untrusted.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import type { Memory, MemoryExcerpt } from "../memory/memory.ts";
 import {
@@ -86,15 +87,29 @@ export interface MemoryActions {
   read(input: ReadMemoryInput): Promise<MemoryExcerpt>;
   replace(input: ReplaceMemoryInput): Promise<string>;
   /** Adds a fact to MEMORY.md. */
-  remember(input: MemoryTextInput): Promise<string>;
+  remember(input: MemoryTextInput, options?: MemoryWriteOptions): Promise<string>;
   /** Adds a note to today's log. */
-  log(input: MemoryTextInput): Promise<string>;
+  log(input: MemoryTextInput, options?: MemoryWriteOptions): Promise<string>;
   /** Replaces one section of MEMORY.md, or adds it. */
-  writeSection(input: MemorySectionInput): Promise<string>;
+  writeSection(input: MemorySectionInput, options?: MemoryWriteOptions): Promise<string>;
   /** Rebuilds the index from the files, telling `onProgress` as it goes. */
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<ReindexResult>;
   /** Today's log, relative to the memory directory (`2026-03-01.md`). */
   todayPath(): string;
+}
+
+/** Options of a write by a tool in a turn. */
+export interface MemoryWriteOptions {
+  /**
+   * The writing turn had read untrusted content: from where. The text is
+   * stored labelled, so every later turn that reads it is tainted too and an
+   * injection cannot launder itself through memory. Only the services tools
+   * call set it; a person at the API, page or CLI writes their own words.
+   * @default {null}
+   */
+  taint?: string | null;
+  /** Who wrote it, for the label: `remember_this in a turn`. */
+  by?: string;
 }
 
 /**
@@ -127,17 +142,17 @@ export function createMemoryActions(memory: Memory): MemoryActions {
       const { path, content } = checkInput(replaceMemoryInput, input);
       return fileCall(path, () => memory.replace(path, content));
     },
-    remember(input) {
+    remember(input, options) {
       const { text } = checkInput(memoryTextInput, input);
-      return fileCall("MEMORY.md", () => memory.remember(text));
+      return fileCall("MEMORY.md", () => memory.remember(written(text, options)));
     },
-    log(input) {
+    log(input, options) {
       const { text } = checkInput(memoryTextInput, input);
-      return fileCall(memory.files.dailyPath(), () => memory.logNote(text));
+      return fileCall(memory.files.dailyPath(), () => memory.logNote(written(text, options)));
     },
-    writeSection(input) {
+    writeSection(input, options) {
       const { section, content } = checkInput(memorySectionInput, input);
-      return fileCall("MEMORY.md", () => memory.writeSection(section, content));
+      return fileCall("MEMORY.md", () => memory.writeSection(section, written(content, options)));
     },
     async reindex(onProgress) {
       const changed = await memory.reindex(onProgress);
@@ -145,6 +160,11 @@ export function createMemoryActions(memory: Memory): MemoryActions {
     },
     todayPath: () => memory.files.dailyPath(),
   };
+}
+
+/** What a write stores: the text, labelled when the writing turn was tainted. */
+function written(text: string, options: MemoryWriteOptions = {}): string {
+  return options.taint ? derivedText(text, options.taint, options.by ?? "a tool in a turn") : text;
 }
 
 /**

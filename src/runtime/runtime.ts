@@ -147,7 +147,7 @@ export async function openRuntime(
     turn,
     discover,
   });
-  const hob = createServices(agent, toolbox, memory, access.app);
+  const hob = createServices(agent, toolbox, access.app);
   toolbox.registry.setServices(hob.services);
   agent.commands = createSkillCommands(toolbox, hob);
 

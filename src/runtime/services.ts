@@ -14,9 +14,9 @@ import { collectReply } from "../core/reply.ts";
 import type { AgentEvent, ImageContent } from "../core/types.ts";
 import type { HobServices, ServiceCallContext } from "../tools/registry.ts";
 import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
-import type { Memory } from "../memory/memory.ts";
 import type { Toolbox } from "./toolbox.ts";
 import type { AppActions } from "../app/app.ts";
+import type { MemoryActions } from "../app/memory.ts";
 import { ActionError } from "../app/errors.ts";
 import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
 import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
@@ -55,7 +55,7 @@ const textParams = z.object({ text: z.string() });
 const sectionParams = z.object({ section: z.string(), content: z.string() });
 
 /** The hob services, and the skill runner the chat commands share with them. */
-export interface Host {
+export interface ServiceSet {
   services: HobServices;
   runSkill(name: string, input: string, context: ServiceCallContext): Promise<string>;
 }
@@ -65,21 +65,20 @@ export interface Host {
  *
  * @example
  * ```ts
- * const hob = createServices(agent, toolbox, memory, app);
+ * const hob = createServices(agent, toolbox, app);
  * toolbox.registry.setServices(hob.services);
  * ```
  */
 export function createServices(
   agent: AgentDeps,
   toolbox: Toolbox,
-  memory: Memory,
   app: AppActions,
-): Host {
+): ServiceSet {
   const services: HobServices = {};
   const runSkill = skillRunner(agent, toolbox, services);
   Object.assign(
     services,
-    memoryServices(memory),
+    memoryServices(app.memory),
     modelServices(agent),
     backgroundServices(app),
     toolServices(toolbox, runSkill),
@@ -88,30 +87,26 @@ export function createServices(
 }
 
 /**
- * Memory search and writes. What a tainted turn writes to memory keeps the
- * label, so every later turn that reads it is tainted too: an injection cannot
- * launder itself into a clean conversation through memory.
+ * Memory search and writes, over the memory actions. What a tainted turn
+ * writes to memory keeps the label, so every later turn that reads it is
+ * tainted too: an injection cannot launder itself into a clean conversation
+ * through memory.
  */
-function memoryServices(memory: Memory): HobServices {
+function memoryServices(memory: MemoryActions): HobServices {
+  const by = (context: ServiceCallContext) => ({
+    taint: context.tainted,
+    by: `${context.tool} in a turn`,
+  });
   return {
     async "memory.search"(params) {
       const { query, limit } = memorySearchParams.parse(params);
-      return await memory.search(query, { limit });
+      return (await memory.search({ q: query, limit })).hits;
     },
-    async "memory.get"(params) {
-      const { path, from, lines } = memoryGetParams.parse(params);
-      return await memory.get(path, from, lines);
-    },
-    async "memory.remember"(params, context) {
-      return await memory.remember(labelled(textParams.parse(params).text, context));
-    },
-    async "memory.log"(params, context) {
-      return await memory.logNote(labelled(textParams.parse(params).text, context));
-    },
-    async "memory.write"(params, context) {
-      const { section, content } = sectionParams.parse(params);
-      return await memory.writeSection(section, labelled(content, context));
-    },
+    "memory.get": (params) => memory.read(memoryGetParams.parse(params)),
+    "memory.remember": (params, context) => memory.remember(textParams.parse(params), by(context)),
+    "memory.log": (params, context) => memory.log(textParams.parse(params), by(context)),
+    "memory.write": (params, context) =>
+      memory.writeSection(sectionParams.parse(params), by(context)),
   };
 }
 
@@ -130,7 +125,7 @@ function modelServices(agent: AgentDeps): HobServices {
 }
 
 /** Calling and building tools and skills. */
-function toolServices(toolbox: Toolbox, runSkill: Host["runSkill"]): HobServices {
+function toolServices(toolbox: Toolbox, runSkill: ServiceSet["runSkill"]): HobServices {
   return {
     async "tools.call"(params, context) {
       const { name, args } = toolCallParams.parse(params);
@@ -218,7 +213,7 @@ function skillRunner(
   agent: AgentDeps,
   toolbox: Toolbox,
   services: HobServices,
-): Host["runSkill"] {
+): ServiceSet["runSkill"] {
   return async function runSkill(name, input, context) {
     const skill = toolbox.skills.get(name);
     if (!skill) {
@@ -319,7 +314,7 @@ function notFound<T>(action: () => T, message: () => string): T {
  * agent.commands = createSkillCommands(toolbox, hob);
  * ```
  */
-export function createSkillCommands(toolbox: Toolbox, { runSkill }: Host): CommandPort {
+export function createSkillCommands(toolbox: Toolbox, { runSkill }: ServiceSet): CommandPort {
   return {
     match(message) {
       const found = /^\/([a-z][a-z0-9_-]{0,63})(?:\s+([\s\S]*))?$/.exec(message.trim());
@@ -398,9 +393,4 @@ async function complete(
     );
   }
   throw new Error(error.message);
-}
-
-/** Text a tool writes for the turn: labelled as untrusted when the turn is tainted. */
-function labelled(text: string, context: ServiceCallContext): string {
-  return derivedText(text, context.tainted, `${context.tool} in a turn`);
 }

@@ -139,7 +139,7 @@ function serviceContext(tainted?: string): ServiceCallContext {
 Deno.test("a bad new task is refused alike by REST, the CLI, the page and the tool services", async (t) => {
   await using api = await tempApi(YAML);
   const { runtime } = api;
-  const hob = createServices(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
+  const hob = createServices(runtime.agent, runtime.toolbox, runtime.app);
   const cli = await runAll(
     BAD_TASKS.map((bad) => ["task", "add", ...bad.cli, "--home", api.home.home]),
   );
@@ -187,7 +187,7 @@ Deno.test("a bad new task is refused alike by REST, the CLI, the page and the to
 Deno.test("a bad new job is refused alike by REST, the CLI and the tool services", async (t) => {
   await using api = await tempApi(YAML);
   const { runtime } = api;
-  const hob = createServices(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
+  const hob = createServices(runtime.agent, runtime.toolbox, runtime.app);
   const cli = await runAll(
     BAD_JOBS.map((bad) => ["cron", "add", ...bad.cli, "--home", api.home.home]),
   );
@@ -235,7 +235,7 @@ Deno.test("a bad new job is refused alike by REST, the CLI and the tool services
 Deno.test("what the tool services creates for a tainted turn carries the taint; the other ways cannot set it", async () => {
   await using api = await tempApi(YAML);
   const { runtime } = api;
-  const hob = createServices(runtime.agent, runtime.toolbox, runtime.memory, runtime.app);
+  const hob = createServices(runtime.agent, runtime.toolbox, runtime.app);
   const tainted = serviceContext("fetch_url: https://evil.example");
 
   const task = await hob.services["tasks.add"]({ title: "t", prompt: "p" }, tainted) as {
