@@ -356,12 +356,40 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
           .document;
       return doc.querySelectorAll("#conversation-list li").length === 1;
     });
+    // Clearing the search asks for the whole list; that answer is held until the delete is done,
+    // so it arrives stale — and must not bring the deleted conversation back.
+    const isList = (url: URL) => url.pathname === "/ui/conversations";
+    let releaseList = () => {};
+    const deleteDone = new Promise<void>((resolve) => releaseList = resolve);
+    await page.route(isList, async (route) => {
+      const response = await route.fetch();
+      await deleteDone;
+      await route.fulfill({ response });
+    });
+    const listAsked = page.waitForRequest((request) => isList(new URL(request.url())));
     await page.fill("#conversation-search", "");
+    await listAsked;
+    const deleted = page.waitForResponse((response) => response.request().method() === "DELETE");
     await page.locator("#conversation-list li", { hasText: "Model comparison" }).hover();
     await page.getByRole("button", { name: "Delete Model comparison" }).click();
-    await page.locator("#conversation-list a", { hasText: "Model comparison" }).waitFor({
-      state: "detached",
-    });
+    await deleted;
+    const staleListSwapped = page.evaluate(() =>
+      new Promise<void>((resolve) => {
+        const body = (globalThis as unknown as {
+          document: { body: { addEventListener(type: string, f: (e: Event) => void): void } };
+        }).document.body;
+        body.addEventListener("htmx:afterSwap", (event) => {
+          if ((event.target as unknown as { id: string }).id === "conversation-list") resolve();
+        });
+      })
+    );
+    releaseList();
+    await staleListSwapped;
+    await page.unroute(isList);
+    assertEquals(
+      await page.locator("#conversation-list a", { hasText: "Model comparison" }).count(),
+      0,
+    );
     // Deleting the open conversation leaves it for a new chat.
     await page.waitForURL(`${hob.url}/`);
   });

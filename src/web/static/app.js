@@ -677,12 +677,24 @@ function markCurrent() {
   }
 }
 
+/**
+ * Conversations deleted from this page. A list fetched before a delete (a
+ * search typed just before) may arrive after it; it must not bring one back.
+ */
+const deletedConversations = new Set();
+
 document.body.addEventListener("htmx:afterSwap", (event) => {
-  if (event.target.id === "conversation-list") markCurrent();
+  if (event.target.id !== "conversation-list") return;
+  for (const li of event.target.querySelectorAll("li[data-id]")) {
+    if (deletedConversations.has(li.dataset.id)) li.remove();
+  }
+  markCurrent();
 });
 
 document.body.addEventListener("hob:conversation-deleted", (event) => {
-  if (event.detail?.id === state.conversationId) navigate("/");
+  const id = event.detail?.id;
+  if (id) deletedConversations.add(id);
+  if (id === state.conversationId) navigate("/");
 });
 
 els.rename.addEventListener("click", () => {
