@@ -1,8 +1,12 @@
 /**
- * `deno task screenshots`: the README's pictures of the page, light and dark,
- * taken in headless Chromium from a real `hob serve` talking to the fake
- * model the tests use. Writes docs/screenshot-light.png and -dark.png.
+ * `deno task screenshots`: the pictures of the page, taken in headless
+ * Chromium from a real `hob serve` talking to the fake model the tests use.
+ * Writes docs/screenshot-light.png and -dark.png (the README's), and the
+ * phone layout at 390×844 (docs/page.md's): docs/screenshot-phone-chat.png,
+ * -phone-menu.png and -phone-tools.png.
  */
+
+import type { Browser } from "playwright-core";
 
 import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
 import { launchBrowser } from "../tests/helpers/browser.ts";
@@ -61,4 +65,34 @@ for (const scheme of ["light", "dark"] as const) {
   console.log(`wrote ${path}`);
   await context.close();
 }
+await phoneShots(browser, hob);
 Deno.exit(0);
+
+/** The phone layout: the chat with the sidebar folded, the sidebar opened, the Tools table. */
+async function phoneShots(browser: Browser, hob: { url: string; token: string }): Promise<void> {
+  const context = await browser.newContext({
+    colorScheme: "light",
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    deviceScaleFactor: 2,
+  });
+  const page = await context.newPage();
+  const shot = async (name: string) => {
+    await page.waitForTimeout(300);
+    const path = new URL(`../docs/screenshot-phone-${name}.png`, import.meta.url).pathname;
+    await page.screenshot({ path, scale: "css" });
+    console.log(`wrote ${path}`);
+  };
+  await page.goto(`${hob.url}/?token=${hob.token}`);
+  await page.click("#sidebar-toggle");
+  await page.click("#conversation-list a >> text=Saturday");
+  await page.waitForSelector(".msg.assistant .meta:not(:empty)");
+  await page.locator("details.tool summary").first().click();
+  await shot("chat");
+  await page.click("#sidebar-toggle");
+  await shot("menu");
+  await page.click(".sections a[data-view=tools]");
+  await page.waitForSelector("#panel table.grid");
+  await shot("tools");
+  await context.close();
+}

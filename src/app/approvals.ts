@@ -12,6 +12,10 @@ import { ActionError, checkInput } from "./errors.ts";
 
 /** Decisions the page's history shows: the last screenful. */
 const RECENT_DECISIONS = 30;
+/** The shortest prefix that may stand for an id, as git's: shorter ones match too much to mean one. */
+export const MIN_ID_PREFIX = 4;
+/** Candidates an ambiguous prefix names: enough to pick from, not a listing. */
+const AMBIGUOUS_SHOWN = 5;
 
 /** Every state a listing can filter by; `all` for every state. */
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "all"] as const;
@@ -26,8 +30,9 @@ export const decisionBody = z.strictObject({
   remember: z.boolean().default(false),
 });
 /**
- * A decision on one approval. With `remember`, later calls of the same tool
- * with the same argument shape get the same answer unasked.
+ * A decision on one approval, named by its id or a unique prefix of it (at
+ * least {@linkcode MIN_ID_PREFIX} characters). With `remember`, later calls of
+ * the same tool with the same argument shape get the same answer unasked.
  */
 export const decideInput = decisionBody.extend({ id: z.string().min(1) });
 
@@ -39,7 +44,10 @@ export interface ApprovalActions {
   list(input?: ListApprovalsInput): Approval[];
   /** The approvals decided lately (approved, denied, expired), newest first. */
   recent(): Approval[];
-  /** `not_found` when there is no such approval; `conflict` when it is decided or expired. */
+  /**
+   * `not_found` when no approval has that id or prefix; `invalid` (field `id`)
+   * when the prefix fits several, naming them; `conflict` when it is decided or expired.
+   */
   decide(input: DecideInput): Approval;
 }
 
@@ -62,7 +70,8 @@ export function createApprovalActions(approvals: SqliteApprovals): ApprovalActio
       return approvals.list("all", RECENT_DECISIONS).filter((each) => each.status !== "pending");
     },
     decide(input) {
-      const { id, decision, remember } = checkInput(decideInput, input);
+      const { id: given, decision, remember } = checkInput(decideInput, input);
+      const id = resolveId(approvals, given);
       try {
         return approvals.decide(id, decision, remember);
       } catch (error) {
@@ -74,4 +83,23 @@ export function createApprovalActions(approvals: SqliteApprovals): ApprovalActio
       }
     },
   };
+}
+
+/**
+ * The id `given` stands for: itself when an approval has it, else the one id
+ * it is a prefix of (git-style, at least {@linkcode MIN_ID_PREFIX}
+ * characters). An unknown id is left for the decision to refuse; a prefix
+ * that fits several is refused here, naming them.
+ */
+function resolveId(approvals: SqliteApprovals, given: string): string {
+  if (approvals.get(given) || given.length < MIN_ID_PREFIX) return given;
+  const ids = approvals.idsStartingWith(given, AMBIGUOUS_SHOWN + 1);
+  if (ids.length <= 1) return ids[0] ?? given;
+  const shown = ids.slice(0, AMBIGUOUS_SHOWN).join(", ");
+  const more = ids.length > AMBIGUOUS_SHOWN ? ", …" : "";
+  throw new ActionError(
+    "invalid",
+    `Approval id '${given}' is ambiguous: it starts ${shown}${more} — give more of it`,
+    { field: "id" },
+  );
 }

@@ -20,6 +20,8 @@ export const approvals: Command = {
 
 A tool call whose policy says 'ask' waits until you decide — here, through
 the API, or at the prompt of 'hob chat'. No decision in time means no.
+ID is an approval's id or its first characters (at least 4), as long as
+they fit no other approval.
 With --remember, later calls of the same tool with the same kind of
 arguments (for commands: the same programs) get the same answer unasked.
 

@@ -10,7 +10,7 @@ import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
-import { openHome } from "./open.ts";
+import { openOrCreateHome } from "./open.ts";
 import { dim, err, outJson } from "./output.ts";
 import { renderTurn } from "./render.ts";
 import { promptApprovals } from "./approval_prompt.ts";
@@ -42,7 +42,7 @@ Exit status: 0 answered, 1 the model or provider failed, 2 bad usage,
   positionals: [0, Infinity],
   async run(parsed) {
     const message = await readMessage(parsed.positionals);
-    const runtime = await openHome(parsed);
+    const runtime = await openOrCreateHome(parsed);
     const controller = new AbortController();
     const onInterrupt = () => controller.abort();
     Deno.addSignalListener("SIGINT", onInterrupt);

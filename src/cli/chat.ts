@@ -10,7 +10,7 @@ import type { ConversationActions } from "../app/conversations.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { promptApprovals } from "./approval_prompt.ts";
 import { stdinLines } from "./lines.ts";
-import { openHome } from "./open.ts";
+import { openOrCreateHome } from "./open.ts";
 import { dim, err, out, red } from "./output.ts";
 import { renderTurn } from "./render.ts";
 
@@ -44,7 +44,7 @@ Options:
   },
   positionals: [0, 0],
   async run(parsed) {
-    const runtime = await openHome(parsed);
+    const runtime = await openOrCreateHome(parsed);
     const session: Session = {
       conversations: runtime.app.conversations,
       model: (parsed.values.model as string | undefined) ?? null,

@@ -3,9 +3,8 @@
 import YAML from "yaml";
 import { loadConfig } from "../config/load.ts";
 import { redactConfig } from "../config/redact.ts";
-import { ensureHome } from "../home/home.ts";
 import { type Command, EXIT, UsageError } from "./command.ts";
-import { homeOf } from "./open.ts";
+import { existingHome } from "./open.ts";
 import { dim, out, outJson } from "./output.ts";
 
 export const config: Command = {
@@ -30,8 +29,7 @@ Options:
         `hob config: unknown action '${action}' — use 'hob config show'`,
       );
     }
-    const home = homeOf(parsed);
-    await ensureHome(home);
+    const home = await existingHome(parsed);
     const { config, path, fileExists } = await loadConfig({ home });
     const redacted = redactConfig(config);
     // Drop what the key already says, so the output reads like hob.yaml.

@@ -8,7 +8,7 @@
 
 import { ActionError, checkInput } from "../app/errors.ts";
 import { MAX_RUNS_LIST, type NewScheduleInput, newScheduleInput } from "../app/schedules.ts";
-import { zonedParts } from "../scheduler/schedule.ts";
+import { showTime } from "../app/times.ts";
 import type { JobRun, JobView } from "../store/jobs.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import {
@@ -43,6 +43,8 @@ Schedules:
 
 Runs that fall due while hob is not running are logged as 'missed' and, by
 default, caught up once when it starts (--missed skip: not caught up).
+Times are shown in your zone (TZ, else the machine's), labelled with it; a
+job's own zone is shown beside its schedule.
 
 Options:
   --timezone TZ  IANA zone for the schedule, e.g. Europe/Berlin
@@ -159,7 +161,7 @@ async function perform(runtime: Runtime, request: CronRequest, json: boolean): P
       const job = schedules.add(request.add!);
       if (json) outJson(job);
       else {out(
-          `Added job ${job.id} '${job.name}'; next run ${when(job.next_run, job.timezone)}.\n`,
+          `Added job ${job.id} '${job.name}'; next run ${when(job.next_run)}.\n`,
         );}
       return EXIT.ok;
     }
@@ -176,7 +178,7 @@ async function perform(runtime: Runtime, request: CronRequest, json: boolean): P
       else {
         out(
           request.action === "enable"
-            ? `Enabled '${job.name}'; next run ${when(job.next_run, job.timezone)}.\n`
+            ? `Enabled '${job.name}'; next run ${when(job.next_run)}.\n`
             : `Disabled '${job.name}'.\n`,
         );
       }
@@ -189,7 +191,7 @@ async function perform(runtime: Runtime, request: CronRequest, json: boolean): P
       const runs = schedules.runs({ key: job.id, limit: request.limit });
       if (json) outJson({ runs });
       else if (runs.length === 0) out(`'${job.name}' has not run yet.\n`);
-      else runs.forEach((run) => out(describeRun(run, job.timezone)));
+      else runs.forEach((run) => out(describeRun(run)));
       return EXIT.ok;
     }
   }
@@ -214,38 +216,35 @@ function describe(job: JobView): string {
     `${String(job.id).padStart(3)}  ${job.name}  ${dim(`${job.schedule} (${job.timezone})`)}${
       job.enabled ? "" : red("  disabled")
     }\n`,
-    `     next ${when(job.next_run, job.timezone)} · last ${
-      job.last_run ? `${when(job.last_run, job.timezone)} ${job.last_status ?? ""}` : "never"
+    `     next ${when(job.next_run)} · last ${
+      job.last_run ? `${when(job.last_run)} ${job.last_status ?? ""}` : "never"
     }${
       job.missed_runs
-        ? ` · ${job.missed_runs} missed (last noticed ${when(job.last_missed_at, job.timezone)})`
+        ? ` · ${job.missed_runs} missed (last noticed ${when(job.last_missed_at)})`
         : ""
     }\n`,
   ];
   if (job.last_failure) {
     lines.push(
       red(
-        `     last failure ${when(job.last_failure.at, job.timezone)}: ${job.last_failure.error}\n`,
+        `     last failure ${when(job.last_failure.at)}: ${job.last_failure.error}\n`,
       ),
     );
   }
   return lines.join("");
 }
 
-function describeRun(run: JobRun, timezone: string): string {
+function describeRun(run: JobRun): string {
   const status = run.status === "ok" ? run.status : red(run.status);
   const detail = run.error ?? run.result;
-  return `${String(run.id).padStart(4)}  ${when(run.started_at, timezone)}  ${status}${
+  return `${String(run.id).padStart(4)}  ${when(run.started_at)}  ${status}${
     run.trigger !== "schedule" ? dim(` (${run.trigger})`) : ""
   }${run.missed_count ? ` ×${run.missed_count}` : ""}  ${dim(oneLine(detail, 100))}\n`;
 }
 
-/** A time as the job's zone shows it. */
-export function when(iso: string | null, timezone: string): string {
-  if (!iso) return "—";
-  const p = zonedParts(new Date(iso), timezone);
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${p.y}-${two(p.mo)}-${two(p.d)} ${two(p.h)}:${two(p.mi)}:${two(p.s)}`;
+/** A time as every command shows it: in the user's zone, labelled (src/app/times.ts). */
+function when(iso: string | null): string {
+  return showTime(iso, { seconds: true });
 }
 
 function oneLine(text: string, max: number): string {

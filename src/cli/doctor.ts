@@ -11,7 +11,7 @@ import { completeText } from "../core/complete.ts";
 import { ensureHome, homeExposure, tokenPath } from "../home/home.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { type Command, EXIT } from "./command.ts";
-import { homeOf } from "./open.ts";
+import { existingHome } from "./open.ts";
 import { green, out, outJson, red } from "./output.ts";
 
 /** How long the tool-calling probe may wait for the model. */
@@ -46,7 +46,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
   options: { json: { type: "boolean" }, "skip-model": { type: "boolean" } },
   positionals: [0, 0],
   async run(parsed) {
-    const home = homeOf(parsed);
+    const home = await existingHome(parsed);
     const checks: Check[] = [];
     // Once the config is read: what its secrets are, so no check's detail repeats one.
     let secrets: string[] = [];
@@ -59,6 +59,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
       }
     };
 
+    // A home made before some of its parts were: what is missing is filled in, as serve would.
     await ensureHome(home);
     report(await checkToken(home));
     let runtime: Runtime | undefined;

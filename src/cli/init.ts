@@ -13,7 +13,9 @@ export const init: Command = {
 Creates the hob home and anything missing in it: hob.yaml, identity/SOUL.md,
 identity/USER.md, identity/HEARTBEAT.md, memory/MEMORY.md, tools/, skills/,
 uploads/, workspace/ and a random API token in 'token' (mode 0600). Files
-that exist are never overwritten. Other commands do this on first use too.
+that exist are never overwritten. 'hob serve', 'hob ask' and 'hob chat' do
+this on first use too; every other command refuses a directory that is not
+a hob home, creating nothing.
 
 Options:
   --home DIR     hob home (default: $HOB_HOME or ~/.hob)

@@ -1,15 +1,76 @@
-/** Opening the runtime of the home a command names (`--home`, HOB_HOME, ~/.hob). */
+/**
+ * Opening the home a command names (`--home`, HOB_HOME, ~/.hob). Only `hob
+ * init`, `hob serve` and the commands that start a conversation (`ask`,
+ * `chat`) create a home; every other command refuses a directory that is not
+ * one, so a typo in `--home` creates nothing.
+ */
 
+import { join } from "node:path";
 import { resolveHome } from "../home/home.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
-import type { ParsedArgs } from "./command.ts";
+import { CommandError, type ParsedArgs } from "./command.ts";
+
+/** What only a hob home holds: any one of them makes a directory one. */
+const HOME_MARKERS = ["hob.yaml", "token", "hob.db"];
 
 /** The home a command works on. */
 export function homeOf(parsed: ParsedArgs): string {
   return resolveHome(parsed.values.home as string | undefined);
 }
 
-/** Opens the home a command names, creating it on first use; `log` hears of MCP servers. */
-export function openHome(parsed: ParsedArgs, log?: (line: string) => void): Promise<Runtime> {
+/**
+ * The home a command works on, refused with a CommandError (exit 1) that
+ * says how to create one when the directory is not a hob home.
+ *
+ * @example
+ * ```ts
+ * const home = await existingHome(parsed); // "/home/me/.hob"
+ * ```
+ */
+export async function existingHome(parsed: ParsedArgs): Promise<string> {
+  const home = homeOf(parsed);
+  for (const marker of HOME_MARKERS) {
+    if (await isFile(join(home, marker))) return home;
+  }
+  throw new CommandError(
+    `${home} is not a hob home — check --home, or create one with 'hob init --home ${home}'`,
+  );
+}
+
+/**
+ * Opens the home a command names, which must exist (see
+ * {@linkcode existingHome}); `log` hears of MCP servers.
+ *
+ * @example
+ * ```ts
+ * const runtime = await openHome(parsed);
+ * ```
+ */
+export async function openHome(parsed: ParsedArgs, log?: (line: string) => void): Promise<Runtime> {
+  return await openRuntime({ home: await existingHome(parsed), log });
+}
+
+/**
+ * Opens the home a command names, creating it on first use: for `serve` and
+ * the commands that start a conversation.
+ *
+ * @example
+ * ```ts
+ * const runtime = await openOrCreateHome(parsed);
+ * ```
+ */
+export function openOrCreateHome(
+  parsed: ParsedArgs,
+  log?: (line: string) => void,
+): Promise<Runtime> {
   return openRuntime({ home: homeOf(parsed), log });
+}
+
+/** Whether a file is at `path`; one that cannot be looked at counts, so opening it says why. */
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
+  } catch (error) {
+    return !(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory);
+  }
 }

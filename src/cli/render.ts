@@ -1,9 +1,12 @@
 /**
  * Showing a turn on a terminal as it streams: the reply's text on stdout, tool
- * activity and notices dimmed on stderr, errors in red on stderr.
+ * activity and notices dimmed on stderr, errors in red on stderr. Outside text
+ * in a tool's result shows after a marker naming its source, never as the
+ * model's label.
  */
 
 import type { AgentEvent, TurnStatus } from "../core/types.ts";
+import { plainText } from "../core/untrusted.ts";
 import { dim, err, out, red } from "./output.ts";
 
 /** How much of a tool's arguments and result a terminal line shows. */
@@ -59,7 +62,9 @@ export async function renderTurn(
       case "tool_result":
         err(
           dim(
-            `  ${event.is_error ? "✗" : "↳"} ${preview(event.content)} (${event.duration_ms} ms)\n`,
+            `  ${event.is_error ? "✗" : "↳"} ${
+              preview(plainText(event.content))
+            } (${event.duration_ms} ms)\n`,
           ),
         );
         break;
@@ -77,6 +82,8 @@ export async function renderTurn(
         if (event.status !== "approved") err(dim(`  ${event.status}: not run\n`));
         break;
       case "notice":
+        // A taint the conversation had already was told on the turn that first read it.
+        if (event.repeat) break;
         newline();
         err(dim(`note: ${event.message}\n`));
         break;

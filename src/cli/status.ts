@@ -4,8 +4,8 @@
  */
 
 import type { HobStatus } from "../app/status.ts";
+import { showTime } from "../app/times.ts";
 import { type Command, EXIT } from "./command.ts";
-import { when } from "./cron.ts";
 import { openHome } from "./open.ts";
 import { dim, green, out, outJson, red } from "./output.ts";
 
@@ -40,8 +40,7 @@ Options:
 
 function render(s: HobStatus): string {
   const ok = (yes: boolean, text: string) => yes ? green(text) : red(text);
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const at = (iso: string | null) => when(iso, zone);
+  const at = (iso: string | null) => showTime(iso, { seconds: true });
   const lines: string[] = [];
   lines.push(`${dim("home")}       ${s.home}`);
   lines.push(

@@ -15,6 +15,7 @@ import {
   newTaskInput,
   TASK_STATUSES,
 } from "../app/tasks.ts";
+import { plainText } from "../core/untrusted.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { MAX_PRIORITY, type Task, type TaskStatus } from "../store/tasks.ts";
 import {
@@ -207,7 +208,7 @@ function show(runtime: Runtime, found: Task, json: boolean): void {
   if (json) return outJson({ ...found, messages });
   out(describe(found));
   out(`${dim("prompt")}  ${found.prompt}\n`);
-  if (found.output) out(`${dim("output")}  ${found.output}\n`);
+  if (found.output) out(`${dim("output")}  ${plainText(found.output)}\n`);
   if (!found.conversation_id) return;
   out(dim(`conversation ${found.conversation_id} (${messages.length} messages):\n`));
   for (const message of messages) {
@@ -216,7 +217,10 @@ function show(runtime: Runtime, found: Task, json: boolean): void {
         message.tool_calls.map((c) => `${c.name}(${c.arguments})`).join(", ")
       }`
       : message.content;
-    out(`  ${dim(message.role.padEnd(9))} ${text.replace(/\s+/g, " ").slice(0, 200)}\n`);
+    const line = plainText(text).replace(/\s+/g, " ").slice(0, 200);
+    // A failed reply says why, after whatever it wrote.
+    const failed = message.error ? red(`failed: ${message.error.message}`) : "";
+    out(`  ${dim(message.role.padEnd(9))} ${[line, failed].filter(Boolean).join(" ")}\n`);
   }
 }
 

@@ -6,6 +6,7 @@
 
 import { ActionError } from "../app/errors.ts";
 import type { ToolActions } from "../app/tools.ts";
+import { plainText } from "../core/untrusted.ts";
 import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
 import { openHome } from "./open.ts";
 import { dim, err, out, outJson, red } from "./output.ts";
@@ -16,10 +17,11 @@ export const tool: Command = {
   help: `Usage: hob tool list [--json] [--home DIR]
        hob tool call NAME [--args JSON] [--json] [--home DIR]
 
-'list' shows every tool with its permissions and policy, and user tools that
-were refused. 'call' runs a tool as you, the owner: in its sandbox with its
-permissions, without asking for approval (a 'deny' policy still holds), and
-logged like every call.
+'list' shows every tool with the policy its calls get ('allowlist, else ask':
+commands on the shell allowlist run, others ask) and its permissions, and
+user tools that were refused. 'call' runs a tool as you, the owner: in its
+sandbox with its permissions, without asking for approval (a 'deny' policy
+still holds), and logged like every call.
 
 Options:
   --args JSON    the tool's arguments as a JSON object (default {})
@@ -46,9 +48,11 @@ Options:
       if (parsed.values.json) {
         outJson(result);
       } else if (result.is_error) {
-        err(`${red("error:")} ${result.content}\n`);
+        err(`${red("error:")} ${plainText(result.content)}\n`);
       } else {
-        out(result.content.endsWith("\n") ? result.content : `${result.content}\n`);
+        // Outside text in it shows after a marker naming its source, never as the model's label.
+        const text = plainText(result.content);
+        out(text.endsWith("\n") ? text : `${text}\n`);
       }
       return result.is_error ? EXIT.failure : EXIT.ok;
     } catch (error) {
@@ -67,11 +71,12 @@ async function listTools(tools: ToolActions, json: boolean): Promise<number> {
     outJson({ tools: listing.tools, problems: listing.problems });
     return EXIT.ok;
   }
+  const width = Math.max(0, ...listing.tools.map((info) => info.effective_policy.length));
   for (const info of listing.tools) {
     const grants = Object.entries(info.permissions).filter(([, v]) => v)
       .map(([k, v]) => (v === true ? k : `${k}: ${(v as string[]).join(",")}`));
     out(
-      `${info.name.padEnd(16)} ${info.policy.padEnd(5)} ${
+      `${info.name.padEnd(16)} ${info.effective_policy.padEnd(width)} ${
         dim(grants.join("; ") || "no permissions")
       }\n`,
     );

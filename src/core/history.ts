@@ -12,13 +12,15 @@ export const MISSING_TOOL_RESULT = hobWrote(
   "No result: the tool run was interrupted before it finished.",
 );
 
-/** Appended to a reply that was cut off, so the model knows it did not finish. */
+/** Appended to a reply that was cut off (stopped, crashed or failed), so the model knows it did not finish. */
 export const INTERRUPTED_MARKER = "[reply interrupted]";
 
 /**
- * Converts stored rows to chat messages: drops system rows and empty failed
- * replies, marks interrupted replies, gives every tool call exactly one result
- * (a synthetic error when none was stored) and drops results of unknown calls.
+ * Converts stored rows to chat messages: drops system rows and failed replies
+ * with no text (a failure's error is for the reader, never the model's words),
+ * marks interrupted and failed replies that have text, gives every tool call
+ * exactly one result (a synthetic error when none was stored) and drops
+ * results of unknown calls.
  *
  * @example
  * ```ts
@@ -65,7 +67,7 @@ export function toChatHistory(rows: StoredMessage[]): ChatMessage[] {
     } else if (row.role === "assistant") {
       const calls = row.tool_calls ?? [];
       let content = row.content;
-      if (row.status === "interrupted" || row.status === "streaming") {
+      if (row.status !== "complete") {
         content = content ? `${content}\n\n${INTERRUPTED_MARKER}` : "";
       }
       if (!content && calls.length === 0) continue;

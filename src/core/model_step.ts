@@ -1,8 +1,10 @@
 /**
  * One model step of a turn: the model streams a reply, and this step owns the
- * draft of it — stored at its first text or tool call, saved as it grows so a
+ * draft of it — stored at its first text or tool call (or at the provider's
+ * error, so a failed turn keeps a reply saying why), saved as it grows so a
  * crash keeps what a client saw, and closed as complete, error or interrupted
- * with its tool calls and token usage. Knows nothing of running the tools.
+ * with its tool calls, its error and token usage. Knows nothing of running the
+ * tools.
  */
 
 import type { Turn } from "./turn.ts";
@@ -68,7 +70,9 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
     } else if (event.type === "usage") {
       addUsage(usage, event.usage);
     } else if (event.type === "error") {
-      failure = event.error;
+      failure = { code: event.error.code, message: event.error.message };
+      // Even with no text yet: the failed reply is what a later reader sees of the turn.
+      openDraft(turn);
       break;
     } else if (event.type === "done") {
       break;
@@ -132,7 +136,7 @@ function appendText(turn: Turn, text: string): void {
   }
 }
 
-/** Saves the finished reply: its text, its calls (when it ended well), its status and usage. */
+/** Saves the finished reply: its text, its calls (when it ended well), its status, error and usage. */
 function closeDraft(turn: Turn, step: ModelStep, usage: Usage): void {
   const { draft } = turn;
   if (draft.id === null) return;
@@ -141,6 +145,7 @@ function closeDraft(turn: Turn, step: ModelStep, usage: Usage): void {
     content: step.text,
     tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
     status: interrupted ? "interrupted" : failure ? "error" : "complete",
+    error: interrupted ? null : failure,
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
   });

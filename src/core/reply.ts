@@ -94,7 +94,8 @@ export async function collectReply(
         break;
       }
       case "notice":
-        reply.notices.push({ code: event.code, message: event.message });
+        // A repeated taint notice still taints the reply; people were told on an earlier turn.
+        if (!event.repeat) reply.notices.push({ code: event.code, message: event.message });
         if (event.code === "tainted") reply.taint ??= event.source ?? "untrusted content";
         break;
       case "error":

@@ -93,19 +93,21 @@ export function newTurn(
 }
 
 /**
- * Tells the user (and the page) that side effects now need their approval.
+ * Tells the user (and the page) that side effects now need their approval;
+ * `repeat` when an earlier turn of the conversation told them already.
  *
  * @example
  * ```ts
  * taintNotice("fetch_url: https://example.com"); // { type: "notice", code: "tainted", … }
  * ```
  */
-export function taintNotice(source: string): AgentEvent {
+export function taintNotice(source: string, repeat = false): AgentEvent {
   return {
     type: "notice",
     code: "tainted",
     source,
     message:
       `This turn has read untrusted content (${source}); tools with side effects now ask before they run.`,
+    ...(repeat ? { repeat: true as const } : {}),
   };
 }

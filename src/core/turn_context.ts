@@ -25,6 +25,8 @@ export interface TurnContext {
   notice: AgentEvent | null;
   /** Untrusted content the system prompt carries (a labelled memory entry or summary). */
   taint: string | null;
+  /** Untrusted content in the summary of earlier messages: read by an earlier turn. */
+  summaryTaint: string | null;
 }
 
 /**
@@ -46,10 +48,13 @@ export async function* loadContext(turn: Turn): AsyncGenerator<AgentEvent> {
   turn.messages = context.messages;
   if (attachments) await addImages(deps.attachments!, turn.messages, attachments);
   // Untrusted content the model will read makes the turn tainted: side effects then ask.
+  const history = historyTaint(turn.messages);
   turn.tainted = input.tainted ??
     (attachments ? `the uploaded file ${attachments[0].name}` : null) ??
-    historyTaint(turn.messages) ?? context.taint;
-  if (turn.tainted) yield taintNotice(turn.tainted);
+    history ?? context.taint;
+  // The turn that first read it told the user; this turn's own message or upload is news.
+  const earlier = historyTaint(turn.messages.slice(0, -1)) ?? context.summaryTaint;
+  if (turn.tainted) yield taintNotice(turn.tainted, earlier !== null && !attachments);
 }
 
 /** Builds the system prompt and the history that fits beside it. */
@@ -96,18 +101,27 @@ export async function prepareContext(
       message: `${omitted} older messages were left out to fit the context window.`,
     };
   }
-  return { system, tools, messages: fitted.messages, notice, taint: promptTaint(parts) };
+  const summaryTaint = summaryTaintOf(parts.earlierSummary);
+  return {
+    system,
+    tools,
+    messages: fitted.messages,
+    notice,
+    taint: promptTaint(parts),
+    summaryTaint,
+  };
 }
 
 /** Untrusted content in the system prompt: a labelled memory entry, or a labelled summary. */
 function promptTaint(parts: { memoryContext: string; earlierSummary: string }): string | null {
   const memorySource = untrustedSource(parts.memoryContext);
-  const summarySource = untrustedSource(parts.earlierSummary);
-  return memorySource
-    ? `${memorySource}, in memory`
-    : summarySource
-    ? `${summarySource}, in the summary of earlier messages`
-    : null;
+  return memorySource ? `${memorySource}, in memory` : summaryTaintOf(parts.earlierSummary);
+}
+
+/** Untrusted content in the summary of earlier messages, or null. */
+function summaryTaintOf(earlierSummary: string): string | null {
+  const source = untrustedSource(earlierSummary);
+  return source ? `${source}, in the summary of earlier messages` : null;
 }
 
 /**

@@ -152,8 +152,12 @@ export type AgentEvent =
     approval_id: string;
     status: "approved" | "denied" | "expired" | "pending";
   }
-  /** `source` is set on a `tainted` notice: the untrusted content the turn has read. */
-  | { type: "notice"; code: string; message: string; source?: string }
+  /**
+   * `source` is set on a `tainted` notice: the untrusted content the turn has read. `repeat`
+   * is set when the conversation had read it before this turn: programs still learn the turn
+   * is tainted, but people were told on the turn that first read it and are not told again.
+   */
+  | { type: "notice"; code: string; message: string; source?: string; repeat?: true }
   | { type: "error"; code: string; message: string }
   /** The model named a new conversation (sent just before `done`). */
   | { type: "title"; conversation_id: string; title: string }
@@ -200,7 +204,16 @@ export interface StoredMessage {
   attachments: Attachment[] | null;
   /** Set when the message was written in a tainted turn: the untrusted content it read. */
   taint: string | null;
+  /** Why a reply failed (status `error`): the turn's `error` event, kept for whoever reads it later. */
+  error: MessageError | null;
   created_at: string;
+}
+
+/** Why a reply failed, as the turn's `error` event said it. */
+export interface MessageError {
+  /** Stable machine code: `provider_unreachable`, `unknown_model`, … */
+  code: string;
+  message: string;
 }
 
 /** A file the user sent with a message, stored under HOME/uploads. */
@@ -229,6 +242,8 @@ export interface NewMessage {
   attachments?: Attachment[] | null;
   /** The turn had read untrusted content: from where. */
   taint?: string | null;
+  /** Why the reply failed. */
+  error?: MessageError | null;
 }
 
 /** The fields of a stored message that may change after it was written. */
@@ -238,4 +253,6 @@ export interface MessagePatch {
   status?: MessageStatus;
   input_tokens?: number | null;
   output_tokens?: number | null;
+  /** Why the reply failed (with status `error`). */
+  error?: MessageError | null;
 }

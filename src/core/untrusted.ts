@@ -13,6 +13,10 @@
  * database, in memory files), so whatever later reads the text — a later turn,
  * a search, a summary — is tainted in turn.
  *
+ * The label is for models. People never read it: {@linkcode displayParts}
+ * and {@linkcode plainText} turn it into the text and a marker naming its
+ * source, for the page's tool cards and the terminal.
+ *
  * The type {@linkcode ModelText} makes this a property of the program: what a
  * tool gives the model must be one, and only the constructors below make one.
  * `untrusted` labels outside text; `hobWrote` and `storedText` vouch for text,
@@ -130,7 +134,7 @@ export function isMarked(text: string): boolean {
 export function unwrap(text: string): string {
   if (!isMarked(text)) return text;
   const body = text.slice(text.indexOf(">") + 2, text.trimEnd().length - CLOSE.length - 1);
-  return body.replaceAll("&lt;untrusted", "<untrusted").replaceAll("&lt;/untrusted", "</untrusted");
+  return unescapeTags(body);
 }
 
 /**
@@ -195,19 +199,72 @@ export function excerptLines(text: string, from: number, to: number): string {
   return excerpt(text, start, end);
 }
 
+/** A piece of text for a person: outside text with where it came from, or hob's own (`source` null). */
+export interface DisplayPart {
+  text: string;
+  source: string | null;
+}
+
+/** The source a stray closing label stands for: its opening was cut off. */
+const CUT_SOURCE = "untrusted content";
+
 /**
- * Outside text for a person to read (the page, the terminal): the labels
- * become a plain line saying where it came from, so no markup shows.
+ * Labelled text for a person to read (a tool card on the page, a tool's
+ * output in the terminal): the labels taken out and each piece of outside
+ * text paired with its source, the escapes inside undone. Never the markup;
+ * the model keeps getting that.
  *
  * @example
  * ```ts
- * plainText(untrusted("web", "hi")); // "[from web]\nhi\n[end]"
+ * displayParts(`Read:\n${untrusted("web", "hi")}`);
+ * // [{ text: "Read:\n", source: null }, { text: "hi", source: "web" }]
+ * ```
+ */
+export function displayParts(text: string): DisplayPart[] {
+  const parts: DisplayPart[] = [];
+  const push = (piece: string, source: string | null) => {
+    const inner = source === null ? piece : piece.replace(/^\n/, "").replace(/\n$/, "");
+    if (inner) parts.push({ text: unescapeTags(inner), source });
+  };
+  let open: string | null = null;
+  let from = 0;
+  // A fresh copy: matchAll starts where the shared pattern's last search stopped.
+  for (const match of text.matchAll(new RegExp(TAGS))) {
+    const piece = text.slice(from, match.index);
+    // A closing label with no opening before it ends an excerpt whose opening was cut off.
+    push(piece, match[1] === undefined ? open ?? CUT_SOURCE : open);
+    open = match[1] === undefined ? null : decodeSource(match[1]);
+    from = match.index + match[0].length;
+  }
+  push(text.slice(from), open);
+  return parts;
+}
+
+/**
+ * Labelled text for a terminal: each piece of outside text after a small
+ * marker naming its source, and `[end]` where hob's own text goes on.
+ *
+ * @example
+ * ```ts
+ * plainText(untrusted("web", "hi")); // "[from web]\nhi"
  * ```
  */
 export function plainText(text: string): string {
-  return text.replace(
-    TAGS,
-    (_tag, source?: string) =>
-      source !== undefined ? `[from ${decodeURIComponent(source)}]` : "[end]",
-  ).replaceAll("&lt;untrusted", "<untrusted").replaceAll("&lt;/untrusted", "</untrusted");
+  const parts = displayParts(text);
+  return parts.map((part, i) => {
+    if (part.source === null) return part.text;
+    const next = parts[i + 1]?.text;
+    const end = next === undefined ? "" : next.startsWith("\n") ? "\n[end]" : "\n[end]\n";
+    return `[from ${part.source}]\n${part.text}${end}`;
+  }).join("");
+}
+
+/** The escapes {@linkcode untrusted} put on tags inside the text, undone. */
+function unescapeTags(text: string): string {
+  return text.replaceAll("&lt;untrusted", "<untrusted").replaceAll("&lt;/untrusted", "</untrusted");
+}
+
+/** A label's source as {@linkcode untrusted} wrote it, with the characters it encoded put back. */
+function decodeSource(source: string): string {
+  return source.replace(/%(22|3C|3E|0A|0D)/gi, (code) => decodeURIComponent(code));
 }

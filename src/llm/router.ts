@@ -17,6 +17,8 @@ export interface ProviderStatus {
   name: string;
   type: ProviderConfig["type"];
   base_url?: string;
+  /** One hob knows without configuration (ollama, lmstudio, openrouter, …), not one hob.yaml defines. */
+  builtin: boolean;
   ok: boolean;
   models: number;
   error?: string;
@@ -99,6 +101,7 @@ export function createLlmRouter(config: HobConfig): LlmRouter {
           name: provider.name,
           type: provider.type,
           base_url: provider.base_url,
+          builtin: provider.builtin,
           ok: false,
           models: 0,
         };

@@ -106,6 +106,14 @@ export class SqliteApprovals {
     return row ? toApproval(row) : undefined;
   }
 
+  /** The ids that start with `prefix`, at most `limit` of them, in order. */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    const rows = this.#db.prepare(
+      "SELECT id FROM approvals WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
+    ).all(prefix.length, prefix, limit) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
   /** Approvals, newest first; only pending ones unless `status` says otherwise. */
   list(status: ApprovalStatus | "all" = "pending", limit = 100): Approval[] {
     this.expireOverdue();

@@ -13,6 +13,7 @@ import type {
   Attachment,
   Conversation,
   ConversationKind,
+  MessageError,
   MessagePatch,
   MessageStatus,
   NewMessage,
@@ -53,11 +54,12 @@ interface MessageRow {
   status: MessageStatus;
   attachments: string | null;
   taint: string | null;
+  error: string | null;
   created_at: string;
 }
 
 const MESSAGE_COLUMNS =
-  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, attachments, taint, created_at";
+  "id, conversation_id, role, content, tool_calls, tool_call_id, tool_name, is_error, model, input_tokens, output_tokens, status, attachments, taint, error, created_at";
 
 /**
  * The SQLite conversation store. One instance per open database.
@@ -149,8 +151,8 @@ export class SqliteConversationStore implements ConversationStore {
     const result = this.#sql(
       `INSERT INTO messages (conversation_id, role, content, tool_calls, tool_call_id, tool_name,
                              is_error, model, input_tokens, output_tokens, status, owner, attachments, taint,
-                             created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                             error, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       message.conversation_id,
       message.role,
@@ -166,6 +168,7 @@ export class SqliteConversationStore implements ConversationStore {
       status === "streaming" ? PROCESS_OWNER : null,
       message.attachments?.length ? JSON.stringify(message.attachments) : null,
       message.taint ?? null,
+      message.error ? JSON.stringify(message.error) : null,
       now,
     );
     this.#sql("UPDATE conversations SET updated_at = ? WHERE id = ?").run(
@@ -187,6 +190,7 @@ export class SqliteConversationStore implements ConversationStore {
       status,
       attachments: message.attachments?.length ? message.attachments : null,
       taint: message.taint ?? null,
+      error: message.error ?? null,
       created_at: now,
     };
   }
@@ -218,6 +222,10 @@ export class SqliteConversationStore implements ConversationStore {
     if (patch.output_tokens !== undefined) {
       sets.push("output_tokens = ?");
       values.push(patch.output_tokens);
+    }
+    if (patch.error !== undefined) {
+      sets.push("error = ?");
+      values.push(patch.error ? JSON.stringify(patch.error) : null);
     }
     if (sets.length === 0) return;
     this.#sql(`UPDATE messages SET ${sets.join(", ")} WHERE id = ?`).run(
@@ -312,6 +320,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     status: row.status,
     attachments: row.attachments ? JSON.parse(row.attachments) as Attachment[] : null,
     taint: row.taint,
+    error: row.error ? JSON.parse(row.error) as MessageError : null,
     created_at: row.created_at,
   };
 }

@@ -256,4 +256,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN taint TEXT;
     `,
   },
+  {
+    version: 7,
+    name: "why a reply failed",
+    sql: `
+      -- JSON: {code, message}, the turn's error event, on an assistant message with status 'error':
+      -- a failed turn keeps its reply, and whoever reads the conversation later sees why.
+      ALTER TABLE messages ADD COLUMN error TEXT;
+    `,
+  },
 ];

@@ -66,6 +66,32 @@ export function configuredPolicy(
 }
 
 /**
+ * The policy a tool's calls get, in words for people (`hob tool list`,
+ * `GET /api/tools`, the page's Tools panel): the configured policy, made
+ * stricter for the calls the tool's review does not let through — `run_command`
+ * under the shell policy `ask` is "allowlist, else ask". The one place that
+ * knows how the two combine, as {@linkcode decidePolicy} does for one call.
+ *
+ * @example
+ * ```ts
+ * effectivePolicy(runCommand, {}, { shell: { policy: "ask", allowlist: ["ls"] } }); // "allowlist, else ask"
+ * ```
+ */
+export function effectivePolicy(
+  tool: Pick<RegisteredTool, "name" | "side_effect" | "default_policy" | "review_range">,
+  policies: Record<string, ToolPolicy> | undefined,
+  settings: Record<string, unknown>,
+): string {
+  const configured = configuredPolicy(tool, policies);
+  const range = tool.review_range?.(settings);
+  if (!range) return configured;
+  const otherwise = stricter(configured, range.otherwise);
+  if (!range.passes || otherwise === configured) return otherwise;
+  const passing = configured === "allow" ? range.passes : `${range.passes}: ${configured}`;
+  return `${passing}, else ${otherwise}`;
+}
+
+/**
  * The taint that makes this call ask, or null: a tool with side effects,
  * called by the agent or a skill in a tainted turn, and not exempt. The
  * owner's own calls (API, CLI, an MCP client) are never tainted.

@@ -107,6 +107,18 @@ export interface ToolReview {
   shape?: string;
 }
 
+/**
+ * What a tool's review can decide under its settings, for showing the policy
+ * in effect before any call: some calls pass as configured (`passes` names
+ * them), the rest get `otherwise`.
+ */
+export interface ReviewRange {
+  /** The calls the review lets through as configured, in a word or two ("allowlist"); absent when none. */
+  passes?: string;
+  /** What the review makes of every other call. */
+  otherwise: ToolPolicy;
+}
+
 /** A tool. */
 export interface ToolDefinition<Args = Record<string, unknown>> {
   name: string;
@@ -150,6 +162,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * the arguments and tightens the policy, e.g. the shell policy for a command.
    */
   review?(args: Args, settings: Record<string, unknown>): Promise<ToolReview> | ToolReview;
+  /** What {@linkcode review} can decide under these settings; a tool with a review says. */
+  review_range?(settings: Record<string, unknown>): ReviewRange;
   run(args: Args, context: ToolContext): Promise<string> | string;
 }
 

@@ -11,6 +11,7 @@ import type { JsonSchema } from "../core/types.ts";
 import type { ModelText } from "../core/untrusted.ts";
 import type { ClearedBy } from "../store/tool_events.ts";
 import type {
+  ReviewRange,
   ServiceName,
   SideEffect,
   ToolPermissions,
@@ -56,6 +57,7 @@ export interface RegisteredTool {
   timeout: (args: unknown) => number;
   max_output_chars?: number;
   review?: (args: unknown, settings: Record<string, unknown>) => Promise<ToolReview> | ToolReview;
+  review_range?: (settings: Record<string, unknown>) => ReviewRange;
   /** What the Worker loads; absent for in-process tools. */
   ref?: ToolRef;
   /** Runs the call in this process instead of a Worker. */

@@ -20,7 +20,7 @@ import { auditCall, type LoggedResult } from "./call_audit.ts";
 import { clearCall } from "./call_approval.ts";
 import { dispatchCall } from "./call_dispatch.ts";
 import { labelOutput } from "./call_label.ts";
-import { configuredPolicy, decidePolicy, type TaintRule } from "./call_policy.ts";
+import { configuredPolicy, decidePolicy, effectivePolicy, type TaintRule } from "./call_policy.ts";
 import {
   type CallSource,
   type HobServices,
@@ -54,7 +54,10 @@ export interface ToolInfo {
   parameters: JsonSchema;
   permissions: SandboxPermissions;
   side_effect: SideEffect;
+  /** The configured policy: hob.yaml's, else the tool's own. */
   policy: ToolPolicy;
+  /** What calls get, in words: the policy with what the tool's review makes of it ("allowlist, else ask"). */
+  effective_policy: string;
   origin: ToolOrigin;
 }
 
@@ -148,6 +151,7 @@ export class ToolRegistry implements ToolRegistryPort {
         : () => (tool.timeout_ms as number | undefined) ?? DEFAULT_TOOL_TIMEOUT_MS,
       max_output_chars: tool.max_output_chars,
       review: tool.review as RegisteredTool["review"],
+      review_range: tool.review_range,
       ref: { kind: "builtin", name: tool.name },
       origin: { kind: "builtin" },
     });
@@ -193,6 +197,7 @@ export class ToolRegistry implements ToolRegistryPort {
       permissions: tool.permissions,
       side_effect: tool.side_effect,
       policy: this.#policyOf(tool),
+      effective_policy: effectivePolicy(tool, this.#options.policies, this.#settingsOf(tool.name)),
       origin: tool.origin,
     }));
   }

@@ -48,6 +48,8 @@ export type ChatEvent =
     content: string;
     is_error: boolean;
     duration_ms: number;
+    /** When `content` holds outside text: it in parts, each with its source, for showing people. */
+    display?: { text: string; source: string | null }[];
   }
   | {
     /** A tool call waits for a decision: `hob.approvals.decide(approval_id, "approve")`. */
@@ -64,7 +66,8 @@ export type ChatEvent =
     approval_id: string;
     status: "approved" | "denied" | "expired" | "pending";
   }
-  | { type: "notice"; code: string; message: string }
+  /** `repeat`: a taint the conversation had already, told to people on the turn that first read it. */
+  | { type: "notice"; code: string; message: string; source?: string; repeat?: true }
   | { type: "error"; code: string; message: string }
   | { type: "title"; conversation_id: string; title: string }
   | {
@@ -135,6 +138,8 @@ export interface Message {
   output_tokens: number | null;
   status: "complete" | "streaming" | "interrupted" | "error";
   attachments: { path: string; name: string; type: string; size: number }[] | null;
+  /** Why a reply failed (status `error`), as the turn's `error` event said it. */
+  error: { code: string; message: string } | null;
   created_at: string;
 }
 
@@ -277,7 +282,10 @@ export interface ToolInfo {
     run: false | string[];
   };
   side_effect: "none" | "local" | "external";
+  /** The configured policy. */
   policy: "allow" | "ask" | "deny";
+  /** What calls get, in words: the policy with the tool's own review, e.g. "allowlist, else ask". */
+  effective_policy: string;
   origin:
     | { kind: "builtin" }
     | { kind: "user"; file: string }
@@ -389,6 +397,8 @@ export interface Models {
     name: string;
     type: string;
     base_url?: string;
+    /** One hob knows without configuration, not one hob.yaml defines. */
+    builtin: boolean;
     ok: boolean;
     models: number;
     error?: string;

@@ -60,26 +60,30 @@ export function shell(): Html {
             <div class="brand">
               <strong>hob</strong>
               <button id="new-chat" type="button" class="primary">New chat</button>
+              <button id="sidebar-toggle" type="button" aria-expanded="false"
+                aria-controls="sidebar-body">Menu</button>
             </div>
-            <label class="visually-hidden" for="conversation-search">Search conversations</label>
-            <input id="conversation-search" type="search" name="q" placeholder="Search conversations"
-              autocomplete="off"
-              hx-get="/ui/conversations" hx-trigger="input changed delay:200ms, search"
-              hx-target="#conversation-list">
-            <nav id="conversation-list" class="conversations" aria-label="Conversations"
-              hx-get="/ui/conversations" hx-trigger="load, hob:conversations from:body"
-              hx-include="#conversation-search"></nav>
-            <nav class="sections" aria-label="Sections">
-              <ul>
-                <li><a href="/" data-view="chat">Chat</a></li>
-                <li><a href="/memory" data-view="memory">Memory</a></li>
-                <li><a href="/schedules" data-view="schedules">Schedules</a></li>
-                <li><a href="/tasks" data-view="tasks">Tasks</a></li>
-                <li><a href="/approvals" data-view="approvals">Approvals <span class="badge" id="approvals-badge"></span></a></li>
-                <li><a href="/tools" data-view="tools">Tools</a></li>
-                <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
-              </ul>
-            </nav>
+            <div id="sidebar-body" class="sidebar-body">
+              <label class="visually-hidden" for="conversation-search">Search conversations</label>
+              <input id="conversation-search" type="search" name="q" placeholder="Search conversations"
+                autocomplete="off"
+                hx-get="/ui/conversations" hx-trigger="input changed delay:200ms, search"
+                hx-target="#conversation-list">
+              <nav id="conversation-list" class="conversations" aria-label="Conversations"
+                hx-get="/ui/conversations" hx-trigger="load, hob:conversations from:body"
+                hx-include="#conversation-search"></nav>
+              <nav class="sections" aria-label="Sections">
+                <ul>
+                  <li><a href="/" data-view="chat">Chat</a></li>
+                  <li><a href="/memory" data-view="memory">Memory</a></li>
+                  <li><a href="/schedules" data-view="schedules">Schedules</a></li>
+                  <li><a href="/tasks" data-view="tasks">Tasks</a></li>
+                  <li><a href="/approvals" data-view="approvals">Approvals <span class="badge" id="approvals-badge"></span></a></li>
+                  <li><a href="/tools" data-view="tools">Tools</a></li>
+                  <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
+                </ul>
+              </nav>
+            </div>
             <div hx-get="/ui/badges" hx-trigger="load, every 15s, hob:badges from:body"
               hx-swap="none"></div>
           </aside>

@@ -13,6 +13,7 @@ import type { Task, TaskStatus } from "../store/tasks.ts";
 import type { Approval } from "../store/approvals.ts";
 import type { MemoryHit } from "../memory/search_index.ts";
 import type { ToolInfo } from "../tools/registry.ts";
+import { showTime } from "../app/times.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -27,10 +28,9 @@ function flash(message?: Flash): Html | string {
   return html`<p role="status" class="${message.ok ? "saved" : "status-bad"}">${message.text}</p>`;
 }
 
-/** A time as the browser's reader sees it, in the machine's zone, to the minute. */
+/** A time as every view shows it: in the user's zone, labelled, to the minute (src/app/times.ts). */
 function at(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  return iso.slice(0, 16).replace("T", " ") + " UTC";
+  return showTime(iso);
 }
 
 function cut(text: string, max: number): string {
@@ -132,25 +132,85 @@ export function memoryEditor(path: string, content: string, message?: Flash): Ht
 
 // Schedules
 
-export function schedulesPanel(jobs: JobView[], timezone: string, message?: Flash): Html {
+/** The add-a-job form's fields, named as the schedule action names them. */
+export const SCHEDULE_FORM_FIELDS = [
+  "name",
+  "schedule",
+  "timezone",
+  "prompt",
+  "missed_policy",
+] as const;
+type ScheduleFormField = typeof SCHEDULE_FORM_FIELDS[number];
+
+/** A new job hob refused: what was typed, shown again, and the field at fault. */
+export interface ScheduleDraft {
+  values: Partial<Record<ScheduleFormField, string>>;
+  /** The refused input, as the action names it (it may be none of the form's). */
+  field?: string;
+  /** Why, shown beside that field. */
+  problem?: string;
+}
+
+/** What the schedules panel shows beside the jobs. */
+export interface SchedulesPanelOptions {
+  /** The zone a new job gets unless another is typed. */
+  timezone: string;
+  message?: Flash;
+  draft?: ScheduleDraft;
+}
+
+export function schedulesPanel(jobs: JobView[], options: SchedulesPanelOptions): Html {
   return html`<h1>Schedules</h1>
-${flash(message)}
+${flash(options.message)}
 ${
     jobs.length === 0
       ? html`<p class="muted">No scheduled jobs yet.</p>`
       : html`<ul class="cards">${jobs.map(jobCard)}</ul>`
   }
 <h2>Add a job</h2>
-<form class="stacked" hx-post="/ui/schedules" hx-target="#panel">
-  <label>Name <input type="text" name="name" required maxlength="100" placeholder="morning-briefing"></label>
-  <label>Schedule <input type="text" name="schedule" required placeholder="0 9 * * 1-5 · every 30m · once:2026-12-24T18:00"></label>
-  <label>Time zone <input type="text" name="timezone" value="${timezone}"></label>
-  <label>Prompt <textarea name="prompt" required rows="3" placeholder="What hob should do when it runs"></textarea></label>
+${newJobForm(options.timezone, options.draft)}`;
+}
+
+/** The add-a-job form; after a refusal, filled in as it was sent, the bad field marked and focused. */
+function newJobForm(timezone: string, draft?: ScheduleDraft): Html {
+  const value = (field: ScheduleFormField, fallback = "") => draft?.values[field] ?? fallback;
+  const policy = value("missed_policy", "run_once");
+  return html`<form class="stacked" hx-post="/ui/schedules" hx-target="#panel">
+  <label>Name <input type="text" name="name" required maxlength="100" placeholder="morning-briefing" value="${
+    value("name")
+  }"${fieldState(draft, "name")}>${fieldProblem(draft, "name")}</label>
+  <label>Schedule <input type="text" name="schedule" required placeholder="0 9 * * 1-5 · every 30m · once:2026-12-24T18:00" value="${
+    value("schedule")
+  }"${fieldState(draft, "schedule")}>${fieldProblem(draft, "schedule")}</label>
+  <label>Time zone <input type="text" name="timezone" value="${value("timezone", timezone)}"${
+    fieldState(draft, "timezone")
+  }>${fieldProblem(draft, "timezone")}</label>
+  <label>Prompt <textarea name="prompt" required rows="3" placeholder="What hob should do when it runs"${
+    fieldState(draft, "prompt")
+  }>${value("prompt")}</textarea>${fieldProblem(draft, "prompt")}</label>
   <label>If hob was off when it fell due
-    <select name="missed_policy"><option value="run_once">run it once when hob starts</option><option value="skip">skip it</option></select>
+    <select name="missed_policy"${fieldState(draft, "missed_policy")}><option value="run_once"${
+    policy === "run_once" ? " selected" : ""
+  }>run it once when hob starts</option><option value="skip"${
+    policy === "skip" ? " selected" : ""
+  }>skip it</option></select>${fieldProblem(draft, "missed_policy")}
   </label>
   <div><button type="submit" class="primary">Add job</button></div>
 </form>`;
+}
+
+/** The refused field's attributes: invalid, described by its problem, focused. */
+function fieldState(draft: ScheduleDraft | undefined, field: ScheduleFormField): Html | string {
+  if (draft?.field !== field) return "";
+  return html`
+    aria-invalid="true" aria-describedby="job-${field}-problem" autofocus
+  `;
+}
+
+/** Why the field was refused, beside it. */
+function fieldProblem(draft: ScheduleDraft | undefined, field: ScheduleFormField): Html | string {
+  if (draft?.field !== field) return "";
+  return html`<span class="field-problem" id="job-${field}-problem">${draft.problem}</span>`;
 }
 
 function jobCard(job: JobView): Html {
@@ -337,7 +397,7 @@ export function toolsPanel(tools: ToolInfo[]): Html {
               : ""}</td>
             <td>${cut(tool.description, 160)}</td>
             <td>${describePermissions(tool.permissions)}</td>
-            <td>${tool.policy}</td>
+            <td>${tool.effective_policy}</td>
           </tr>
         `
       )}</tbody>

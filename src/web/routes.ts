@@ -32,6 +32,8 @@ import {
   memoryPanel,
   memoryResults,
   notificationsPanel,
+  SCHEDULE_FORM_FIELDS,
+  type ScheduleDraft,
   schedulesPanel,
   tasksPanel,
   toolsPanel,
@@ -222,23 +224,38 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
   });
 }
 
-/** The schedules panel, with a message after an action (422 when it was refused). */
+/** What the schedules panel shows beside the jobs after an action. */
+interface SchedulesShown {
+  message?: Flash;
+  /** 422 when the action was refused. @default {200} */
+  status?: 200 | 422;
+  /** A refused new job: what was typed, shown again. */
+  draft?: ScheduleDraft;
+}
+
+/** The schedules panel, with a message after an action. */
 function schedulesView(
   c: Context,
   runtime: Runtime,
-  message?: Flash,
-  status: 200 | 422 = 200,
+  shown: SchedulesShown = {},
 ): Response | Promise<Response> {
+  const { message, status = 200, draft } = shown;
   const timezone = runtime.config.scheduler.timezone ??
     Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return c.html(schedulesPanel(runtime.app.schedules.list(), timezone, message), status);
+  return c.html(
+    schedulesPanel(runtime.app.schedules.list(), { timezone, message, draft }),
+    status,
+  );
 }
 
 /** The schedule forms: translators from form fields to the app's schedule actions. */
 function scheduleFragments(ui: Hono, runtime: Runtime): void {
   const { schedules } = runtime.app;
   const refused = (c: Context, error: unknown) =>
-    schedulesView(c, runtime, { ok: false, text: formRefusal(error, SCHEDULE_FORM_WORDS) }, 422);
+    schedulesView(c, runtime, {
+      message: { ok: false, text: formRefusal(error, SCHEDULE_FORM_WORDS) },
+      status: 422,
+    });
   /** The job a button names, or undefined when it is gone. */
   const jobOf = (c: Context) => {
     try {
@@ -249,7 +266,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     }
   };
   const gone = (c: Context) =>
-    schedulesView(c, runtime, { ok: false, text: "That job is gone." }, 422);
+    schedulesView(c, runtime, { message: { ok: false, text: "That job is gone." }, status: 422 });
 
   ui.post("/schedules", async (c) => {
     const form = await readForm(c);
@@ -261,9 +278,22 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
         timezone: trimmed(form.timezone) || undefined,
         missed_policy: form.missed_policy || undefined,
       } as NewScheduleInput);
-      return schedulesView(c, runtime, { ok: true, text: `Added “${job.name}”.` });
+      return schedulesView(c, runtime, { message: { ok: true, text: `Added “${job.name}”.` } });
     } catch (error) {
-      return refused(c, error);
+      // The form comes back as it was typed, the refused field marked.
+      const text = formRefusal(error, SCHEDULE_FORM_WORDS);
+      const field = (error as ActionError).field;
+      const draft: ScheduleDraft = {
+        values: formStrings(form, SCHEDULE_FORM_FIELDS),
+        field,
+        problem: text,
+      };
+      const marked = SCHEDULE_FORM_FIELDS.some((name) => name === field);
+      const message = {
+        ok: false,
+        text: marked ? "The job was not added: see the marked field." : text,
+      };
+      return schedulesView(c, runtime, { message, status: 422, draft });
     }
   });
 
@@ -273,8 +303,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     try {
       const updated = schedules.update({ key: job.id, enabled: !job.enabled });
       return schedulesView(c, runtime, {
-        ok: true,
-        text: `${updated.enabled ? "Enabled" : "Disabled"} “${job.name}”.`,
+        message: { ok: true, text: `${updated.enabled ? "Enabled" : "Disabled"} “${job.name}”.` },
       });
     } catch (error) {
       return refused(c, error);
@@ -287,8 +316,10 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     try {
       const run = await schedules.run({ key: job.id });
       return schedulesView(c, runtime, {
-        ok: run.status === "ok",
-        text: run.status === "ok" ? `Ran “${job.name}”.` : `“${job.name}” failed: ${run.error}`,
+        message: {
+          ok: run.status === "ok",
+          text: run.status === "ok" ? `Ran “${job.name}”.` : `“${job.name}” failed: ${run.error}`,
+        },
       });
     } catch (error) {
       return refused(c, error);
@@ -299,8 +330,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     const job = jobOf(c);
     if (job) schedules.remove({ key: job.id });
     return schedulesView(c, runtime, {
-      ok: true,
-      text: job ? `Deleted “${job.name}”.` : "That job is gone.",
+      message: { ok: true, text: job ? `Deleted “${job.name}”.` : "That job is gone." },
     });
   });
 }
@@ -379,6 +409,19 @@ function approvalFragments(ui: Hono, runtime: Runtime): void {
     c.header("HX-Trigger", "hob:badges");
     return c.html(approvalsPanel(approvals.list(), approvals.recent(), message));
   });
+}
+
+/** The text of a form's `fields`, as typed; files and lists are left out. */
+function formStrings<F extends string>(
+  form: Record<string, FormValue>,
+  fields: readonly F[],
+): Partial<Record<F, string>> {
+  const values: Partial<Record<F, string>> = {};
+  for (const field of fields) {
+    const value = form[field];
+    if (typeof value === "string") values[field] = value;
+  }
+  return values;
 }
 
 /** A form's text trimmed; a file or a list is left for the action to refuse. */

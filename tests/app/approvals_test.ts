@@ -82,3 +82,45 @@ Deno.test("createApprovalActions refuses what cannot be decided", async (t) => {
     });
   });
 });
+
+Deno.test("createApprovalActions takes a unique prefix of an id, git-style", async (t) => {
+  using temp = tempStore();
+  const store = new SqliteApprovals(temp.db);
+  const approvals = createApprovalActions(store);
+  // Ids are random; give three known ones, two of them sharing their first five characters.
+  const named = (id: string) => {
+    const approval = waiting(store);
+    temp.db.prepare("UPDATE approvals SET id = ? WHERE id = ?").run(id, approval.id);
+    return id;
+  };
+  const lone = named("36aa0000-1111-4222-8333-444455556666");
+  const twin = named("7b3c1000-1111-4222-8333-444455556666");
+  const other = named("7b3c1fff-1111-4222-8333-444455556666");
+
+  await t.step("a prefix of four characters that fits one approval decides it", () => {
+    const decided = approvals.decide({ id: "36aa", decision: "approve" });
+    assertEquals([decided.id, decided.status], [lone, "approved"]);
+  });
+  await t.step("a prefix that fits several is refused, naming them", () => {
+    assertEquals(refusal(() => approvals.decide({ id: "7b3c1", decision: "deny" })), {
+      code: "invalid",
+      field: "id",
+      message: `Approval id '7b3c1' is ambiguous: it starts ${twin}, ${other} — give more of it`,
+    });
+    assertEquals(approvals.list().length, 2);
+  });
+  await t.step("a longer prefix tells them apart", () => {
+    assertEquals(approvals.decide({ id: "7b3c1f", decision: "deny" }).id, other);
+  });
+  await t.step("fewer than four characters, or a prefix of nothing, names no approval", () => {
+    assertEquals(
+      refusal(() => approvals.decide({ id: "7b3", decision: "deny" })).code,
+      "not_found",
+    );
+    assertEquals(refusal(() => approvals.decide({ id: "ffff", decision: "deny" })), {
+      code: "not_found",
+      field: "id",
+      message: "Approval 'ffff' does not exist",
+    });
+  });
+});

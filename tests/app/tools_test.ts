@@ -28,6 +28,9 @@ Deno.test("createToolActions lists, gets and invokes tools as the owner", async 
       assertEquals(Object.keys(listing), ["tools", "skills", "problems"]);
       const time = listing.tools.find((tool) => tool.name === "get_time");
       assertEquals(time?.policy, "allow");
+      // What a command really gets: the shell allowlist runs, anything else asks.
+      const command = listing.tools.find((tool) => tool.name === "run_command");
+      assertEquals([command?.policy, command?.effective_policy], ["allow", "allowlist, else ask"]);
       assertEquals([listing.skills, listing.problems], [[], []]);
     },
   );

@@ -3,7 +3,7 @@
 import manifest from "../../deno.json" with { type: "json" };
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
-import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
+import { fakeProviderYaml, pathExists, tempHome } from "../helpers/home.ts";
 import { HOB_FLAGS, runHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
 
@@ -279,6 +279,27 @@ Deno.test("hob chat runs a conversation from stdin with /new and /model", async 
   assertEquals(lengths, [2, 4, 2], "the second continues the first; /new starts afresh");
 });
 
+Deno.test("hob chat shows a tool's outside text with its source, and the untrusted notice once", async () => {
+  await using fake = startFakeOpenAI({
+    replies: [
+      { tool_calls: [{ name: "read_file", arguments: { path: "notes.md" } }] },
+      { text: "Read them." },
+      { text: "Nothing else." },
+    ],
+  });
+  await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  await Deno.writeTextFile(`${home.home}/workspace/notes.md`, "Buy oat milk.");
+  const result = await runHob(["chat", "--home", home.home], {
+    stdin: "Read my notes\nAnything else?\n",
+  });
+  assertEquals(result.code, 0, result.stderr);
+  assertEquals(result.stdout, "Read them.\nNothing else.\n");
+  assertMatch(result.stderr, /↳ \[from read_file: [^\]]*notes\.md\] Buy oat milk\. \(\d+ ms\)/);
+  assert(!result.stderr.includes("untrusted source="), result.stderr);
+  // Told on the turn that read the file; the next turn of the conversation does not repeat it.
+  assertEquals(result.stderr.match(/note: This turn has read untrusted content/g)?.length, 1);
+});
+
 Deno.test("hob models lists the providers' models", async () => {
   await using fake = startFakeOpenAI({ models: ["fake-model", "bigger"] });
   await using home = await tempHome(fakeProviderYaml(fake.url));
@@ -362,6 +383,45 @@ Deno.test("commands create the home on first use", async () => {
   }
 });
 
+Deno.test("commands that only read refuse a directory that is not a hob home, creating nothing", async (t) => {
+  const parent = await Deno.makeTempDir({ prefix: "hob-typo-" });
+  const refusal = (home: string) =>
+    `hob: ${home} is not a hob home — check --home, or create one with 'hob init --home ${home}'\n`;
+  try {
+    const missing = `${parent}/typo`;
+    for (
+      const args of [
+        ["status"],
+        ["cron", "list"],
+        ["cron", "runs", "plan"],
+        ["tool", "list"],
+        ["memory", "search", "keys"],
+        ["config", "show"],
+        ["doctor"],
+        ["approvals", "approve", "36aa"],
+        ["task", "list"],
+        ["models"],
+        ["reset", "all"],
+      ]
+    ) {
+      await t.step(args.join(" "), async () => {
+        const result = await runHob([...args, "--home", missing]);
+        assertEquals([result.code, result.stderr], [1, refusal(missing)]);
+        assertEquals(await pathExists(missing), false);
+      });
+    }
+    await t.step("an empty directory is not a home either, and stays empty", async () => {
+      const empty = `${parent}/empty`;
+      await Deno.mkdir(empty);
+      const result = await runHob(["status", "--home", empty]);
+      assertEquals([result.code, result.stderr], [1, refusal(empty)]);
+      assertEquals(await Array.fromAsync(Deno.readDir(empty)), []);
+    });
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
 Deno.test("deno.json's tasks run hob with the same permission flags", () => {
   const flags = HOB_FLAGS.join(" ");
   assertStringIncludes(manifest.tasks.dev, flags);
@@ -400,9 +460,10 @@ Deno.test("hob cron, hob task, hob status and hob reset from the command line", 
       "--timezone",
       "Asia/Tokyo",
       ...h,
-    ]);
+    ], { env: { TZ: "UTC" } });
     assertEquals(added.code, 0, added.stderr);
-    assertMatch(added.stdout, /^Added job 1 'plan'; next run \d{4}-\d\d-\d\d 07:30:00\.\n$/);
+    // 07:30 in Tokyo, shown in the user's zone and labelled.
+    assertMatch(added.stdout, /^Added job 1 'plan'; next run \d{4}-\d\d-\d\d 22:30:00 UTC\.\n$/);
     const run = await runHob(["cron", "run", "plan", ...h]);
     assertEquals(run.code, 0, run.stderr);
     assertStringIncludes(run.stdout, "Morning plan: write.");
@@ -485,6 +546,40 @@ Deno.test("hob cron, hob task, hob status and hob reset from the command line", 
     assertEquals(await Deno.stat(`${home.home}/memory/2026-01-01.md`).catch(() => null), null);
     assertStringIncludes(await Deno.readTextFile(`${home.home}/memory/MEMORY.md`), "#");
   });
+});
+
+Deno.test("every command shows times in the user's zone, labelled, whatever the job's zone", async () => {
+  await using fake = startFakeOpenAI({ fallback: { text: "Planned." } });
+  await using home = await tempHome(
+    fakeProviderYaml(fake.url, "memory: { embedder: none }\nheartbeat: { enabled: false }"),
+  );
+  const hob = (...args: string[]) =>
+    runHob([...args, "--home", home.home], { env: { TZ: "America/New_York" } });
+  // 07:30 in Tokyo is the evening before in New York: 18:30 EDT or 17:30 EST.
+  const evening = "\\d{4}-\\d\\d-\\d\\d 1[78]:30:00 E[SD]T";
+  const added = await hob("cron", "add", "plan", "30 7 * * *", "Plan", "--timezone", "Asia/Tokyo");
+  assertMatch(added.stdout, new RegExp(`next run ${evening}\\.`));
+  const list = await hob("cron", "list");
+  assertMatch(
+    list.stdout,
+    new RegExp(`plan  30 7 \\* \\* \\* \\(Asia/Tokyo\\)\\n +next ${evening}`),
+  );
+  const status = await hob("status");
+  assertMatch(status.stdout, new RegExp(`jobs +1 \\(1 enabled\\), next 'plan' at ${evening}\\n`));
+  assertEquals((await hob("cron", "run", "plan")).code, 0);
+  const runs = await hob("cron", "runs", "plan");
+  assertMatch(runs.stdout, /^ +1 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d E[SD]T {2}ok/);
+});
+
+Deno.test("hob tool list shows the policy calls really get", async () => {
+  await using home = await tempHome(
+    "memory: { embedder: none }\ntools: { shell: { policy: allowlist } }\n",
+  );
+  const list = await runHob(["tool", "list", "--home", home.home]);
+  assertEquals(list.code, 0, list.stderr);
+  assertMatch(list.stdout, /^run_command +allowlist, else deny +/m);
+  assertMatch(list.stdout, /^run_python +deny +/m);
+  assertMatch(list.stdout, /^get_time +allow +/m);
 });
 
 Deno.test("./hob routes 'task add|list|…' to hob's background tasks and other 'task' names to deno.json", async () => {

@@ -11,6 +11,9 @@ import {
   runTurn,
   type TurnInput,
 } from "../../src/core/agent.ts";
+import { INTERRUPTED_MARKER } from "../../src/core/history.ts";
+import { collectReply } from "../../src/core/reply.ts";
+import { taintNotice } from "../../src/core/turn.ts";
 import { SECTION_SEPARATOR } from "../../src/core/prompt.ts";
 import type { LlmPort, PromptSources } from "../../src/core/ports.ts";
 import type { AgentEvent } from "../../src/core/types.ts";
@@ -243,17 +246,23 @@ Deno.test("runTurn stops after max_tool_iterations and leaves a consistent histo
 });
 
 Deno.test("runTurn reports a provider error and keeps the partial reply", async (t) => {
-  await t.step("an error before any text stores no reply", async () => {
+  await t.step("an error before any text stores a failed reply with the error", async () => {
     using s = tempStore();
     const llm = scriptedLlm([[{
       type: "error",
-      error: { code: "provider_unreachable", message: "down" },
+      error: { code: "provider_unreachable", message: "down", status: 503 },
     }]]);
     const events = await run(deps(s.store, llm), { message: "hi" });
     assertEquals(events.map((e) => e.type), ["start", "error", "done"]);
     const done = doneOf(events);
-    assertEquals([done.status, done.message_id], ["error", null]);
-    assertEquals(s.store.listMessages(done.conversation_id).map((r) => r.role), ["user"]);
+    const rows = s.store.listMessages(done.conversation_id);
+    assertEquals(rows.map((r) => [r.role, r.content, r.status, r.error]), [
+      ["user", "hi", "complete", null],
+      ["assistant", "", "error", { code: "provider_unreachable", message: "down" }],
+    ]);
+    assertEquals([done.status, done.message_id, done.message_ids], ["error", rows[1].id, [
+      rows[1].id,
+    ]]);
   });
   await t.step("an error mid-stream keeps the text, marked error", async () => {
     using s = tempStore();
@@ -266,7 +275,31 @@ Deno.test("runTurn reports a provider error and keeps the partial reply", async 
     assert(error?.type === "error");
     assertEquals([error.code, error.message], ["provider_error", "boom"]);
     const row = s.store.listMessages(doneOf(events).conversation_id)[1];
-    assertEquals([row.content, row.status], ["Half an ans", "error"]);
+    assertEquals([row.content, row.status, row.error], ["Half an ans", "error", {
+      code: "provider_error",
+      message: "boom",
+    }]);
+  });
+  await t.step("the next turn's history leaves the error out and marks cut text", async () => {
+    using s = tempStore();
+    const llm = scriptedLlm([
+      [{ type: "error", error: { code: "provider_unreachable", message: "down" } }],
+      [
+        { type: "text", text: "Half" },
+        { type: "error", error: { code: "provider_error", message: "boom" } },
+      ],
+      textReply("Back."),
+    ]);
+    const first = await run(deps(s.store, llm), { message: "one" });
+    const conversation_id = doneOf(first).conversation_id;
+    await run(deps(s.store, llm), { message: "two", conversation_id });
+    await run(deps(s.store, llm), { message: "three", conversation_id });
+    assertEquals(llm.requests.at(-1)!.messages, [
+      { role: "user", content: "one" },
+      { role: "user", content: "two" },
+      { role: "assistant", content: `Half\n\n${INTERRUPTED_MARKER}` },
+      { role: "user", content: "three" },
+    ]);
   });
 });
 
@@ -517,6 +550,8 @@ Deno.test("a turn becomes tainted when it reads untrusted content, and stays so 
       const notices = events.filter((e) => e.type === "notice" && e.code === "tainted");
       assertEquals(notices.length, 1);
       assertMatch(JSON.stringify(notices[0]), /tools with side effects now ask/);
+      // The turn that first reads it tells people.
+      assertEquals("repeat" in notices[0], false);
     },
   );
   await t.step(
@@ -531,6 +566,9 @@ Deno.test("a turn becomes tainted when it reads untrusted content, and stays so 
         "https://evil.example, read by fetch_page, earlier in this conversation",
       );
       assert(events.some((e) => e.type === "notice" && e.code === "tainted"));
+      // Programs still hear of the taint; people were told on the turn that first read it.
+      const notice = events.find((e) => e.type === "notice" && e.code === "tainted");
+      assertEquals(notice?.type === "notice" && notice.repeat, true);
     },
   );
   await t.step("a turn given a taint (a sub-agent's) starts with it", async () => {
@@ -550,6 +588,14 @@ Deno.test("a turn becomes tainted when it reads untrusted content, and stays so 
     assertEquals(tools.calls.at(-1)!.context.tainted, undefined);
     assert(!events.some((e) => e.type === "notice" && e.code === "tainted"));
   });
+});
+
+Deno.test("collectReply leaves a repeated taint notice out of the notices, not out of the taint", async () => {
+  async function* events(): AsyncGenerator<AgentEvent> {
+    yield taintNotice("web, earlier in this conversation", true);
+  }
+  const reply = await collectReply(events());
+  assertEquals([reply.notices, reply.taint], [[], "web, earlier in this conversation"]);
 });
 
 Deno.test("the taint names its source once, whether or not the label names the tool", async () => {

@@ -159,6 +159,7 @@ Deno.test("extractiveSummary keeps first sentences and skips tool-calling replie
     status: "complete" as const,
     attachments: null,
     taint: null,
+    error: null,
     created_at: "",
   });
   assertEquals(

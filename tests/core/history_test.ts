@@ -18,6 +18,7 @@ function row(partial: Partial<StoredMessage> & Pick<StoredMessage, "role">): Sto
     status: "complete",
     attachments: null,
     taint: null,
+    error: null,
     created_at: "2026-11-22T00:00:00.000Z",
     ...partial,
   };
@@ -59,6 +60,27 @@ Deno.test("toChatHistory repairs ragged histories", async (t) => {
       [{ role: "user", content: "hi" }],
     );
   });
+  await t.step(
+    "a failed reply's text is marked as cut off; its error never reaches the model",
+    () => {
+      const error = { code: "provider_error", message: "provider 'fake' answered 500" };
+      assertEquals(
+        toChatHistory([
+          row({ role: "user", content: "a" }),
+          row({ role: "assistant", content: "Half", status: "error", error }),
+          row({ role: "user", content: "b" }),
+          row({ role: "assistant", content: "", status: "error", error }),
+          row({ role: "user", content: "c" }),
+        ]),
+        [
+          { role: "user", content: "a" },
+          { role: "assistant", content: `Half\n\n${INTERRUPTED_MARKER}` },
+          { role: "user", content: "b" },
+          { role: "user", content: "c" },
+        ],
+      );
+    },
+  );
   await t.step("interrupted replies are marked; empty failed ones are skipped", () => {
     assertEquals(
       toChatHistory([

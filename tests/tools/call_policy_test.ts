@@ -4,9 +4,12 @@ import { assert, assertEquals } from "../helpers/assert.ts";
 import {
   configuredPolicy,
   decidePolicy,
+  effectivePolicy,
   type PolicyInput,
   taintOf,
 } from "../../src/tools/call_policy.ts";
+import runCommand from "../../src/tools/builtin/run_command.ts";
+import runPython from "../../src/tools/builtin/run_python.ts";
 import { isRefusal } from "../../src/tools/registered.ts";
 import type { ToolReview } from "../../src/tools/definition.ts";
 
@@ -33,6 +36,35 @@ Deno.test("configuredPolicy: hob.yaml, then the tool's own, then by side effect"
   assertEquals(configuredPolicy({ ...tool, side_effect: "local" }, undefined), "allow");
   assertEquals(configuredPolicy({ ...tool, default_policy: "deny" }, undefined), "deny");
   assertEquals(configuredPolicy({ ...tool, default_policy: "deny" }, { send: "allow" }), "allow");
+});
+
+Deno.test("effectivePolicy: the configured policy with what the tool's review makes of it", async (t) => {
+  const shell = (policy: string) => ({ shell: { policy, allowlist: ["ls"] } });
+  await t.step("a tool without a review: its configured policy", () => {
+    const tool = { name: "send", side_effect: "external" as const };
+    assertEquals(effectivePolicy(tool, undefined, {}), "ask");
+    assertEquals(effectivePolicy(tool, { send: "allow" }, {}), "allow");
+  });
+  await t.step("run_command: allowlisted commands run, the rest as the shell policy says", () => {
+    assertEquals(effectivePolicy(runCommand, undefined, shell("ask")), "allowlist, else ask");
+    assertEquals(
+      effectivePolicy(runCommand, undefined, shell("allowlist")),
+      "allowlist, else deny",
+    );
+    assertEquals(effectivePolicy(runCommand, undefined, shell("deny")), "deny");
+  });
+  await t.step("a stricter configured policy holds for every command", () => {
+    assertEquals(effectivePolicy(runCommand, { run_command: "ask" }, shell("ask")), "ask");
+    assertEquals(
+      effectivePolicy(runCommand, { run_command: "ask" }, shell("allowlist")),
+      "allowlist: ask, else deny",
+    );
+    assertEquals(effectivePolicy(runCommand, { run_command: "deny" }, shell("ask")), "deny");
+  });
+  await t.step("run_python: code always asks, or never runs", () => {
+    assertEquals(effectivePolicy(runPython, undefined, shell("ask")), "ask");
+    assertEquals(effectivePolicy(runPython, undefined, shell("allowlist")), "deny");
+  });
 });
 
 Deno.test("decidePolicy applies the configured policy and the tool's review", async (t) => {

@@ -44,6 +44,10 @@ export default defineTool({
       shape,
     };
   },
+  // Code is never judged line by line: it asks, or runs not at all (deny, allowlist).
+  review_range: (settings) => ({
+    otherwise: (settings.shell as { policy: ShellPolicy }).policy === "ask" ? "ask" : "deny",
+  }),
   async run({ code, timeout }, context) {
     const python = (context.settings.python as string | undefined) ?? "python3";
     return await runProcess(python, ["-"], {

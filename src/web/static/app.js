@@ -189,14 +189,12 @@ function renderPending() {
   }));
 }
 
-/** Sends the chosen files to hob; their paths go with the message. */
+/** Sends the chosen files to hob; their paths go with the message. They stay chosen until it is accepted. */
 async function uploadPending() {
   if (pending.length === 0) return [];
   const form = new FormData();
   for (const file of pending) form.append("file", file);
   const { uploads } = await api("/api/uploads", { method: "POST", body: form });
-  pending.length = 0;
-  renderPending();
   return uploads;
 }
 
@@ -254,6 +252,13 @@ function addAssistantMessage(initial = "") {
     meta(line) {
       meta.textContent = line;
     },
+    /** The reply failed: why, under what it had written. */
+    fail(message) {
+      node.classList.add("failed");
+      const why = $(".error", node) ?? el("p", "error");
+      why.textContent = message;
+      if (!why.isConnected) node.insertBefore(why, meta);
+    },
   };
 }
 
@@ -263,7 +268,14 @@ const cards = new Map();
 function addToolCard(id, name, args) {
   const card = el("details", "tool running");
   const summary = el("summary");
-  summary.append(el("span", "", "Tool"), el("span", "name", name), el("span", "state", "running…"));
+  const chevron = el("span", "chevron", "›");
+  chevron.setAttribute("aria-hidden", "true");
+  summary.append(
+    chevron,
+    el("span", "", "Tool"),
+    el("span", "name", name),
+    el("span", "state", "running…"),
+  );
   card.append(summary, el("h3", "", "Arguments"), el("pre", "args", prettyJson(args)));
   card.dataset.toolCallId = id;
   els.inner.append(card);
@@ -272,7 +284,8 @@ function addToolCard(id, name, args) {
   return card;
 }
 
-function finishToolCard(id, name, content, isError, durationMs) {
+/** A tool's result: its text, or the server's `display` parts when outside text is in it. */
+function finishToolCard(id, name, result, isError, durationMs) {
   const card = cards.get(id) ?? addToolCard(id, name, "");
   card.classList.remove("running");
   card.classList.add(isError ? "failed" : "done");
@@ -280,8 +293,20 @@ function finishToolCard(id, name, content, isError, durationMs) {
     durationMs != null ? ` · ${formatMs(durationMs)}` : ""
   }`;
   $(".state", card).textContent = stateText;
-  card.append(el("h3", "", isError ? "Error" : "Result"), el("pre", "result", content));
+  const pre = el("pre", "result");
+  pre.append(...resultNodes(result));
+  card.append(el("h3", "", isError ? "Error" : "Result"), pre);
   scrollToEnd();
+}
+
+/** Outside text after a small marker naming where it came from; the model's labels never show. */
+function resultNodes(result) {
+  if (typeof result === "string") return [result];
+  return result.flatMap((part) =>
+    part.source === null
+      ? [part.text]
+      : [el("span", "source", `from ${part.source}`), el("span", "untrusted", part.text)]
+  );
 }
 
 function addApproval(event) {
@@ -381,11 +406,14 @@ function renderHistory(messages) {
         : message.content;
       addUserMessage(text, message.attachments ?? []);
     } else if (message.role === "assistant") {
-      if (message.content) {
+      if (message.content || message.status === "error") {
         const reply = addAssistantMessage(message.content);
         const notes = [];
         if (message.status === "interrupted") notes.push("stopped");
-        if (message.status === "error") notes.push("failed");
+        if (message.status === "error") {
+          notes.push("failed");
+          reply.fail(message.error?.message ?? "The reply failed.");
+        }
         reply.meta(
           [usageLine(message.model, message.output_tokens != null ? message : null), ...notes]
             .filter(Boolean).join(" · "),
@@ -396,7 +424,7 @@ function renderHistory(messages) {
       finishToolCard(
         message.tool_call_id,
         message.tool_name,
-        message.content,
+        message.display ?? message.content,
         message.is_error,
         null,
       );
@@ -450,11 +478,10 @@ async function send(text) {
     setBusy(false);
     return;
   }
-  addUserMessage(text, attachments);
-  state.stick = true;
   const started = performance.now();
   let reply = null;
   let model = "";
+  let sent = false;
   const body = { message: text };
   if (attachments.length) body.attachments = attachments.map((a) => a.path);
   if (state.conversationId) body.conversation_id = state.conversationId;
@@ -470,6 +497,8 @@ async function send(text) {
       const problem = await response.json().catch(() => ({}));
       throw new Error(problem.error?.message ?? `HTTP ${response.status}`);
     }
+    accepted(text, attachments);
+    sent = true;
     for await (const { type, data } of readEvents(response)) {
       switch (type) {
         case "start": {
@@ -498,7 +527,7 @@ async function send(text) {
           finishToolCard(
             data.tool_call_id,
             data.name,
-            data.content,
+            data.display ?? data.content,
             data.is_error,
             data.duration_ms,
           );
@@ -511,20 +540,24 @@ async function send(text) {
           resolveApproval(data);
           break;
         case "notice":
-          addNotice(data.message, true);
+          // A taint the conversation had already was told on the turn that first read it.
+          if (!data.repeat) addNotice(data.message, true);
           break;
         case "title":
           // The model named the new conversation.
           if (data.conversation_id === state.conversationId) els.title.textContent = data.title;
           break;
         case "error":
-          addNotice(data.message);
+          // Shown as the reply that failed, as the conversation shows it after a reload.
+          reply ??= addAssistantMessage();
+          reply.fail(data.message);
           break;
         case "done": {
           const line = usageLine(model, data.usage, performance.now() - started);
           const target = reply ?? addAssistantMessage();
           target.streaming(false);
-          target.meta(data.status === "interrupted" ? `${line} · stopped` : line);
+          const note = { interrupted: " · stopped", error: " · failed" }[data.status] ?? "";
+          target.meta(`${line}${note}`);
           htmx.trigger(document.body, "hob:conversations");
           break;
         }
@@ -534,7 +567,8 @@ async function send(text) {
     if (error.name === "AbortError") {
       reply?.streaming(false);
       addNotice("Stopped.", true);
-    } else addNotice(`Could not send: ${error.message}`);
+    } else if (sent) addNotice(`Could not send: ${error.message}`);
+    else addNotice(`Not sent — your message is still in the box. ${error.message}`);
   } finally {
     reply?.streaming(false);
     state.controller = null;
@@ -547,10 +581,20 @@ els.form.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = els.input.value.trim() || (pending.length ? "Here are the attached files." : "");
   if (!text || state.controller) return;
-  els.input.value = "";
-  growInput();
   send(text);
 });
+
+/** hob took the message: it joins the conversation, and the box and the files are cleared. */
+function accepted(text, attachments) {
+  if (els.input.value.trim() === text) {
+    els.input.value = "";
+    growInput();
+  }
+  pending.length = 0;
+  renderPending();
+  addUserMessage(text, attachments);
+  state.stick = true;
+}
 
 els.input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
@@ -597,13 +641,7 @@ async function loadModels(refresh = false) {
     if (reachable.length === 0) {
       els.banner.replaceChildren(
         el("strong", "", "No model provider answered. "),
-        "Start Ollama (",
-        el("code", "", "ollama serve"),
-        ") or LM Studio, or set ",
-        el("code", "", "OPENROUTER_API_KEY"),
-        " or ",
-        el("code", "", "ANTHROPIC_API_KEY"),
-        " and restart hob — then press ↻. ",
+        ...noProviderAdvice(report),
         el("code", "", "hob doctor"),
         " says what is wrong.",
       );
@@ -614,6 +652,37 @@ async function loadModels(refresh = false) {
   } finally {
     els.refresh.disabled = false;
   }
+}
+
+/**
+ * What to do when no provider answers, worded from the provider of hob's model
+ * when hob.yaml defines it; the ways to get a model otherwise.
+ */
+function noProviderAdvice(report) {
+  const name = report.default.split("/")[0];
+  const own = report.providers.find((p) => p.name === name && !p.builtin);
+  if (!own) {
+    return [
+      "Start Ollama (",
+      el("code", "", "ollama serve"),
+      ") or LM Studio, or set ",
+      el("code", "", "OPENROUTER_API_KEY"),
+      " or ",
+      el("code", "", "ANTHROPIC_API_KEY"),
+      " and restart hob — then press ↻. ",
+    ];
+  }
+  return [
+    "hob's model ",
+    el("code", "", report.default),
+    " comes from your provider ",
+    el("code", "", own.name),
+    ...(own.base_url ? [" at ", el("code", "", own.base_url)] : []),
+    `, which did not answer${own.error ? ` (${own.error})` : ""}. `,
+    "Start that server, or correct ",
+    el("code", "", `providers.${own.name}`),
+    " in hob.yaml and restart hob — then press ↻. ",
+  ];
 }
 
 els.refresh.addEventListener("click", () => loadModels(true));
@@ -760,8 +829,19 @@ function route() {
 
 function navigate(path) {
   if (location.pathname !== path) history.pushState({}, "", path);
+  showSidebar(false);
   route();
 }
+
+/** On a narrow screen the sidebar folds behind Menu; it opens on demand and closes on the way out. */
+function showSidebar(open) {
+  $(".sidebar").classList.toggle("open", open);
+  $("#sidebar-toggle").setAttribute("aria-expanded", String(open));
+}
+
+$("#sidebar-toggle").addEventListener("click", () => {
+  showSidebar(!$(".sidebar").classList.contains("open"));
+});
 
 document.addEventListener("click", (event) => {
   if (
