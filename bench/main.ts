@@ -1,21 +1,80 @@
-/** `deno task bench`: every benchmark, one figure per line. */
+/**
+ * `deno task bench [NAME…] [--compare REV] [--runs N]`: the benchmarks, each
+ * time printed as itself and as a ratio to the floor — an empty `deno run`
+ * with hob's flags — measured in the same run. A NAME is a group (`startup`,
+ * `turn`, `tool-call`, `scheduling`, `page`, `size`) or one start-up figure
+ * (`version`, `serve`, `status`, `cron`, `tools`, `first-token`); none means
+ * all. `--compare REV` checks REV out beside this tree and takes the start-up
+ * figures of both in turns, side by side.
+ */
 
-import { formatColdStart, measureColdStart } from "./cold_start.ts";
+import { parseArgs } from "node:util";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
 import { formatReleaseSize, measureReleaseSize } from "./release_size.ts";
 import { formatScheduling, measureScheduling } from "./scheduling.ts";
+import {
+  formatStartup,
+  measureFloor,
+  measureStartup,
+  type Revision,
+  RUNS,
+  STARTUP_FIGURES,
+} from "./startup.ts";
 import { formatToolOverhead, measureToolOverhead } from "./tool_overhead.ts";
 import { formatOverhead, measureTurnOverhead } from "./turn_overhead.ts";
+import { checkoutWorktree } from "./worktree.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+
+/** The groups besides `startup`, each printing its lines given the floor. */
+const GROUPS: Record<string, (floor: number) => Promise<string>> = {
+  turn: async (floor) => {
+    const lines = [];
+    for (const size of [10, 10_000]) {
+      lines.push(formatOverhead(await measureTurnOverhead(size), floor));
+    }
+    return lines.join("\n");
+  },
+  "tool-call": async (floor) => formatToolOverhead(await measureToolOverhead(), floor),
+  scheduling: async (floor) => formatScheduling(await measureScheduling(), floor),
+  page: async (floor) => formatPageLoad(await measurePageLoad(), floor),
+  size: async () => formatReleaseSize(await measureReleaseSize()),
+};
+
+const { values, positionals } = parseArgs({
+  args: Deno.args,
+  options: { compare: { type: "string" }, runs: { type: "string" } },
+  allowPositionals: true,
+});
+const known = ["startup", ...STARTUP_FIGURES.map((figure) => figure.name), ...Object.keys(GROUPS)];
+const unknown = positionals.filter((name) => !known.includes(name));
+if (unknown.length > 0) {
+  console.error(`bench: unknown '${unknown.join("', '")}'; choose from ${known.join(", ")}`);
+  Deno.exit(2);
+}
+const selected = (name: string) => positionals.length === 0 || positionals.includes(name);
+const figures = STARTUP_FIGURES.filter((figure) => selected("startup") || selected(figure.name));
+const runs = values.runs === undefined ? RUNS : Number(values.runs);
 
 console.log(
   `hob benchmarks · deno ${Deno.version.deno} · ${navigator.hardwareConcurrency} cores · ${
     new Date().toISOString()
   }`,
 );
-for (const size of [10, 10_000]) console.log(formatOverhead(await measureTurnOverhead(size)));
-console.log(formatColdStart(await measureColdStart()));
-console.log(formatToolOverhead(await measureToolOverhead()));
-console.log(formatScheduling(await measureScheduling()));
-console.log(formatPageLoad(await measurePageLoad()));
-console.log(formatReleaseSize(await measureReleaseSize()));
+let floor: number | undefined;
+if (figures.length > 0) {
+  const revisions: Revision[] = [{ label: "this tree", root: ROOT }];
+  await using base = values.compare === undefined
+    ? undefined
+    : await checkoutWorktree(values.compare);
+  if (base) revisions.push(base);
+  const result = await measureStartup({ revisions, figures, runs });
+  floor = result.floor;
+  console.log(formatStartup(result));
+}
+for (const [name, run] of Object.entries(GROUPS)) {
+  if (!selected(name)) continue;
+  floor ??= await measureFloor(runs);
+  console.log(await run(floor));
+}
 Deno.exit(0); // the scheduler's Deno.cron minute tick would keep the process alive

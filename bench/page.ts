@@ -88,12 +88,15 @@ interface BrowserPerformance {
   ): { startTime: number; transferSize?: number; domContentLoadedEventEnd?: number }[];
 }
 
-export function formatPageLoad(r: PageLoadResult): string {
+/** Prints the result line; given the floor (bench/startup.ts), each time's ratio to it. */
+export function formatPageLoad(r: PageLoadResult, floor?: number): string {
   return `page cold load (${r.loads} loads, empty cache): first paint p50 ${
-    ms(r.first_paint_p50)
-  } · first contentful paint p50 ${ms(r.first_contentful_paint_p50)} · DOMContentLoaded p50 ${
-    ms(r.dom_content_loaded_p50)
-  } · ${(r.bytes / 1024).toFixed(1)} KB in ${r.requests} requests`;
+    ms(r.first_paint_p50, floor)
+  } · first contentful paint p50 ${
+    ms(r.first_contentful_paint_p50, floor)
+  } · DOMContentLoaded p50 ${ms(r.dom_content_loaded_p50, floor)} · ${
+    (r.bytes / 1024).toFixed(1)
+  } KB in ${r.requests} requests`;
 }
 
 if (import.meta.main) {

@@ -162,11 +162,12 @@ async function measureWorkers() {
   return { agent_tasks_per_s: AGENT_TASKS / seconds, agent_split: split };
 }
 
-export function formatScheduling(r: SchedulingResult): string {
+/** Prints the result lines; given the floor (bench/startup.ts), each time's ratio to it. */
+export function formatScheduling(r: SchedulingResult, floor?: number): string {
   return [
     `scheduling precision (${r.runs} runs of 10 'every 1s' jobs among 1,000): late p50 ${
-      ms(r.late_p50)
-    } · p95 ${ms(r.late_p95)} · max ${ms(r.late_max)}`,
+      ms(r.late_p50, floor)
+    } · p95 ${ms(r.late_p95, floor)} · max ${ms(r.late_max, floor)}`,
     `task claims, ${WORKERS} processes on one hob.db: ${
       Math.round(r.claims_per_s).toLocaleString("en")
     } claims/s (${CLAIM_TASKS} tasks, split ${

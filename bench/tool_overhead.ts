@@ -65,13 +65,15 @@ export async function measureToolOverhead(): Promise<ToolOverheadResult> {
   };
 }
 
-/** Prints the result lines. */
-export function formatToolOverhead(r: ToolOverheadResult): string {
+/** Prints the result lines; given the floor (bench/startup.ts), each time's ratio to it. */
+export function formatToolOverhead(r: ToolOverheadResult, floor?: number): string {
   return [
-    `sandboxed tool call (no-op through a Worker), warm: p50 ${ms(r.warm_p50)}, p95 ${
-      ms(r.warm_p95)
+    `sandboxed tool call (no-op through a Worker), warm: p50 ${ms(r.warm_p50, floor)}, p95 ${
+      ms(r.warm_p95, floor)
     } (${CALLS} calls, ${THINK_MS} ms apart)`,
-    `sandboxed tool call, cold (back to back): p50 ${ms(r.cold_p50)}, p95 ${ms(r.cold_p95)}`,
+    `sandboxed tool call, cold (back to back): p50 ${ms(r.cold_p50, floor)}, p95 ${
+      ms(r.cold_p95, floor)
+    }`,
     `built-in tool schemas: ${r.tools} tools, ~${r.schema_tokens} tokens (${r.schema_chars} characters as OpenAI tools JSON)`,
   ].join("\n");
 }

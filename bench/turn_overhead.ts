@@ -80,12 +80,12 @@ export async function measureTurnOverhead(size: number): Promise<OverheadResult>
   }
 }
 
-/** Prints one result line. */
-export function formatOverhead(result: OverheadResult): string {
+/** Prints one result line; given the floor (bench/startup.ts), each time's ratio to it. */
+export function formatOverhead(result: OverheadResult, floor?: number): string {
   return `turn overhead, ${String(result.messages).padStart(6)} messages: p50 ${
-    ms(result.overhead_p50)
-  }, p95 ${ms(result.overhead_p95)} (whole turn p50 ${ms(result.total_p50)}, p95 ${
-    ms(result.total_p95)
+    ms(result.overhead_p50, floor)
+  }, p95 ${ms(result.overhead_p95, floor)} (whole turn p50 ${ms(result.total_p50, floor)}, p95 ${
+    ms(result.total_p95, floor)
   }; ${result.turns} turns)`;
 }
 

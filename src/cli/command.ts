@@ -4,19 +4,10 @@
  */
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "./exit.ts";
 
-/** Exit codes every command shares. */
-export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
-
-/** Bad usage: an unknown flag, a missing argument, a value out of range. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** A failure the user can act on; printed without a stack trace, exit 1. */
-export class CommandError extends Error {
-  override name = "CommandError";
-}
+// Every command takes these from here, with the rest of what a command is.
+export { CommandError, EXIT, UsageError } from "./exit.ts";
 
 /** The options every command accepts. */
 export const COMMON_OPTIONS = {

@@ -1,51 +1,14 @@
 /**
  * The `hob` command line: picks the command, parses its flags, runs it and
  * turns errors into exit codes — 2 for bad usage or configuration, 1 for
- * failures, each as one line without a stack trace unless --debug.
+ * failures, each as one line without a stack trace unless --debug. Only the
+ * command named is loaded (commands.ts): `--version` and `--help` load none.
  */
 
-import { ConfigError } from "../config/load.ts";
-import { HomeError, resolveHome } from "../home/home.ts";
-import { explainStorage } from "../home/storage.ts";
-import { StoreError } from "../store/database.ts";
 import { VERSION } from "../version.ts";
-import { ask } from "./ask.ts";
-import { chat } from "./chat.ts";
-import { type Command, CommandError, EXIT, parseCommandArgs, UsageError } from "./command.ts";
-import { config } from "./config.ts";
-import { doctor } from "./doctor.ts";
-import { init } from "./init.ts";
-import { memory } from "./memory.ts";
-import { mcp } from "./mcp.ts";
-import { models } from "./models.ts";
+import { COMMANDS } from "./commands.ts";
+import { CommandError, EXIT, UsageError } from "./exit.ts";
 import { err, out, red } from "./output.ts";
-import { serve } from "./serve.ts";
-import { tool } from "./tool.ts";
-import { approvals } from "./approvals.ts";
-import { cron } from "./cron.ts";
-import { reset } from "./reset.ts";
-import { status } from "./status.ts";
-import { task } from "./task.ts";
-import { worker } from "./worker.ts";
-
-const COMMANDS: Command[] = [
-  serve,
-  ask,
-  chat,
-  init,
-  models,
-  config,
-  doctor,
-  memory,
-  tool,
-  mcp,
-  approvals,
-  cron,
-  task,
-  worker,
-  status,
-  reset,
-];
 
 const USAGE = `hob ${VERSION} — a personal AI assistant in one Deno program
 
@@ -106,21 +69,25 @@ export async function main(args: string[]): Promise<number> {
       if (!topic && commandArgs[0] !== undefined) {
         throw new UsageError(`hob: unknown command '${commandArgs[0]}' — see 'hob --help'`);
       }
-      out(`${topic ? topic.help : USAGE}\n`);
+      out(`${topic ? (await topic.load()).help : USAGE}\n`);
       return EXIT.ok;
     }
     if (name === "--version" || name === "-V") {
       out(`hob ${VERSION} (deno ${Deno.version.deno})\n`);
       return EXIT.ok;
     }
-    const command = COMMANDS.find((c) => c.name === name);
-    if (!command) {
+    const entry = COMMANDS.find((c) => c.name === name);
+    if (!entry) {
       throw new UsageError(
         name.startsWith("-")
           ? `hob: unknown option '${name}' — see 'hob --help'`
           : `hob: unknown command '${name}' — see 'hob --help'`,
       );
     }
+    const [command, { parseCommandArgs }] = await Promise.all([
+      entry.load(),
+      import("./command.ts"),
+    ]);
     const parsed = parseCommandArgs(command, [...commandArgs, ...leading]);
     if (parsed.values.help) {
       out(`${command.help}\n`);
@@ -128,24 +95,32 @@ export async function main(args: string[]): Promise<number> {
     }
     return await command.run(parsed);
   } catch (error) {
-    return report(error, debug, () => homeFlag(args));
+    return await report(error, debug, args);
   }
 }
 
 /** The `--home` of the command line, resolved as commands resolve it. */
-function homeFlag(args: string[]): string {
+async function homeFlag(args: string[]): Promise<string> {
+  const { resolveHome } = await import("../home/home.ts");
   const at = args.indexOf("--home");
   const flag = at >= 0 ? args[at + 1] : args.find((a) => a.startsWith("--home="))?.slice(7);
   return resolveHome(flag);
 }
 
-function report(error: unknown, debug: boolean, home: () => string): number {
+async function report(error: unknown, debug: boolean, args: string[]): Promise<number> {
   // The reader went away (`hob models | head`): nothing left to say to it.
   if (error instanceof Deno.errors.BrokenPipe) return EXIT.ok;
   if (error instanceof UsageError) {
     err(`${error.message}\n`);
     return EXIT.usage;
   }
+  // Past bad usage a command ran, which has loaded most of these modules already.
+  const [{ ConfigError }, { HomeError }, { explainStorage }, { StoreError }] = await Promise.all([
+    import("../config/load.ts"),
+    import("../home/home.ts"),
+    import("../home/storage.ts"),
+    import("../store/database.ts"),
+  ]);
   if (error instanceof ConfigError) {
     err(`hob: ${red("bad config")}: ${error.message}\n`);
     return EXIT.usage;
@@ -157,7 +132,7 @@ function report(error: unknown, debug: boolean, home: () => string): number {
   // A full disk or a read-only home, however deep it surfaced: one line naming the home.
   let storage;
   try {
-    storage = explainStorage(error, home());
+    storage = explainStorage(error, await homeFlag(args));
   } catch { /* no home to name */ }
   if (storage) {
     err(`hob: ${storage.message}\n`);

@@ -1,18 +1,21 @@
 /**
  * `hob serve`: the HTTP API (and the page) on localhost until Ctrl-C or
- * SIGTERM, started as a list of steps: read the flags, open the home, start
- * the work beside the server, listen, serve until stopped.
+ * SIGTERM, started as a list of steps: read the flags and hob.yaml, listen
+ * (the gate answers health at once), open the home, start the work beside
+ * the server, build the app, let requests in, serve until stopped. What no
+ * request needs yet — the runtime, the API, the page — loads after listening.
  */
 
-import { createApp } from "../http/app.ts";
+import { loadConfig } from "../config/load.ts";
+import type { HobConfig } from "../config/schema.ts";
+import { type Fetch, type Gate, openGate } from "../http/gate.ts";
 import { DATA_CSP } from "../http/guard.ts";
-import { homeExposure, readToken } from "../home/home.ts";
+import { ensureHome, homeExposure, readToken, resolveHome } from "../home/home.ts";
 import { probeStorage, StorageError } from "../home/storage.ts";
 import type { BackgroundStart as Started } from "../runtime/background.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
 import { VERSION } from "../version.ts";
-import { webRoutes } from "../web/routes.ts";
 import {
   type Command,
   CommandError,
@@ -21,7 +24,6 @@ import {
   type ParsedArgs,
   UsageError,
 } from "./command.ts";
-import { homeOf, openHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
 
 export const serve: Command = {
@@ -29,8 +31,9 @@ export const serve: Command = {
   summary: "Start hob's HTTP API on localhost",
   help: `Usage: hob serve [--home DIR] [--host HOST] [--port PORT]
 
-Starts hob's HTTP API and prints a link with the API token. Stops on Ctrl-C
-or SIGTERM, saving replies in progress.
+Starts hob's HTTP API and prints a link with the API token, creating the
+home first when there is none (as 'hob init' does). Stops on Ctrl-C or
+SIGTERM, saving replies in progress.
 
 Options:
   --home DIR     hob home (default: $HOB_HOME or ~/.hob)
@@ -42,17 +45,18 @@ Options:
   positionals: [0, 0],
   async run(parsed) {
     const flags = readFlags(parsed);
-    const { runtime, token } = await openServingHome(parsed);
-    const host = flags.host ?? runtime.config.server.host;
-    const app = createApp(runtime, { token, host, page: webRoutes });
-    const started = await startWork(runtime);
-    const server = await listen(runtime, {
+    const config = await readConfig(parsed);
+    const host = flags.host ?? config.server.host;
+    const startedAt = Date.now();
+    const gate = openGate({ bind: host, allowedHosts: config.server.allowed_hosts }, startedAt);
+    const server = listen({ host, port: flags.port ?? config.server.port, fetch: gate.fetch });
+    const { runtime, token, started } = await startBehindGate(parsed, {
       host,
-      port: flags.port ?? runtime.config.server.port,
-      token,
-      started,
-      fetch: app.fetch,
+      startedAt,
+      gate,
+      server,
     });
+    announce(runtime, { host, token, started }, server.addr as Deno.NetAddr);
     await serveUntilStopped(runtime, server);
     return EXIT.ok;
   },
@@ -68,9 +72,60 @@ function readFlags(parsed: ParsedArgs): { host?: string; port?: number } {
   return { host, port };
 }
 
+/** hob.yaml, all `hob serve` needs to listen; the home is created first when there is none. */
+async function readConfig(parsed: ParsedArgs): Promise<HobConfig> {
+  const home = resolveHome(parsed.values.home as string | undefined);
+  await ensureHome(home);
+  return (await loadConfig({ home })).config;
+}
+
+/** The listening server and its gate, and what the app is built with. */
+interface Listening {
+  host: string;
+  startedAt: number;
+  gate: Gate;
+  server: Deno.HttpServer;
+}
+
+/** What serving runs on once hob has started. */
+interface Serving {
+  runtime: Runtime;
+  token: string;
+  started: Started;
+}
+
+/**
+ * Behind the gate: opens the home, starts the work beside the server, builds
+ * the app, then lets requests in. If any of it fails, the server stops and the home
+ * closes before the error is told.
+ */
+async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promise<Serving> {
+  let runtime: Runtime | undefined;
+  try {
+    const opened = await openServingHome(parsed);
+    runtime = opened.runtime;
+    // First, so the tools load (user tools in processes of their own) while the API loads.
+    const started = await startWork(runtime);
+    const [{ createApp }, { webRoutes }] = await Promise.all([
+      import("../http/app.ts"),
+      import("../web/routes.ts"),
+    ]);
+    const { host, startedAt } = listening;
+    const app = createApp(runtime, { token: opened.token, host, page: webRoutes, startedAt });
+    listening.gate.admit(app.fetch);
+    return { runtime, token: opened.token, started };
+  } catch (error) {
+    listening.gate.refuse();
+    await listening.server.shutdown();
+    await runtime?.close();
+    throw error;
+  }
+}
+
 /** Opens the home, refusing one that cannot be written; warns when others can read it. */
 async function openServingHome(parsed: ParsedArgs): Promise<{ runtime: Runtime; token: string }> {
-  const runtime = await openHome(parsed, (line) => err(dim(`${line}\n`)));
+  const { homeOf, openOrCreateHome } = await import("./open.ts");
+  const runtime = await openOrCreateHome(parsed, (line) => err(dim(`${line}\n`)));
   // A server that cannot write would fail at every turn: say so now, in one line.
   const problem = probeStorage(runtime.home);
   if (problem) {
@@ -114,30 +169,21 @@ function describeMissed(missed: Started["missed"][number]): string {
   }.\n`;
 }
 
-/** Where and what the server serves. */
-interface ListenOptions {
-  host: string;
-  port: number;
-  token: string;
-  started: Started;
-  fetch: (request: Request) => Response | Promise<Response>;
-}
-
 /**
  * Starts the server; a port in use or an address this machine does not have
- * is one line (exit 1), with the home closed.
+ * is one line (exit 1).
  */
-async function listen(runtime: Runtime, options: ListenOptions): Promise<Deno.HttpServer> {
+function listen(options: { host: string; port: number; fetch: Fetch }): Deno.HttpServer {
   const { host, port } = options;
   try {
     return Deno.serve({
       hostname: host,
       port,
-      onListen: (addr) => announce(runtime, options, addr),
+      // Announced once hob has started (see announce), not when the socket opens.
+      onListen: () => {},
       onError: internalError,
     }, options.fetch);
   } catch (error) {
-    await runtime.close();
     if (error instanceof Deno.errors.AddrInUse) {
       throw new CommandError(
         `port ${port} on ${host} is in use — is hob already running? Pick another with --port`,
@@ -155,7 +201,7 @@ async function listen(runtime: Runtime, options: ListenOptions): Promise<Deno.Ht
 /** Records where the server listens and prints the link, what runs, and any exposure. */
 function announce(
   runtime: Runtime,
-  options: ListenOptions,
+  options: { host: string; token: string; started: Started },
   { hostname, port }: Deno.NetAddr,
 ): void {
   const { token, started } = options;

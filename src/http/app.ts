@@ -22,9 +22,11 @@ import {
 } from "../app/conversations.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
+import { eventForPeople, messageForPeople } from "./display.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 import { type Auth, createAuth } from "./auth.ts";
+import { health } from "./gate.ts";
 import { guard } from "./guard.ts";
 import {
   errorBody,
@@ -168,6 +170,8 @@ export interface AppOptions {
    * the page that imports it.
    */
   page: (runtime: Runtime, auth: Auth) => Hono;
+  /** When the server started, for `/api/health`'s uptime (the gate answered it until now). */
+  startedAt?: number;
 }
 
 /**
@@ -187,13 +191,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   const { server } = runtime.config;
   app.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
 
-  const startedAt = Date.now();
-  app.get("/api/health", (c) =>
-    c.json({
-      ok: true,
-      version: VERSION,
-      uptime_ms: Date.now() - startedAt,
-    }));
+  app.get("/api/health", health(options.startedAt ?? Date.now()));
 
   const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.
@@ -274,7 +272,7 @@ function streamTurn(
       // Keep consuming after the client leaves: the turn saves what it has.
       for await (const event of events) {
         if (stream.aborted) continue;
-        await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+        await stream.writeSSE({ event: event.type, data: JSON.stringify(eventForPeople(event)) })
           .catch(() => controller.abort());
       }
     } catch (error) {
@@ -310,7 +308,7 @@ function conversationRoutes(runtime: Runtime): Hono {
     const query = readQuery(c, messagesQuery);
     return c.json({
       conversation_id: id,
-      messages: act(() => conversations.messages({ ...query, id })),
+      messages: act(() => conversations.messages({ ...query, id })).map(messageForPeople),
     });
   });
 

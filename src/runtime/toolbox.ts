@@ -1,7 +1,9 @@
 /**
  * Wiring the tools: the registry with every built-in, the user's tools and
  * skills from the home (reloaded when their files change), the Worker
- * spawner, approvals and the audit log, with the settings from hob.yaml.
+ * spawner, approvals and the audit log, with the settings from hob.yaml. The
+ * tools themselves load when first needed (see `Toolbox.ready`): a command
+ * that calls none, like `hob status`, loads no tool module.
  */
 
 import type { DatabaseSync } from "node:sqlite";
@@ -9,7 +11,6 @@ import { basename, isAbsolute, join, resolve } from "node:path";
 import type { HobConfig } from "../config/schema.ts";
 import { SqliteApprovals } from "../store/approvals.ts";
 import { SqliteToolEvents } from "../store/tool_events.ts";
-import { BUILTIN_TOOLS } from "../tools/catalog.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { PermissionScope } from "../tools/sandbox/permissions.ts";
 import { ToolSpawner } from "../tools/sandbox/spawner.ts";
@@ -37,10 +38,11 @@ export interface Toolbox {
   /** The user's skills by name. */
   skills: Map<string, Skill>;
   /**
-   * Settles when the user's tools and skills have been loaded at start. Loading
-   * inspects each in a Worker, so it runs beside start-up instead of before it.
+   * Settles when the built-in tools, then the user's tools and skills, are
+   * loaded. Loading starts when this is first read (or at `watch`); it
+   * inspects each user tool in a Worker, so it runs beside start-up.
    */
-  ready: Promise<void>;
+  readonly ready: Promise<void>;
   /** User tools and skills that were refused, and why. */
   problems(): LoadProblem[];
   /** Loads HOME/tools and HOME/skills again. */
@@ -64,13 +66,21 @@ export async function openToolbox(
   const approvals = new SqliteApprovals(options.db);
   const events = new SqliteToolEvents(options.db);
   approvals.expireOverdue();
-  const registry = builtinRegistry(config, { scope, spawner, approvals, events, now: options.now });
-  const user = userToolsAndSkills({ home, config, registry, spawner, scope });
-  const ready = user.reload().catch((error) => console.error("hob: loading user tools:", error));
+  const registry = toolRegistry(config, { scope, spawner, approvals, events, now: options.now });
+  const builtins = builtinLoader(registry);
+  const user = userToolsAndSkills({ home, config, registry, spawner, scope, builtins });
+  let loading: Promise<void> | undefined;
+  const load = () =>
+    loading ??= Promise.all([
+      builtins.load(),
+      user.reload().catch((error) => console.error("hob: loading user tools:", error)),
+    ]).then(() => {});
   let watcher: Deno.FsWatcher | undefined;
 
   return {
-    ready,
+    get ready() {
+      return load();
+    },
     registry,
     approvals,
     events,
@@ -80,6 +90,7 @@ export async function openToolbox(
     problems: user.problems,
     reload: user.reload,
     watch() {
+      load().catch((error) => console.error("hob: loading tools:", error));
       watcher ??= watchUserFiles(user.dirs, user.reload);
     },
     buildTool: user.buildTool,
@@ -106,8 +117,8 @@ async function permissionScope(home: string, configured: string[]): Promise<Perm
   return { workspace, roots, home };
 }
 
-/** The registry with hob.yaml's tool settings and every built-in tool. */
-function builtinRegistry(
+/** The registry with hob.yaml's tool settings; the built-in tools join it through builtinLoader. */
+function toolRegistry(
   config: HobConfig,
   parts: {
     scope: PermissionScope;
@@ -138,8 +149,34 @@ function builtinRegistry(
       email_file: { email: config.email },
     },
   });
-  for (const tool of BUILTIN_TOOLS) registry.registerBuiltin(tool);
   return registry;
+}
+
+/** The built-in tools' names, and registering them all, once, when first needed. */
+interface Builtins {
+  /** Filled in by `load`. */
+  names: Set<string>;
+  load(): Promise<void>;
+}
+
+/**
+ * Loads the catalog on first need and registers every built-in tool: the
+ * tool modules, and the libraries they run with, load then, not when a home
+ * opens.
+ */
+function builtinLoader(registry: ToolRegistry): Builtins {
+  const names = new Set<string>();
+  let loading: Promise<void> | undefined;
+  return {
+    names,
+    load: () =>
+      loading ??= import("../tools/catalog.ts").then(({ BUILTIN_TOOLS }) => {
+        for (const tool of BUILTIN_TOOLS) {
+          names.add(tool.name);
+          registry.registerBuiltin(tool);
+        }
+      }),
+  };
 }
 
 /**
@@ -153,15 +190,19 @@ function userToolsAndSkills(
     registry: ToolRegistry;
     spawner: ToolSpawner;
     scope: PermissionScope;
+    builtins: Builtins;
   },
 ) {
-  const { registry, spawner } = options;
-  const reserved = new Set(BUILTIN_TOOLS.map((tool) => tool.name));
+  const { registry, spawner, builtins } = options;
+  const reserved = builtins.names;
   const userOptions: UserToolOptions = {
     spawner,
     scope: options.scope,
     allowed: options.config.tools.user_tools,
-    reserved,
+    // Each user tool is inspected (in a process of its own) while the built-ins load.
+    get reserved() {
+      return builtins.load().then(() => reserved);
+    },
   };
   const toolsDir = join(options.home, "tools");
   const skillsDir = join(options.home, "skills");
@@ -173,6 +214,8 @@ function userToolsAndSkills(
     const [loadedTools, loadedSkills] = await Promise.all([
       loadUserTools(toolsDir, userOptions),
       loadSkills(skillsDir, spawner),
+      // User tools join the registry after the built-ins, and their names are checked against them.
+      builtins.load(),
     ]);
     for (const name of userTools) registry.unregister(name);
     userTools = new Set(loadedTools.tools.map((tool) => tool.name));
@@ -183,6 +226,7 @@ function userToolsAndSkills(
   }
 
   async function buildTool(name: string, description: string, code: string): Promise<string> {
+    await builtins.load();
     if (reserved.has(name) || registry.get(name)) {
       throw new Error(
         `A tool named '${name}' exists already; pick another name (tools are never overwritten)`,

@@ -127,8 +127,11 @@ export interface UserToolOptions {
   scope: PermissionScope;
   /** The most a user tool may ask for (`tools.user_tools`). */
   allowed: ToolPermissions;
-  /** Names taken by built-in tools. */
-  reserved: ReadonlySet<string>;
+  /**
+   * Names taken by built-in tools; awaited only once a tool has been
+   * inspected, so inspecting need not wait for the built-ins to load.
+   */
+  reserved: ReadonlySet<string> | Promise<ReadonlySet<string>>;
 }
 
 /**
@@ -158,7 +161,7 @@ export async function loadUserTool(
       `it defines '${tool.name}' but the file is named '${stem}.ts'; they must match`,
     );
   }
-  if (options.reserved.has(tool.name)) {
+  if ((await options.reserved).has(tool.name)) {
     throw new UserToolError(`a built-in tool is already named '${tool.name}'`);
   }
   let permissions;

@@ -1,0 +1,86 @@
+/**
+ * What each way of starting hob loads before it can answer: the static import
+ * graph (Deno's own, from `deno info`), without the `import()`s that load
+ * later. A command loads only its own module; `--version` and `--help` load no
+ * npm package and no Node module; `hob serve` listens before it loads the
+ * runtime, the API and the page; opening a home loads no tool module. The
+ * `hob` task loads `import()`s when they run, not all at start.
+ */
+
+import { HOB_FLAGS } from "../helpers/hob_process.ts";
+import { assert, assertEquals } from "../helpers/assert.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+}
+
+/** Every module `entry` imports statically, directly or not: `npm:…`, `node:…` and paths from the root. */
+async function staticGraph(entry: string): Promise<string[]> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+  }).output();
+  assertEquals(code, 0, new TextDecoder().decode(stderr));
+  const { modules } = JSON.parse(new TextDecoder().decode(stdout)) as { modules: InfoModule[] };
+  const bySpecifier = new Map(modules.map((module) => [module.specifier, module]));
+  const seen = new Set<string>();
+  const queue = [new URL(entry, ROOT).href];
+  while (queue.length > 0) {
+    const specifier = queue.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dependency of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (!dependency.isDynamic && dependency.code) queue.push(dependency.code.specifier);
+    }
+  }
+  return [...seen].map((specifier) => specifier.replace(ROOT.href, "")).sort();
+}
+
+function outside(graph: string[]): string[] {
+  return graph.filter((module) => /^(npm|node):/.test(module));
+}
+
+Deno.test("the hob task loads import() when it runs, not at start", () => {
+  // Without it, Deno loads every statically analysable import() before main.ts runs.
+  assert(HOB_FLAGS.includes("--unstable-lazy-dynamic-imports"), HOB_FLAGS.join(" "));
+});
+
+Deno.test("src/cli/main.ts loads no command, no npm package and no Node module", async () => {
+  const graph = await staticGraph("src/cli/main.ts");
+  assertEquals(outside(graph), []);
+  assertEquals(
+    graph.filter((module) => module.startsWith("src/") && !module.startsWith("src/cli/")),
+    [
+      "src/version.ts",
+    ],
+  );
+  assertEquals(graph.filter((module) => module.startsWith("src/cli/")), [
+    "src/cli/commands.ts",
+    "src/cli/exit.ts",
+    "src/cli/main.ts",
+    "src/cli/output.ts",
+  ]);
+});
+
+Deno.test("src/cli/serve.ts listens before it loads the runtime, the API and the page", async () => {
+  const graph = await staticGraph("src/cli/serve.ts");
+  for (const later of ["src/runtime/runtime.ts", "src/http/app.ts", "src/web/routes.ts"]) {
+    assert(!graph.includes(later), `${later} is loaded before hob serve listens`);
+  }
+  // hob.yaml says where to listen (yaml, zod); the gate answers with hono.
+  const packages = outside(graph).filter((module) => module.startsWith("npm:"))
+    .map((module) => /^npm:\/?(@?[^@]+)@/.exec(module)![1]);
+  assertEquals([...new Set(packages)], ["hono", "yaml", "zod"]);
+});
+
+Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", async () => {
+  const graph = await staticGraph("src/runtime/runtime.ts");
+  const tools = graph.filter((module) =>
+    module === "src/tools/catalog.ts" || module.startsWith("src/tools/builtin/") ||
+    module.startsWith("src/tools/web/") || module.startsWith("src/tools/shell/")
+  );
+  assertEquals(tools, []);
+});

@@ -1,0 +1,63 @@
+/** The front door of a starting `hob serve`: health at once, the rest once the app is in. */
+
+import { assert, assertEquals } from "../helpers/assert.ts";
+import { openGate } from "../../src/http/gate.ts";
+import { DATA_CSP } from "../../src/http/guard.ts";
+import { VERSION } from "../../src/version.ts";
+
+const request = (path: string, headers: Record<string, string> = {}) =>
+  new Request(`http://127.0.0.1:8484${path}`, { headers });
+
+Deno.test("openGate answers /api/health before the app is admitted, behind the guard", async (t) => {
+  const gate = openGate({ bind: "127.0.0.1" }, Date.now() - 1_000);
+
+  await t.step("health, with the version and the time since listening", async () => {
+    const response = await gate.fetch(request("/api/health"));
+    assertEquals(response.status, 200);
+    assertEquals(response.headers.get("content-security-policy"), DATA_CSP);
+    const body = await response.json();
+    assertEquals([body.ok, body.version], [true, VERSION]);
+    assert(body.uptime_ms >= 1_000, String(body.uptime_ms));
+  });
+
+  await t.step("a Host that is not this machine is refused, as by the app", async () => {
+    const response = await gate.fetch(request("/api/health", { host: "evil.example:8484" }));
+    assertEquals(response.status, 403);
+    assertEquals((await response.json()).error.code, "forbidden");
+  });
+});
+
+Deno.test("openGate holds other requests until the app is admitted, then hands them over", async () => {
+  const gate = openGate({ bind: "127.0.0.1" }, Date.now());
+  const seen: string[] = [];
+  let answered = false;
+  const held = Promise.resolve(gate.fetch(request("/api/conversations"))).then((response) => {
+    answered = true;
+    return response;
+  });
+  // Health goes by while the other request waits.
+  assertEquals((await gate.fetch(request("/api/health"))).status, 200);
+  assertEquals(answered, false);
+
+  gate.admit((req) => {
+    seen.push(new URL(req.url).pathname);
+    return new Response("from the app", { status: 418 });
+  });
+  const response = await held;
+  assertEquals([response.status, await response.text()], [418, "from the app"]);
+  // Once admitted, the app answers everything, health included.
+  assertEquals((await gate.fetch(request("/api/health"))).status, 418);
+  assertEquals(seen, ["/api/conversations", "/api/health"]);
+});
+
+Deno.test("openGate answers 503 to held and later requests when hob could not start", async () => {
+  const gate = openGate({ bind: "127.0.0.1" }, Date.now());
+  const held = gate.fetch(request("/api/conversations"));
+  gate.refuse();
+  for (const response of [await held, await gate.fetch(request("/"))]) {
+    assertEquals(response.status, 503);
+    assertEquals((await response.json()).error.code, "unavailable");
+  }
+  // Health still says the process answers; the process is about to exit anyway.
+  assertEquals((await gate.fetch(request("/api/health"))).status, 200);
+});
