@@ -6,6 +6,8 @@
  * here. Knows nothing of where the time came from.
  */
 
+import { zonedText } from "../scheduler/schedule.ts";
+
 /** What {@linkcode showTime} takes beyond the moment. */
 export interface ShowTimeOptions {
   /**
@@ -48,19 +50,7 @@ export function showTime(iso: string | null | undefined, options: ShowTimeOption
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   const { zone = displayZone(), seconds = false } = options;
-  const part = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      timeZoneName: "short",
-    }).formatToParts(date).map((p) => [p.type, p.value]),
-  );
+  const part = zonedText(date, zone);
   const clock = `${part.hour}:${part.minute}${seconds ? `:${part.second}` : ""}`;
   return `${part.year}-${part.month}-${part.day} ${clock} ${part.timeZoneName}`;
 }

@@ -148,9 +148,17 @@ function parseDateTime(value: string, timezone: string): Date | null {
   return new Date(first.getTime() - off);
 }
 
-/** The wall-clock fields `date` shows in `timezone`. */
-export function zonedParts(date: Date, timezone: string) {
-  const parts = Object.fromEntries(
+/**
+ * The wall-clock fields `date` shows in `timezone`, as two-digit text (four
+ * for the year), and the zone's short name (`GMT+9`, `UTC`).
+ *
+ * @example
+ * ```ts
+ * zonedText(new Date("2026-05-01T07:30:00Z"), "Asia/Tokyo").hour; // "16"
+ * ```
+ */
+export function zonedText(date: Date, timezone: string): Record<string, string> {
+  return Object.fromEntries(
     new Intl.DateTimeFormat("en-US", {
       timeZone: timezone,
       hourCycle: "h23",
@@ -160,8 +168,14 @@ export function zonedParts(date: Date, timezone: string) {
       hour: "2-digit",
       minute: "2-digit",
       second: "2-digit",
+      timeZoneName: "short",
     }).formatToParts(date).map((p) => [p.type, p.value]),
   );
+}
+
+/** The wall-clock fields `date` shows in `timezone`. */
+export function zonedParts(date: Date, timezone: string) {
+  const parts = zonedText(date, timezone);
   return {
     y: +parts.year,
     mo: +parts.month,
