@@ -13,6 +13,8 @@ import { CANDIDATES, type Scored } from "./fusion.ts";
 const COMMON_TERMS_FROM = 2_000;
 /** A term in more than this share of chunks is very common. */
 const COMMON_TERM_SHARE = 0.2;
+/** Terms a query matches at most: the first and the last half of them (a long query's two ends). */
+const MAX_QUERY_TERMS = 40;
 /** Characters of a chunk shown as a result's snippet. */
 const SNIPPET_CHARS = 320;
 
@@ -54,7 +56,9 @@ export function queryTerms(query: string): string[] {
  * index's size (cached by the caller), read only when the query has several terms.
  */
 export function keywordRanking(sql: Sql, query: string, chunkCount: () => number): Scored[] {
-  const terms = queryTerms(query);
+  const all = queryTerms(query);
+  const half = MAX_QUERY_TERMS / 2;
+  const terms = all.length <= MAX_QUERY_TERMS ? all : [...all.slice(0, half), ...all.slice(-half)];
   if (terms.length === 0) return [];
   const match = selectiveTerms(sql, terms, chunkCount).map((term) => `"${term}"`).join(" OR ");
   const rows = sql(

@@ -10,6 +10,7 @@ import type { HobConfig } from "../config/schema.ts";
 import type { PromptSources } from "../core/ports.ts";
 import { excerptLines } from "../core/untrusted.ts";
 import { resolveInRoots } from "../tools/sandbox/paths.ts";
+import { boundedQuery, LOOKUP_QUERY_CHARS } from "./bounded_query.ts";
 import type { Embedder } from "./embedder.ts";
 import { MemoryFiles } from "./files.ts";
 import { createOpenAiEmbedder } from "./openai_embeddings.ts";
@@ -243,7 +244,11 @@ export class Memory {
     const limit = this.#config.memory.context_hits;
     if (limit > 0 && query.trim()) {
       // Never wait for the embedder here: a turn must not stall on a model loading.
-      const hits = (await this.index.search(query, { limit: limit + 3, waitForEmbedder: false }))
+      // A bounded query: a pasted book costs the lookup what a question does.
+      const hits = (await this.index.search(boundedQuery(query, LOOKUP_QUERY_CHARS), {
+        limit: limit + 3,
+        waitForEmbedder: false,
+      }))
         .filter((hit) => !shown.includes(hit.text.trim().slice(0, 120)))
         .slice(0, limit);
       const lines: string[] = [];

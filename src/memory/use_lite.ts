@@ -6,6 +6,12 @@
 
 import { type Embedder, normalize } from "./embedder.ts";
 
+/**
+ * Characters of a text the model is given. Its tokenizer's time grows with
+ * the square of a text's length, and the model reads only the first 128
+ * tokens, which no text of this length has fewer of.
+ */
+const TOKENIZED_CHARS = 2_000;
 /** Texts sent to the model in one call; larger batches cost memory for no speed. */
 const BATCH = 32;
 
@@ -70,7 +76,7 @@ export function createUseLiteEmbedder(): Embedder {
       if (!ready) await embedder.load();
       const batches: Promise<Float32Array[]>[] = [];
       // The model throws on a batch of only empty strings; a lone space embeds as nothing in particular.
-      const safe = texts.map((text) => (text.trim() ? text : " "));
+      const safe = texts.map((text) => (text.trim() ? text.slice(0, TOKENIZED_CHARS) : " "));
       for (let i = 0; i < safe.length; i += BATCH) {
         batches.push(request(safe.slice(i, i + BATCH)));
       }

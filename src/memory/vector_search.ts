@@ -6,6 +6,7 @@
  */
 
 import type { StatementSync } from "node:sqlite";
+import { boundedQuery } from "./bounded_query.ts";
 import type { Embedder } from "./embedder.ts";
 import { CANDIDATES, type Scored } from "./fusion.ts";
 import { dot, fromBlob, hamming, signBits } from "./vectors.ts";
@@ -61,7 +62,8 @@ export async function vectorRanking(
   query: string,
   signatures: () => Signatures,
 ): Promise<Scored[]> {
-  const [vector] = await embedder.embed([query], "query");
+  // The model reads only its first maxChars; both ends of a long query say more than its head.
+  const [vector] = await embedder.embed([boundedQuery(query, embedder.maxChars)], "query");
   const loaded = signatures();
   const count = loaded.chunkIds.length;
   if (count === 0) return [];

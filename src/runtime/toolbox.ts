@@ -10,11 +10,14 @@ import type { DatabaseSync } from "node:sqlite";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { HobConfig } from "../config/schema.ts";
 import { SqliteApprovals } from "../store/approvals.ts";
+import { SqliteInspections } from "../store/inspections.ts";
 import { SqliteToolEvents } from "../store/tool_events.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { PermissionScope } from "../tools/sandbox/permissions.ts";
+import type { ToolDescription } from "../tools/sandbox/protocol.ts";
 import { ToolSpawner } from "../tools/sandbox/spawner.ts";
 import {
+  type InspectionCache,
   type LoadProblem,
   loadSkill,
   loadSkills,
@@ -24,6 +27,7 @@ import {
   SKILL_NAME,
   type UserToolOptions,
 } from "../tools/user_tools.ts";
+import { VERSION } from "../version.ts";
 
 /** How long file changes settle before tools are reloaded. */
 const RELOAD_DEBOUNCE_MS = 200;
@@ -68,7 +72,19 @@ export async function openToolbox(
   approvals.expireOverdue();
   const registry = toolRegistry(config, { scope, spawner, approvals, events, now: options.now });
   const builtins = builtinLoader(registry);
-  const user = userToolsAndSkills({ home, config, registry, spawner, scope, builtins });
+  const inspections = new SqliteInspections<ToolDescription>(
+    options.db,
+    `${VERSION}/${Deno.version.deno}`,
+  );
+  const user = userToolsAndSkills({
+    home,
+    config,
+    registry,
+    spawner,
+    scope,
+    builtins,
+    inspections,
+  });
   let loading: Promise<void> | undefined;
   const load = () =>
     loading ??= Promise.all([
@@ -191,12 +207,15 @@ function userToolsAndSkills(
     spawner: ToolSpawner;
     scope: PermissionScope;
     builtins: Builtins;
+    inspections: SqliteInspections<ToolDescription>;
   },
 ) {
   const { registry, spawner, builtins } = options;
   const reserved = builtins.names;
+  const inspections = usedInspections(options.inspections);
   const userOptions: UserToolOptions = {
     spawner,
+    inspections,
     scope: options.scope,
     allowed: options.config.tools.user_tools,
     // Each user tool is inspected (in a process of its own) while the built-ins load.
@@ -211,9 +230,10 @@ function userToolsAndSkills(
   let problems: LoadProblem[] = [];
 
   async function reload(): Promise<void> {
+    inspections.used.clear();
     const [loadedTools, loadedSkills] = await Promise.all([
       loadUserTools(toolsDir, userOptions),
-      loadSkills(skillsDir, spawner),
+      loadSkills(skillsDir, spawner, inspections),
       // User tools join the registry after the built-ins, and their names are checked against them.
       builtins.load(),
     ]);
@@ -223,6 +243,8 @@ function userToolsAndSkills(
     skills.clear();
     for (const skill of loadedSkills.skills) skills.set(skill.name, skill);
     problems = [...loadedTools.problems, ...loadedSkills.problems];
+    // What no file holds any more is forgotten.
+    inspections.keepOnly(inspections.used);
   }
 
   async function buildTool(name: string, description: string, code: string): Promise<string> {
@@ -260,7 +282,7 @@ function userToolsAndSkills(
       join(skillsDir, `${name}.ts`),
       code,
       "skill",
-      (file) => loadSkill(file, spawner),
+      (file) => loadSkill(file, spawner, inspections),
     );
     if (!skill.description) skill.description = description;
     skills.set(skill.name, skill);
@@ -274,6 +296,25 @@ function userToolsAndSkills(
     reload,
     buildTool,
     buildSkill,
+  };
+}
+
+/** The inspection cache, noting the keys a reload used (so the rest can go). */
+function usedInspections(
+  store: SqliteInspections<ToolDescription>,
+): InspectionCache & { used: Set<string> } {
+  const used = new Set<string>();
+  return {
+    used,
+    get(key) {
+      used.add(key);
+      return store.get(key);
+    },
+    set(key, description) {
+      used.add(key);
+      store.set(key, description);
+    },
+    keepOnly: (keys) => store.keepOnly(keys),
   };
 }
 

@@ -121,9 +121,22 @@ export function mayBringInOutside(permissions: Grants): boolean {
   return granted(permissions.read) || granted(permissions.net) || granted(permissions.run);
 }
 
+/**
+ * What modules said they were, by their source's hash: a module is inspected
+ * in a process once per content, not at every start (hob.db keeps them).
+ */
+export interface InspectionCache {
+  get(key: string): ToolDescription | undefined;
+  set(key: string, description: ToolDescription): void;
+  /** Forgets every entry but `keys`: the sources that exist now. */
+  keepOnly(keys: ReadonlySet<string>): void;
+}
+
 /** What loading user tools needs. */
 export interface UserToolOptions {
   spawner: ToolSpawner;
+  /** Descriptions of sources inspected before; none means every load inspects. */
+  inspections?: InspectionCache;
   scope: PermissionScope;
   /** The most a user tool may ask for (`tools.user_tools`). */
   allowed: ToolPermissions;
@@ -148,7 +161,7 @@ export async function loadUserTool(
   options: UserToolOptions,
 ): Promise<RegisteredTool> {
   const url = await sourceUrl(file);
-  const described = await inspect(options.spawner, url, "tool");
+  const described = await inspect(options.spawner, url, "tool", options.inspections);
   const parsed = descriptionSchema.safeParse(described);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -227,9 +240,13 @@ export interface Skill {
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 
 /** Loads one skill file, or throws a UserToolError saying why not. */
-export async function loadSkill(file: string, spawner: ToolSpawner): Promise<Skill> {
+export async function loadSkill(
+  file: string,
+  spawner: ToolSpawner,
+  inspections?: InspectionCache,
+): Promise<Skill> {
   const url = await sourceUrl(file);
-  const described = await inspect(spawner, url, "skill");
+  const described = await inspect(spawner, url, "skill", inspections);
   const stem = basename(file, ".ts");
   if (!SKILL_NAME.test(described.name)) {
     throw new UserToolError(
@@ -248,8 +265,12 @@ export async function loadSkill(file: string, spawner: ToolSpawner): Promise<Ski
 export async function loadSkills(
   dir: string,
   spawner: ToolSpawner,
+  inspections?: InspectionCache,
 ): Promise<{ skills: Skill[]; problems: LoadProblem[] }> {
-  const { loaded, problems } = await loadEach(dir, (file) => loadSkill(file, spawner));
+  const { loaded, problems } = await loadEach(
+    dir,
+    (file) => loadSkill(file, spawner, inspections),
+  );
   return { skills: loaded, problems };
 }
 
@@ -299,11 +320,21 @@ async function sourceUrl(file: string): Promise<string> {
   return `data:application/typescript;base64,${Buffer.from(bytes).toString("base64")}`;
 }
 
+/**
+ * What the module at `url` says it is, from a process with no permissions —
+ * or from `cache`, when this very source said it before. A module that does
+ * not load is inspected again each time (its error may have been the
+ * machine's), and never cached.
+ */
 async function inspect(
   spawner: ToolSpawner,
   url: string,
   as: "tool" | "skill",
+  cache?: InspectionCache,
 ): Promise<ToolDescription> {
+  const key = await inspectionKey(url, as);
+  const cached = cache?.get(key);
+  if (cached) return cached;
   const outcome = await spawner.exchange(NO_PERMISSIONS, { type: "describe", url, as }, {
     timeoutMs: INSPECT_TIMEOUT_MS,
   });
@@ -311,5 +342,20 @@ async function inspect(
   const message = outcome.message;
   if (message.type !== "description") throw new UserToolError("it does not load");
   if (!message.ok) throw new UserToolError(`it does not load: ${message.error}`);
+  cache?.set(key, message.tool);
   return message.tool;
+}
+
+/**
+ * A source's key in an {@linkcode InspectionCache}: what it is loaded as and
+ * the SHA-256 of its bytes (the data: URL is the whole module).
+ *
+ * @example
+ * ```ts
+ * await inspectionKey("data:application/typescript;base64,…", "tool"); // "tool:9f86d081…"
+ * ```
+ */
+export async function inspectionKey(url: string, as: "tool" | "skill"): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(url));
+  return `${as}:${Buffer.from(digest).toString("hex")}`;
 }

@@ -45,6 +45,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
+  /** `performance.now()` when the request arrived (the fake runs in the caller's process). */
+  arrived: number;
   /** Milliseconds the fake spent on the request, from arrival to its last byte. */
   duration_ms?: number;
 }
@@ -106,6 +108,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
       path: url.pathname,
       headers: Object.fromEntries(request.headers),
       body,
+      arrived,
     };
     requests.push(record);
     const finished = () => record.duration_ms = performance.now() - arrived;

@@ -19,16 +19,12 @@ async function tempMemory(yaml = "") {
   const home = await tempHome(yaml);
   const { config } = await loadConfig({ home: home.home, env: {} });
   const db = openDatabase(`${home.home}/hob.db`);
-  const memory = new Memory({
-    home: home.home,
-    db,
-    config,
-    now: () => NOW,
-    embedder: fakeEmbedder(),
-  });
+  const embedder = fakeEmbedder();
+  const memory = new Memory({ home: home.home, db, config, now: () => NOW, embedder });
   return {
     home: home.home,
     memory,
+    embedder,
     async [Symbol.asyncDispose]() {
       await memory.close();
       db.close();
@@ -102,4 +98,25 @@ Deno.test("Memory.watch indexes a file edited outside hob within moments", async
     hits = await t.memory.search("flowerpot key", { mode: "keyword" });
   }
   assertEquals(hits.length, 1, "found within 6 s");
+});
+
+Deno.test("Memory.context reads a bounded query: a 400 KB message costs what a question does, and its last line still finds notes", async () => {
+  await using t = await tempMemory();
+  await Deno.writeTextFile(
+    `${t.home}/memory/travel.md`,
+    "# Travel\n\n## Kyoto\nThe ryokan in Kyoto is booked for April.\n",
+  );
+  await t.memory.index.sync(undefined, true);
+  const message = `Here is the report:\n${
+    "quarterly figures went up ".repeat(16_000)
+  }\nAnd the ryokan?`;
+  assert(message.length > 400_000);
+  const calls = t.embedder.calls;
+  const before = calls.length;
+  const context = await t.memory.context(message);
+  assertStringIncludes(context, "travel.md");
+  const embedded = calls.slice(before).flat();
+  assertEquals(embedded.length, 1, "one query embedded");
+  assert(embedded[0].length <= 200 + 3, `the embedder got ${embedded[0].length} characters`);
+  assert(embedded[0].endsWith("And the ryokan?"), embedded[0]);
 });

@@ -3,6 +3,7 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, tempRuntime } from "../helpers/home.ts";
+import { openRuntime } from "../../src/runtime/runtime.ts";
 
 const tool = (name: string, extra = "", body = `return "ok from ${name}";`) =>
   `export default {
@@ -79,4 +80,67 @@ Deno.test("user tools are reloaded when their files change", async () => {
   await waitFor(() => toolbox.registry.get("live")?.description === "a changed tool", "changed");
   await Deno.remove(file);
   await waitFor(() => toolbox.registry.get("live") === undefined, "removed");
+});
+
+Deno.test("a user tool is inspected in a process once per content; the policy is checked at every load", async () => {
+  await using fake = startFakeOpenAI();
+  const yaml = fakeProviderYaml(fake.url, "tools: { user_tools: { net: [api.example.com] } }");
+  await using env = await tempRuntime(yaml);
+  const home = env.home.home;
+  await Deno.writeTextFile(`${home}/tools/first.ts`, tool("first"));
+  await Deno.writeTextFile(
+    `${home}/tools/second.ts`,
+    tool("second", `permissions: { net: ["api.example.com"] },`),
+  );
+  const { toolbox } = env.runtime;
+  let inspected = 0;
+  const exchange = toolbox.spawner.exchange.bind(toolbox.spawner);
+  toolbox.spawner.exchange = (...args) => {
+    inspected++;
+    return exchange(...args);
+  };
+  const sources = async () => {
+    let count = 0;
+    for (const dir of ["tools", "skills"]) {
+      for await (const entry of Deno.readDir(`${home}/${dir}`)) {
+        if (entry.name.endsWith(".ts")) count++;
+      }
+    }
+    return count;
+  };
+  const cached = () =>
+    env.runtime.db.prepare("SELECT key FROM kv WHERE key LIKE 'inspection:%'").all().length;
+
+  await toolbox.reload();
+  assert(toolbox.registry.get("first") && toolbox.registry.get("second"));
+  assertEquals(toolbox.problems(), []);
+  assertEquals(inspected, await sources(), "each source inspected once");
+  assertEquals(cached(), await sources());
+
+  const firstLoad = inspected;
+  await toolbox.reload();
+  assertEquals(inspected, firstLoad, "unchanged sources are not inspected again");
+
+  await Deno.writeTextFile(`${home}/tools/first.ts`, tool("first", "", `return "changed";`));
+  await Deno.remove(`${home}/tools/second.ts`);
+  await toolbox.reload();
+  assertEquals(inspected, firstLoad + 1, "a changed source is inspected again");
+  assertEquals(cached(), await sources(), "what no file holds is forgotten");
+
+  // A description from the cache still meets the user's policy at load: here, a stricter one.
+  await Deno.writeTextFile(
+    `${home}/tools/second.ts`,
+    tool("second", `permissions: { net: ["api.example.com"] },`),
+  );
+  await toolbox.reload();
+  assert(toolbox.registry.get("second"));
+  await Deno.writeTextFile(`${home}/hob.yaml`, fakeProviderYaml(fake.url));
+  const stricter = await openRuntime({ home, env: {} });
+  try {
+    await stricter.toolbox.reload();
+    assert(!stricter.toolbox.registry.get("second"), "refused by the stricter policy");
+    assertMatch(stricter.toolbox.problems()[0].error, /asks for net access to api\.example\.com/);
+  } finally {
+    await stricter.close();
+  }
 });
