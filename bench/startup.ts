@@ -217,7 +217,7 @@ function alternate(count: number, round: number): number[] {
 }
 
 /** The flags `deno task hob` runs main.ts with, from the deno.json at `root`. */
-function hobFlags(root: string): string[] {
+export function hobFlags(root: string): string[] {
   const manifest = JSON.parse(Deno.readTextFileSync(`${root}/deno.json`));
   const words = String(manifest.tasks.hob).split(/\s+/);
   return words.slice(words.indexOf("run") + 1, words.indexOf("main.ts"));
@@ -233,7 +233,7 @@ function cleanEnv(): Record<string, string> {
   return env;
 }
 
-function spawn(cwd: string, args: string[]): Deno.ChildProcess {
+export function spawn(cwd: string, args: string[]): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args,
     cwd,
@@ -253,7 +253,7 @@ async function timeFloor(flags: string[]): Promise<number> {
 }
 
 /** Runs `hob <args>` to its end; a failure ends the run, with what hob said. */
-async function timeCommand(launch: Launch, args: string[]): Promise<number> {
+export async function timeCommand(launch: Launch, args: string[]): Promise<number> {
   const started = performance.now();
   const { code, stderr } = await spawn(launch.root, ["run", ...launch.flags, "main.ts", ...args])
     .output();
@@ -294,7 +294,7 @@ async function timeServe(
   }
 }
 
-async function untilHealthy(port: number, deadline: number): Promise<void> {
+export async function untilHealthy(port: number, deadline: number): Promise<void> {
   while (true) {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/api/health`);
@@ -327,7 +327,7 @@ async function untilFirstToken(port: number, token: string): Promise<void> {
   await response.body.cancel().catch(() => {});
 }
 
-function freePort(): number {
+export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
@@ -335,7 +335,7 @@ function freePort(): number {
 }
 
 /** A home made by the revision's own `hob init`, its model served by the fake. */
-async function templateHome(launch: Launch, home: string): Promise<string> {
+export async function templateHome(launch: Launch, home: string): Promise<string> {
   await timeCommand(launch, ["init", "--home", home]);
   await Deno.writeTextFile(`${home}/hob.yaml`, fakeProviderYaml(launch.fake.url));
   return home;

@@ -17,7 +17,7 @@ import { EmbeddingQueue } from "./embedding_queue.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
 import { indexFile, type IndexProgress, listMarkdown, removeFile } from "./indexing.ts";
 import { countChunks, keywordRanking, snippet } from "./keyword_search.ts";
-import { loadSignatures, type Signatures, vectorRanking } from "./vector_search.ts";
+import { loadSignatures, QueryVectors, type Signatures, vectorRanking } from "./vector_search.ts";
 
 // What other areas import from here, defined beside the step they belong to.
 export { defaultFusion, type Fusion } from "./fusion.ts";
@@ -97,6 +97,8 @@ export class MemoryIndex {
   readonly #vectors: EmbeddingQueue;
   /** Cached for the vector search; dropped whenever vectors change. */
   #signatures: Signatures | null = null;
+  /** The latest queries' vectors. */
+  #queryVectors: QueryVectors | undefined;
   /** Cached for the keyword search; dropped whenever chunks change. */
   #chunkCount: number | null = null;
   readonly #fusion: Fusion;
@@ -237,6 +239,12 @@ export class MemoryIndex {
     const { limit = 5, perFile = 2, mode = "hybrid", waitForEmbedder = true } = options;
     const useVectors = mode !== "keyword" && this.#embedder !== null &&
       (waitForEmbedder || this.#embedder.isReady());
+    // Not loaded (not yet, or unloaded while unused): this search goes without, the next has it.
+    if (mode !== "keyword" && this.#embedder && !useVectors) {
+      this.#embedder.load().catch((error) =>
+        this.#warn(`the embedder does not load: ${error.message}`)
+      );
+    }
     // A chunk written a moment ago (remember_this) should be findable by meaning.
     if (useVectors && waitForEmbedder) await this.#awaitPendingVectors();
     // The query's embedding is computed in the embedder's Worker while BM25 runs here.
@@ -281,9 +289,10 @@ export class MemoryIndex {
   }
 
   #vectorRanking(query: string): Promise<Scored[]> {
+    this.#queryVectors ??= new QueryVectors(this.#embedder!);
     return vectorRanking(
       this.#sql,
-      this.#embedder!,
+      (text) => this.#queryVectors!.embed(text),
       query,
       () => this.#signatures ??= loadSignatures(this.#sql, this.#embedder?.id ?? ""),
     );

@@ -20,17 +20,18 @@ function load(): Promise<Model> {
   return model;
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; texts?: string[] }>) => {
-  const { id, texts } = event.data;
+// One request at a time (the embedder posts the next after the answer): texts, or none to load.
+self.onmessage = async (event: MessageEvent<{ texts?: string[] }>) => {
+  const { texts } = event.data;
   try {
     const loaded = await load();
     if (!texts) {
-      self.postMessage({ id, ok: true, vectors: [] });
+      self.postMessage({ ok: true, vectors: [] });
       return;
     }
     const vectors = (await loaded.embed(texts)).map((v) => Float32Array.from(v));
-    self.postMessage({ id, ok: true, vectors }, vectors.map((v) => v.buffer));
+    self.postMessage({ ok: true, vectors }, vectors.map((v) => v.buffer));
   } catch (error) {
-    self.postMessage({ id, ok: false, error: (error as Error).message ?? String(error) });
+    self.postMessage({ ok: false, error: (error as Error).message ?? String(error) });
   }
 };

@@ -21,6 +21,37 @@ const COARSE_WORDS = 4;
 /** Runs SQL through the index's prepared statements. */
 type Sql = (sql: string) => StatementSync;
 
+/** Query vectors kept by {@linkcode QueryVectors}: a turn's lookup, then a search for the same words. */
+const CACHED_QUERIES = 64;
+
+/**
+ * A query's vector, by its text: the few most recent are kept, so asking the
+ * same thing again (a retried turn, a search repeated) skips the model.
+ */
+export class QueryVectors {
+  readonly #embedder: Embedder;
+  readonly #recent = new Map<string, Promise<Float32Array>>();
+
+  constructor(embedder: Embedder) {
+    this.#embedder = embedder;
+  }
+
+  embed(query: string): Promise<Float32Array> {
+    // The model reads only its first maxChars; both ends of a long query say more than its head.
+    const text = boundedQuery(query, this.#embedder.maxChars);
+    let vector = this.#recent.get(text);
+    this.#recent.delete(text);
+    vector ??= this.#embedder.embed([text], "query").then(([v]) => v);
+    this.#recent.set(text, vector);
+    // A failure is not kept: the next search asks again.
+    vector.catch(() => this.#recent.delete(text));
+    if (this.#recent.size > CACHED_QUERIES) {
+      this.#recent.delete(this.#recent.keys().next().value!);
+    }
+    return vector;
+  }
+}
+
 /** Sign-bit signatures of every window, in memory, for the first pass. */
 export interface Signatures {
   chunkIds: Int32Array;
@@ -32,23 +63,26 @@ export interface Signatures {
 
 /** Reads every window's signature of one embedder into memory (the caller caches it). */
 export function loadSignatures(sql: Sql, embedderId: string): Signatures {
+  const { count, bytes } = sql(
+    "SELECT COUNT(*) AS count, MAX(length(bits)) AS bytes FROM memory_vectors WHERE embedder = ?",
+  ).get(embedderId) as { count: number; bytes: number | null };
+  const words = (bytes ?? 0) / 4;
+  const bits = new Uint32Array(count * words);
+  const chunkIds = new Int32Array(count);
+  const rowids = new Float64Array(count);
+  // Row by row into the arrays: 200,000 windows never become 200,000 objects at once.
   const rows = sql("SELECT rowid, chunk_id, bits FROM memory_vectors WHERE embedder = ?")
-    .all(embedderId) as { rowid: number; chunk_id: number; bits: Uint8Array }[];
-  const words = rows.length > 0 ? rows[0].bits.byteLength / 4 : 0;
-  const bits = new Uint32Array(rows.length * words);
-  const chunkIds = new Int32Array(rows.length);
-  const rowids = new Float64Array(rows.length);
-  rows.forEach((row, i) => {
+    .iterate(embedderId) as Iterable<{ rowid: number; chunk_id: number; bits: Uint8Array }>;
+  let i = 0;
+  for (const row of rows) {
+    if (i === count) break; // a row written since the count waits for the next load
     chunkIds[i] = row.chunk_id;
     rowids[i] = row.rowid;
-    bits.set(
-      new Uint32Array(
-        row.bits.buffer.slice(row.bits.byteOffset, row.bits.byteOffset + row.bits.byteLength),
-      ),
-      i * words,
-    );
-  });
-  return { chunkIds, rowids, bits, words };
+    const bytes = new Uint8Array(bits.buffer, i * words * 4, words * 4);
+    bytes.set(row.bits.subarray(0, words * 4));
+    i++;
+  }
+  return { chunkIds: chunkIds.subarray(0, i), rowids: rowids.subarray(0, i), bits, words };
 }
 
 /**
@@ -58,12 +92,11 @@ export function loadSignatures(sql: Sql, embedderId: string): Signatures {
  */
 export async function vectorRanking(
   sql: Sql,
-  embedder: Embedder,
+  embedQuery: (query: string) => Promise<Float32Array>,
   query: string,
   signatures: () => Signatures,
 ): Promise<Scored[]> {
-  // The model reads only its first maxChars; both ends of a long query say more than its head.
-  const [vector] = await embedder.embed([boundedQuery(query, embedder.maxChars)], "query");
+  const vector = await embedQuery(query);
   const loaded = signatures();
   const count = loaded.chunkIds.length;
   if (count === 0) return [];

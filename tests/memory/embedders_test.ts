@@ -74,3 +74,40 @@ Deno.test("createUseLiteEmbedder loads offline and survives empty texts", async 
     embedder.close();
   }
 });
+
+Deno.test("createUseLiteEmbedder answers a query before the documents waiting, and unloads when unused", async () => {
+  const { createUseLiteEmbedder } = await import("../../src/memory/use_lite.ts");
+  const embedder = createUseLiteEmbedder({ idleUnloadMs: 50 });
+  try {
+    await embedder.load();
+    assert(embedder.isReady());
+    const answered: string[] = [];
+    const documents = embedder.embed(
+      Array.from({ length: 24 }, (_, i) => `Note ${i}: the spare key is under the flowerpot.`),
+      "document",
+    ).then((vectors) => {
+      answered.push("documents");
+      return vectors;
+    });
+    const query = embedder.embed(["where is the key?"], "query").then((vectors) => {
+      answered.push("query");
+      return vectors;
+    });
+    const [docs, [vector]] = await Promise.all([documents, query]);
+    assertEquals(answered, ["query", "documents"], "the query did not wait for 24 documents");
+    assertEquals([docs.length, vector.length], [24, 512]);
+    // Identical text embeds identically, whether asked as one of many or alone.
+    const [again] = await embedder.embed(
+      ["Note 3: the spare key is under the flowerpot."],
+      "query",
+    );
+    assert(Math.abs(1 - again.reduce((sum, x, i) => sum + x * docs[3][i], 0)) < 1e-4);
+
+    while (embedder.isReady()) await new Promise((resolve) => setTimeout(resolve, 20));
+    const [reloaded] = await embedder.embed(["where is the key?"], "query");
+    assert(Math.abs(1 - reloaded.reduce((sum, x, i) => sum + x * vector[i], 0)) < 1e-4);
+    assert(embedder.isReady(), "loaded again on use");
+  } finally {
+    embedder.close();
+  }
+});

@@ -118,3 +118,14 @@ Deno.test("MemoryIndex returns at most a few chunks per file", async () => {
   assertEquals(hits.filter((h) => h.path === "garden.md").length, 2);
   assertEquals(hits.map((h) => h.path).includes("other.md"), true);
 });
+
+Deno.test("MemoryIndex embeds a query asked again only once", async () => {
+  await using t = await tempIndex({ "bread.md": RECIPE });
+  await t.index.sync(undefined, true);
+  const before = t.embedder!.calls.length;
+  const first = await t.index.search("proof the dough");
+  const again = await t.index.search("proof the dough");
+  await t.index.search("olive oil");
+  assertEquals(again, first);
+  assertEquals(t.embedder!.calls.slice(before), [["proof the dough"], ["olive oil"]]);
+});
