@@ -2,20 +2,24 @@
  * Loading the configuration in layers: defaults < HOME/hob.yaml < environment.
  * Every problem becomes one ConfigError naming the key, where it came from (the
  * file and line, or the environment variable) and what was expected.
+ *
+ * hob.yaml is parsed and validated (parse.ts: the YAML parser and the schema,
+ * ~100 ms to load) only when it changed: what the schema made of it is kept
+ * in HOME/.cache/config.json under a key of everything it depends on — the
+ * file's text, the overriding variables, and the program that read it — and
+ * any command that finds the same key starts from that.
  */
 
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import YAML from "yaml";
-import type { z } from "zod";
 import {
   BUILTIN_PROVIDERS,
-  configSchema,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
-  type HobConfig,
   PROVIDER_TYPES,
   type ProviderConfig,
-} from "./schema.ts";
+} from "./providers.ts";
+import type { HobConfig, ParsedConfig } from "./schema.ts";
 
 /** A configuration problem a user can fix; the message is one line. */
 export class ConfigError extends Error {
@@ -48,7 +52,7 @@ export interface LoadedConfig {
 }
 
 /** Environment variables that override single keys, and the key each sets. */
-const ENV_OVERRIDES = [
+export const ENV_OVERRIDES = [
   { name: "HOB_MODEL", key: ["model"], kind: "string" },
   { name: "HOB_HOST", key: ["server", "host"], kind: "string" },
   { name: "HOB_PORT", key: ["server", "port"], kind: "port" },
@@ -69,19 +73,93 @@ export async function loadConfig(
   const env = options.env ?? Deno.env.toObject();
   const path = join(options.home, "hob.yaml");
   const { text, fileExists } = await readConfigFile(path);
-  const { doc, lines, data } = parseYaml(text, path);
-  const fromEnv = applyEnvOverrides(data, env);
-  const origin: Origin = { path, doc, lines, fromEnv };
-  const result = configSchema.safeParse(data);
-  if (!result.success) throw describeIssue(result.error.issues[0], origin);
-  const parsed = result.data;
-  const providers = completeProviders(parsed.providers, env, origin);
-  checkEmbedder(parsed.memory.embedder, providers, origin);
-  return {
-    config: { ...parsed, providers },
-    path,
-    fileExists,
+  const key = await snapshotKey(text, env);
+  const kept = await readSnapshot(options.home, key);
+  if (kept) {
+    try {
+      return { config: complete(kept, env, unlocated), path, fileExists };
+    } catch {
+      // Read it afresh below, which says where the problem is.
+    }
+  }
+  const { parseConfig } = await import("./parse.ts");
+  const { parsed, blame } = parseConfig(text, path, env);
+  const config = complete(parsed, env, blame);
+  await writeSnapshot(options.home, key, parsed);
+  return { config, path, fileExists };
+}
+
+/**
+ * Builds the error for a problem with `key` (dotted; `nodePath` its parts in
+ * hob.yaml), naming where the bad value came from.
+ */
+export type Blame = (key: string, nodePath: string[], problem: string) => ConfigError;
+
+/** Blames no line: only for a kept configuration, whose problems are read afresh. */
+const unlocated: Blame = (key, _nodePath, problem) => new ConfigError("hob.yaml", key, problem);
+
+/** The schema's output with the providers completed from the built-ins and the environment. */
+function complete(
+  parsed: ParsedConfig,
+  env: Record<string, string | undefined>,
+  blame: Blame,
+): HobConfig {
+  const providers = completeProviders(parsed.providers, env, blame);
+  checkEmbedder(parsed.memory.embedder, providers, blame);
+  return { ...parsed, providers };
+}
+
+/** Where the validated configuration is kept, in the home. */
+const SNAPSHOT = ".cache/config.json";
+
+/**
+ * The key of a validated configuration: hob.yaml's text, the variables that
+ * override its keys, and the program that read it (this Deno, and these
+ * modules' files when hob runs from source), so a change to any re-reads it.
+ */
+async function snapshotKey(text: string, env: Record<string, string | undefined>): Promise<string> {
+  const stamp = async (path: string | URL) => {
+    try {
+      return (await Deno.stat(path)).mtime?.getTime() ?? 0;
+    } catch {
+      return 0; // a compiled hob's modules are not files; its executable is
+    }
   };
+  const sources = ["./load.ts", "./parse.ts", "./schema.ts", "./providers.ts"]
+    .map((file) => new URL(file, import.meta.url))
+    .filter((url) => url.protocol === "file:");
+  const material = JSON.stringify({
+    text,
+    overrides: ENV_OVERRIDES.map((override) => env[override.name] ?? null),
+    deno: Deno.version.deno,
+    program: await Promise.all([Deno.execPath(), ...sources].map(stamp)),
+  });
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
+  return Buffer.from(digest).toString("hex");
+}
+
+/** The configuration kept under `key`, or undefined (none, another key, unreadable). */
+async function readSnapshot(home: string, key: string): Promise<ParsedConfig | undefined> {
+  try {
+    const kept = JSON.parse(await Deno.readTextFile(join(home, SNAPSHOT)));
+    return kept?.key === key ? kept.config as ParsedConfig : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `config` under `key` (readable by the owner only, as hob.yaml's secrets); best effort. */
+async function writeSnapshot(home: string, key: string, config: ParsedConfig): Promise<void> {
+  const file = join(home, SNAPSHOT);
+  const temp = `${file}.${crypto.randomUUID()}`;
+  try {
+    await Deno.mkdir(join(home, ".cache"), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(temp, JSON.stringify({ key, config }), { mode: 0o600 });
+    await Deno.rename(temp, file);
+  } catch {
+    // A home that cannot be written (or is gone) reads hob.yaml afresh next time.
+    await Deno.remove(temp).catch(() => {});
+  }
 }
 
 /** hob.yaml's text, or "" when there is none. */
@@ -100,71 +178,11 @@ async function readConfigFile(path: string): Promise<{ text: string; fileExists:
   }
 }
 
-/** The YAML document (kept to find lines for errors) and its top-level mapping. */
-function parseYaml(
-  text: string,
-  path: string,
-): { doc: YAML.Document; lines: YAML.LineCounter; data: Record<string, unknown> } {
-  const lines = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, {
-    lineCounter: lines,
-    prettyErrors: false,
-  });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0];
-    const { line, col } = lines.linePos(error.pos[0]);
-    throw new ConfigError(
-      `${path}:${line}:${col}`,
-      "",
-      `invalid YAML: ${error.message.split("\n")[0]}`,
-    );
-  }
-  const raw: unknown = doc.toJS() ?? {};
-  if (typeof raw !== "object" || Array.isArray(raw)) {
-    throw new ConfigError(
-      path,
-      "",
-      "expected a mapping of keys at the top level",
-    );
-  }
-  return { doc, lines, data: raw as Record<string, unknown> };
-}
-
-/**
- * The environment layer: sets the keys its variables name in `data`, and
- * returns which keys it set (by dotted key, the variable's name), to blame it
- * for them.
- */
-function applyEnvOverrides(
-  data: Record<string, unknown>,
-  env: Record<string, string | undefined>,
-): Map<string, string> {
-  const fromEnv = new Map<string, string>();
-  for (const override of ENV_OVERRIDES) {
-    const value = env[override.name];
-    if (value === undefined || value === "") continue;
-    let parsed: string | number = value;
-    if (override.kind === "port") {
-      parsed = Number(value);
-      if (!/^\d+$/.test(value) || parsed > 65_535) {
-        throw new ConfigError(
-          `environment variable ${override.name}`,
-          override.key.join("."),
-          `expected a port number 0-65535, got '${value}'`,
-        );
-      }
-    }
-    setIn(data, override.key, parsed);
-    fromEnv.set(override.key.join("."), override.name);
-  }
-  return fromEnv;
-}
-
 /** The built-in providers and hob.yaml's, each with every field filled in. */
 function completeProviders(
-  own: z.output<typeof configSchema>["providers"],
+  own: ParsedConfig["providers"],
   env: Record<string, string | undefined>,
-  origin: Origin,
+  blame: Blame,
 ): Record<string, ProviderConfig> {
   const providers: Record<string, ProviderConfig> = {};
   const names = new Set([
@@ -172,7 +190,7 @@ function completeProviders(
     ...Object.keys(own),
   ]);
   for (const name of names) {
-    providers[name] = completeProvider(name, own[name] ?? {}, env, origin);
+    providers[name] = completeProvider(name, own[name] ?? {}, env, blame);
   }
   return providers;
 }
@@ -180,18 +198,17 @@ function completeProviders(
 /** One provider: hob.yaml's fields over the built-in's, then the defaults. */
 function completeProvider(
   name: string,
-  own: z.output<typeof configSchema>["providers"][string],
+  own: ParsedConfig["providers"][string],
   env: Record<string, string | undefined>,
-  origin: Origin,
+  blame: Blame,
 ): ProviderConfig {
   const builtin = BUILTIN_PROVIDERS[name];
   const type = own.type ?? builtin?.type;
   if (!type) {
-    throw locate(
+    throw blame(
       `providers.${name}.type`,
       ["providers", name],
       `required for a provider that is not built in: one of ${PROVIDER_TYPES.join(", ")}`,
-      origin,
     );
   }
   const keyEnv = own.api_key_env ?? builtin?.api_key_env;
@@ -210,11 +227,10 @@ function completeProvider(
     builtin: builtin !== undefined,
   };
   if (type !== "claude-cli" && !provider.base_url) {
-    throw locate(
+    throw blame(
       `providers.${name}.base_url`,
       ["providers", name],
       "required for an openai or anthropic provider, e.g. 'http://127.0.0.1:9000/v1'",
-      origin,
     );
   }
   return provider;
@@ -224,88 +240,15 @@ function completeProvider(
 function checkEmbedder(
   embedder: string,
   providers: Record<string, ProviderConfig>,
-  origin: Origin,
+  blame: Blame,
 ): void {
   if (!/^[^:]+\/./.test(embedder) || embedder.startsWith("transformers:")) return;
   const provider = embedder.slice(0, embedder.indexOf("/"));
   if (!providers[provider] || providers[provider].type !== "openai") {
-    throw locate(
+    throw blame(
       "memory.embedder",
       ["memory", "embedder"],
       `'${provider}' is not an OpenAI-compatible provider in providers:`,
-      origin,
     );
   }
-}
-
-interface Origin {
-  path: string;
-  doc: YAML.Document;
-  lines: YAML.LineCounter;
-  fromEnv: Map<string, string>;
-}
-
-function describeIssue(issue: z.core.$ZodIssue, origin: Origin): ConfigError {
-  const keyPath = issue.path.map(String);
-  if (issue.code === "unrecognized_keys") {
-    const unknown = issue.keys[0];
-    return locate(
-      [...keyPath, unknown].join("."),
-      [...keyPath, unknown],
-      "unknown key — check its spelling against docs/configuration.md",
-      origin,
-    );
-  }
-  return locate(keyPath.join("."), keyPath, issue.message, origin);
-}
-
-/** Builds the error, blaming the environment variable or the file line that set the key. */
-function locate(
-  key: string,
-  nodePath: string[],
-  problem: string,
-  origin: Origin,
-): ConfigError {
-  for (const [envKey, envName] of origin.fromEnv) {
-    if (key === envKey || key.startsWith(`${envKey}.`)) {
-      return new ConfigError(`environment variable ${envName}`, key, problem);
-    }
-  }
-  // The deepest part of the path the file has: a missing key is blamed on its parent.
-  for (let n = nodePath.length; n > 0; n--) {
-    const offset = keyOffset(origin.doc, nodePath.slice(0, n));
-    if (offset !== undefined) {
-      const { line } = origin.lines.linePos(offset);
-      return new ConfigError(`${origin.path}:${line}`, key, problem);
-    }
-  }
-  return new ConfigError(origin.path, key, problem);
-}
-
-/** Where the key (not the value) at `path` starts, so errors point at the key's line. */
-function keyOffset(doc: YAML.Document, path: string[]): number | undefined {
-  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-  if (!YAML.isMap(parent)) return undefined;
-  for (const item of parent.items) {
-    if (YAML.isScalar(item.key) && String(item.key.value) === path.at(-1)) {
-      return item.key.range?.[0];
-    }
-  }
-  return undefined;
-}
-
-function setIn(
-  target: Record<string, unknown>,
-  path: readonly string[],
-  value: unknown,
-): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) {
-    const next = node[key];
-    if (typeof next !== "object" || next === null || Array.isArray(next)) {
-      node[key] = {};
-    }
-    node = node[key] as Record<string, unknown>;
-  }
-  node[path[path.length - 1]] = value;
 }

@@ -6,9 +6,23 @@
 
 import { z } from "zod";
 
-/** The kinds of provider hob can talk to. */
-export const PROVIDER_TYPES = ["openai", "anthropic", "claude-cli"] as const;
-export type ProviderType = typeof PROVIDER_TYPES[number];
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  PROVIDER_TYPES,
+  type ProviderConfig,
+} from "./providers.ts";
+
+export {
+  BUILTIN_PROVIDERS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  PROVIDER_TYPES,
+  type ProviderConfig,
+  type ProviderType,
+} from "./providers.ts";
 
 /**
  * How much of a hob.yaml value may be shown (`hob config show`, `GET /api/status`,
@@ -50,13 +64,6 @@ function credentialArgs<T extends z.ZodType>(schema: T): T {
 function notSecret<T extends z.ZodType>(schema: T): T {
   return marked(schema, "public");
 }
-
-/** Default for how many times a failed request (429, 5xx, network) is retried. */
-const DEFAULT_MAX_RETRIES = 2;
-/** Default for how long one model request may take before it is abandoned. */
-const DEFAULT_TIMEOUT_MS = 120_000;
-/** Default for the tokens reserved for a reply; also what a provider that needs a cap asks for when a request sets none. */
-const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
 const providerSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPES).optional().describe(
@@ -408,60 +415,10 @@ export const configSchema = z.strictObject({
 /** hob.yaml as written: what the schema accepts. */
 export type ConfigFile = z.input<typeof configSchema>;
 
-/** A provider after defaults and the built-ins are applied. */
-export interface ProviderConfig {
-  name: string;
-  type: ProviderType;
-  base_url?: string;
-  api_key?: string;
-  /** The environment variable the key came from (or should come from). */
-  api_key_env?: string;
-  headers: Record<string, string>;
-  models: string[];
-  command?: string;
-  timeout_ms: number;
-  max_retries: number;
-  builtin: boolean;
-}
+/** What the schema makes of hob.yaml: every key with its default, the providers as written. */
+export type ParsedConfig = z.output<typeof configSchema>;
 
 /** The effective configuration: hob.yaml's keys with defaults, the providers completed. */
 export type HobConfig = Omit<z.output<typeof configSchema>, "providers"> & {
   providers: Record<string, ProviderConfig>;
 };
-
-type BuiltinProvider = Omit<
-  ProviderConfig,
-  "name" | "builtin" | "timeout_ms" | "max_retries" | "headers" | "models"
->;
-
-/** Providers that work without configuration; hob.yaml may override any field. */
-export const BUILTIN_PROVIDERS: Record<string, BuiltinProvider> = {
-  ollama: {
-    type: "openai",
-    base_url: "http://localhost:11434/v1",
-    api_key: "ollama",
-  },
-  lmstudio: {
-    type: "openai",
-    base_url: "http://localhost:1234/v1",
-    api_key: "lm-studio",
-  },
-  openrouter: {
-    type: "openai",
-    base_url: "https://openrouter.ai/api/v1",
-    api_key_env: "OPENROUTER_API_KEY",
-  },
-  openai: {
-    type: "openai",
-    base_url: "https://api.openai.com/v1",
-    api_key_env: "OPENAI_API_KEY",
-  },
-  anthropic: {
-    type: "anthropic",
-    base_url: "https://api.anthropic.com",
-    api_key_env: "ANTHROPIC_API_KEY",
-  },
-  "claude-cli": { type: "claude-cli", command: "claude" },
-};
-
-export { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS };

@@ -97,6 +97,8 @@ export class MemoryIndex {
   readonly #vectors: EmbeddingQueue;
   /** Cached for the vector search; dropped whenever vectors change. */
   #signatures: Signatures | null = null;
+  /** Set by `stop`: what fails after it was asked to. */
+  #stopped = false;
   /** The latest queries' vectors. */
   #queryVectors: QueryVectors | undefined;
   /** Cached for the keyword search; dropped whenever chunks change. */
@@ -241,9 +243,10 @@ export class MemoryIndex {
       (waitForEmbedder || this.#embedder.isReady());
     // Not loaded (not yet, or unloaded while unused): this search goes without, the next has it.
     if (mode !== "keyword" && this.#embedder && !useVectors) {
-      this.#embedder.load().catch((error) =>
-        this.#warn(`the embedder does not load: ${error.message}`)
-      );
+      this.#embedder.load().catch((error) => {
+        // Closing the embedder ends a load in progress: nothing to report then.
+        if (!this.#stopped) this.#warn(`the embedder does not load: ${error.message}`);
+      });
     }
     // A chunk written a moment ago (remember_this) should be findable by meaning.
     if (useVectors && waitForEmbedder) await this.#awaitPendingVectors();
@@ -268,6 +271,7 @@ export class MemoryIndex {
    * missing are made at the next start); resolves when it has stopped.
    */
   stop(): Promise<void> {
+    this.#stopped = true;
     return this.#vectors.stop();
   }
 

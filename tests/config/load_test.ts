@@ -201,3 +201,51 @@ Deno.test("tools.web.dns_server is unset by default and takes an IP:port", async
     }
   });
 });
+
+Deno.test("loadConfig reads hob.yaml afresh only when it or an override changed", async () => {
+  await withHome("model: fake/one\nserver: { port: 9001 }\n", async (home) => {
+    const first = await loadConfig({ home, env: { OPENAI_API_KEY: "key-1" } });
+    const kept = JSON.parse(await Deno.readTextFile(`${home}/.cache/config.json`));
+    assertEquals(kept.config.server.port, 9001);
+    assertEquals((await Deno.stat(`${home}/.cache/config.json`)).mode! & 0o777, 0o600);
+    assertEquals(
+      JSON.stringify(kept).includes("key-1"),
+      false,
+      "keys from the environment are not kept",
+    );
+
+    // What the file says is kept; the environment's keys are read at every load.
+    const again = await loadConfig({ home, env: { OPENAI_API_KEY: "key-2" } });
+    assertEquals(again.config.providers.openai.api_key, "key-2");
+    assertEquals({ ...again.config, providers: {} }, { ...first.config, providers: {} });
+
+    // Proof that a kept configuration is used: tamper with it, keeping its key.
+    kept.config.agent.max_tool_iterations = 7;
+    await Deno.writeTextFile(`${home}/.cache/config.json`, JSON.stringify(kept));
+    assertEquals((await loadConfig({ home, env: {} })).config.agent.max_tool_iterations, 7);
+
+    // A change to the file, or to an overriding variable, reads it afresh.
+    assertEquals(
+      (await loadConfig({ home, env: { HOB_PORT: "9002" } })).config.agent.max_tool_iterations,
+      10,
+    );
+    kept.config.agent.max_tool_iterations = 7;
+    await Deno.writeTextFile(`${home}/.cache/config.json`, JSON.stringify(kept));
+    await Deno.writeTextFile(`${home}/hob.yaml`, "model: fake/two\n");
+    const changed = await loadConfig({ home, env: {} });
+    assertEquals([changed.config.model, changed.config.agent.max_tool_iterations], [
+      "fake/two",
+      10,
+    ]);
+
+    // A broken file is an error with its line, whatever was kept before.
+    await Deno.writeTextFile(`${home}/hob.yaml`, "model: fake/two\nserver:\n  port: eighty\n");
+    const error = await assertRejects(() => loadConfig({ home, env: {} }));
+    assert(error instanceof ConfigError && error.source.endsWith("hob.yaml:3"), String(error));
+
+    // An unreadable kept copy is no error.
+    await Deno.writeTextFile(`${home}/hob.yaml`, "model: fake/three\n");
+    await Deno.writeTextFile(`${home}/.cache/config.json`, "{ not json");
+    assertEquals((await loadConfig({ home, env: {} })).config.model, "fake/three");
+  });
+});

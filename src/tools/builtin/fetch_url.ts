@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { markUntrusted } from "../../core/untrusted.ts";
-import type { AddressPolicy } from "../web/address.ts";
-import type { PinnedResponse } from "../web/pinned_http.ts";
+import { type AddressPolicy, resolveFetchable } from "../web/address.ts";
+import { pinnedGet, type PinnedResponse } from "../web/pinned_http.ts";
 
 /** Characters kept for HTML, JSON and other text. */
 const HTML_CAP = 15_000;
@@ -38,11 +38,6 @@ export default defineTool({
     url: z.url({ protocol: /^https?$/ }).describe("http or https URL"),
   }),
   async run({ url }, context) {
-    // Node's http, DNS and zlib load when a page is fetched, not whenever the tool list is read.
-    const [{ resolveFetchable }, { pinnedGet }] = await Promise.all([
-      import("../web/address.ts"),
-      import("../web/pinned_http.ts"),
-    ]);
     const policy = {
       allow_private: false,
       allow_hosts: [],
