@@ -26,6 +26,8 @@ export interface StartupFigure {
   /** What `deno task bench <name>` selects it by. */
   name: string;
   label: string;
+  /** Whether the figure reads a home (`--version` does not: it is measured once). */
+  usesHome?: false;
   /** Milliseconds from launch, for hob at `launch` on the fresh `home`. */
   measure(launch: Launch, home: string): Promise<number>;
 }
@@ -57,6 +59,7 @@ export const STARTUP_FIGURES: StartupFigure[] = [
   {
     name: "version",
     label: "hob --version",
+    usesHome: false,
     measure: (launch) => timeCommand(launch, ["--version"]),
   },
   {
@@ -128,19 +131,27 @@ export async function measureStartup(options: StartupOptions): Promise<StartupRe
       flags: hobFlags(revision.root),
       fake,
     }));
-    const templates = await Promise.all(
-      launches.map((launch, i) => templateHome(launch, `${scratch}/template-${i}`)),
+    // Each figure on a home hob never opened (its first start) and on one it has (every day).
+    const templates = await Promise.all(launches.map(async (launch, i) => {
+      const fresh = await templateHome(launch, `${scratch}/fresh-${i}`);
+      const used = await templateHome(launch, `${scratch}/used-${i}`);
+      await timeCommand(launch, ["tool", "list", "--home", used]);
+      return { fresh, used };
+    }));
+    const rows = figures.flatMap((figure) =>
+      (figure.usesHome === false ? ["fresh"] as const : ["fresh", "used"] as const)
+        .map((home) => ({ figure, home }))
     );
     const floors: number[] = [];
-    const samples = figures.map(() => revisions.map(() => [] as number[]));
+    const samples = rows.map(() => revisions.map(() => [] as number[]));
     for (let round = 0; round <= runs; round++) {
-      for (const [f, figure] of figures.entries()) {
+      for (const [f, row] of rows.entries()) {
         const floor = await timeFloor(launches[0].flags);
         if (round > 0) floors.push(floor);
         for (const r of alternate(revisions.length, round)) {
           const home = `${scratch}/home-${round}-${f}-${r}`;
-          await copyDirectory(templates[r], home);
-          const took = await figure.measure(launches[r], home);
+          await copyDirectory(templates[r][row.home], home);
+          const took = await row.figure.measure(launches[r], home);
           await Deno.remove(home, { recursive: true });
           if (round > 0) samples[f][r].push(took);
         }
@@ -150,8 +161,8 @@ export async function measureStartup(options: StartupOptions): Promise<StartupRe
       runs,
       floor: percentile(floors, 50),
       revisions: revisions.map((revision) => revision.label),
-      figures: figures.map((figure, f) => ({
-        label: figure.label,
+      figures: rows.map((row, f) => ({
+        label: row.home === "fresh" ? row.figure.label : `  …on a home used before`,
         medians: samples[f].map((times) => percentile(times, 50)),
       })),
     };
@@ -198,7 +209,7 @@ export function formatStartup(result: StartupResult): string {
     return row.join("  ");
   });
   return [
-    `start-up, medians of ${result.runs} launches on fresh homes · floor (an empty \`deno run\` with hob's flags, measured between them): ${
+    `start-up, medians of ${result.runs} launches, each on a home hob never opened and on one it has · floor (an empty \`deno run\` with hob's flags, measured between them): ${
       ms0(floor)
     }`,
     head.join("  "),

@@ -102,6 +102,7 @@ interface Serving {
 async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promise<Serving> {
   let runtime: Runtime | undefined;
   try {
+    await loadInSteps(SERVING_MODULES);
     const opened = await openServingHome(parsed);
     runtime = opened.runtime;
     // First, so the tools load (user tools in processes of their own) while the API loads.
@@ -113,12 +114,42 @@ async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promis
     const { host, startedAt } = listening;
     const app = createApp(runtime, { token: opened.token, host, page: webRoutes, startedAt });
     listening.gate.admit(app.fetch);
+    // What the first chat needs that nothing has loaded yet: the model's SDK, the tools.
+    const ready = runtime;
+    loadInSteps([() => ready.llm.prepare(ready.config.model), () => ready.toolbox.ready])
+      .catch(() => {/* the first chat says what is wrong */});
     return { runtime, token: opened.token, started };
   } catch (error) {
     listening.gate.refuse();
     await listening.server.shutdown();
     await runtime?.close();
     throw error;
+  }
+}
+
+/**
+ * What serving loads before it can answer more than health, heaviest
+ * libraries first. Each literal import is checked by `deno check`, so the
+ * list cannot name a module that is gone.
+ */
+const SERVING_MODULES: (() => Promise<unknown>)[] = [
+  () => import("zod"),
+  () => import("../store/database.ts"),
+  () => import("../app/app.ts"),
+  () => import("../runtime/runtime.ts"),
+  () => import("../http/app.ts"),
+  () => import("../web/routes.ts"),
+];
+
+/**
+ * Runs `steps` one after another, letting the event loop run before each: a
+ * module graph is evaluated in one piece, so a health check that arrives
+ * while hob loads waits for the step in progress, not for all of hob.
+ */
+async function loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
+  for (const step of steps) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await step();
   }
 }
 

@@ -63,6 +63,7 @@ export function createAnthropicProvider(
       }
     },
     listModels: (signal) => listAnthropicModels(provider, signal),
+    prepare: () => connect().then(() => {}, () => {}),
   };
 }
 

@@ -43,6 +43,7 @@ export function createOpenAiCompatProvider(
       }
     },
     listModels: (signal) => listOpenAiModels(provider, signal),
+    prepare: () => connect().then(() => {}, () => {}),
   };
 }
 

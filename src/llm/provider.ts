@@ -22,4 +22,6 @@ export interface ProviderAdapter {
   stream(model: string, request: LlmRequest): AsyncIterable<LlmEvent>;
   /** Lists the provider's models; throws a readable Error when it cannot. */
   listModels(signal: AbortSignal): Promise<ModelInfo[]>;
+  /** Loads what the first answer needs (an SDK), so it is not loaded then. Never throws. */
+  prepare?(): Promise<void>;
 }

@@ -36,6 +36,8 @@ export interface LlmRouter extends LlmPort {
   discover(signal?: AbortSignal): Promise<DiscoveryReport>;
   /** Why `model` cannot be used, or null when it names a configured provider. */
   checkModel(model: string): string | null;
+  /** Loads what `model`'s first answer needs, ahead of it. Never throws. */
+  prepare(model: string): Promise<void>;
 }
 
 /**
@@ -80,6 +82,10 @@ export function createLlmRouter(config: HobConfig): LlmRouter {
 
   return {
     checkModel,
+    prepare: async (model) => {
+      const { provider } = split(model);
+      if (!checkModel(model)) await adapterFor(config.providers[provider]).prepare?.();
+    },
 
     async *stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
       const problem = checkModel(request.model);
