@@ -1,14 +1,18 @@
 /**
  * `deno task bench [NAME…] [--compare REV] [--runs N]`: the benchmarks, each
- * time printed as itself and as a ratio to the floor — an empty `deno run`
- * with hob's flags — measured in the same run. A NAME is a group (`startup`,
- * `turn`, `tool-call`, `scheduling`, `page`, `size`) or one start-up figure
- * (`version`, `serve`, `status`, `cron`, `tools`, `first-token`); none means
- * all. `--compare REV` checks REV out beside this tree and takes the start-up
- * figures of both in turns, side by side.
+ * figure printed as itself and as a ratio to a floor measured in the same
+ * run: an empty `deno run` with hob's flags for times and memory, the model
+ * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
+ * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`) or one
+ * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
+ * `first-token`); none means all. `--compare REV` checks REV out beside this
+ * tree and takes the start-up figures of both in turns, side by side.
  */
 
 import { parseArgs } from "node:util";
+import { formatBigMessages, measureBigMessages } from "./big_message.ts";
+import { formatIndexing, measureIndexing } from "./indexing.ts";
+import { formatRss, measureRss } from "./rss.ts";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
 import { formatReleaseSize, measureReleaseSize } from "./release_size.ts";
 import { formatScheduling, measureScheduling } from "./scheduling.ts";
@@ -35,9 +39,12 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
     }
     return lines.join("\n");
   },
+  "big-message": async (floor) => formatBigMessages(await measureBigMessages(), floor),
   "tool-call": async (floor) => formatToolOverhead(await measureToolOverhead(), floor),
   scheduling: async (floor) => formatScheduling(await measureScheduling(), floor),
   page: async (floor) => formatPageLoad(await measurePageLoad(), floor),
+  rss: async () => formatRss(await measureRss()),
+  indexing: async () => formatIndexing(await measureIndexing()),
   size: async () => formatReleaseSize(await measureReleaseSize()),
 };
 

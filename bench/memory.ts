@@ -38,7 +38,7 @@ const CUMULATIVE = (() => {
   return VOCABULARY.map((v) => (sum += v.weight));
 })();
 
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   return () => {
     seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
     return seed / 2_147_483_648;
@@ -74,7 +74,11 @@ function query(random: () => number): string {
 }
 
 /** Writes `chunks` sections of ~900 characters, 20 to a file. */
-async function writeCorpus(dir: string, chunks: number, random: () => number): Promise<void> {
+export async function writeCorpus(
+  dir: string,
+  chunks: number,
+  random: () => number,
+): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
   const perFile = 20;
   for (let f = 0; f * perFile < chunks; f++) {
