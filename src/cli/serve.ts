@@ -113,11 +113,10 @@ async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promis
     ]);
     const { host, startedAt } = listening;
     const app = createApp(runtime, { token: opened.token, host, page: webRoutes, startedAt });
-    listening.gate.admit(app.fetch);
-    // What the first chat needs that nothing has loaded yet: the model's SDK, the tools.
+    listening.gate.admit(preparingOnFirstUse(runtime, app.fetch));
+    // The tools the first chat offers load now; what a turn needs besides, on first use.
     const ready = runtime;
-    loadInSteps([() => ready.llm.prepare(ready.config.model), () => ready.toolbox.ready])
-      .catch(() => {/* the first chat says what is wrong */});
+    loadInSteps([() => ready.toolbox.ready]).catch(() => {/* the first chat says what is wrong */});
     return { runtime, token: opened.token, started };
   } catch (error) {
     listening.gate.refuse();
@@ -151,6 +150,22 @@ async function loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 0));
     await step();
   }
+}
+
+/**
+ * The app, which loads the default model's SDK (~8 MB, ~75 ms) when the first
+ * request other than a health check arrives: someone opening the page or
+ * calling the API is about to chat, while a server nobody uses stays small.
+ */
+function preparingOnFirstUse(runtime: Runtime, fetch: Fetch): Fetch {
+  let prepared = false;
+  return (request) => {
+    if (!prepared && new URL(request.url).pathname !== "/api/health") {
+      prepared = true;
+      runtime.llm.prepare(runtime.config.model).catch(() => {/* the chat says what is wrong */});
+    }
+    return fetch(request);
+  };
 }
 
 /** Opens the home, refusing one that cannot be written; warns when others can read it. */

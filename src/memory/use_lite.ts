@@ -45,7 +45,7 @@ export interface UseLiteOptions {
  * The model's Worker: one request at a time, queries before documents,
  * started on the first request and stopped after `idleUnloadMs` unused.
  */
-class ModelWorker {
+class ModelThread {
   readonly #idleUnloadMs: number;
   /** Called whenever the Worker stops (unused, crashed or closed): the model must load again. */
   readonly #onStop: () => void;
@@ -136,7 +136,7 @@ class ModelWorker {
 export function createUseLiteEmbedder(options: UseLiteOptions = {}): Embedder {
   let loading: Promise<void> | undefined;
   let ready = false;
-  const model = new ModelWorker(options.idleUnloadMs ?? IDLE_UNLOAD_MS, () => {
+  const model = new ModelThread(options.idleUnloadMs ?? IDLE_UNLOAD_MS, () => {
     loading = undefined;
     ready = false;
   });
