@@ -82,6 +82,15 @@ export const STARTUP_FIGURES: StartupFigure[] = [
     label: "hob tool list",
     measure: (launch, home) => timeCommand(launch, ["tool", "list", "--home", home]),
   },
+  ...(["status", "cron", "tools"] as const).map((name): StartupFigure => {
+    const args = { status: ["status"], cron: ["cron", "list"], tools: ["tool", "list"] }[name];
+    return {
+      name: `${name}-served`,
+      label: `hob ${args.join(" ")}, hob serve running`,
+      measure: (launch, home) =>
+        whileServing(launch, home, () => timeCommand(launch, [...args, "--home", home])),
+    };
+  }),
   {
     name: "first-token",
     label: "hob serve → first token of a chat",
@@ -299,6 +308,37 @@ async function timeServe(
   try {
     await until(port, started + LAUNCH_TIMEOUT_MS);
     return performance.now() - started;
+  } finally {
+    child.kill("SIGKILL");
+    await child.output();
+  }
+}
+
+/** Runs `measure` while `hob serve` runs on `home`, started and ready (its tools loaded) before. */
+async function whileServing(
+  launch: Launch,
+  home: string,
+  measure: () => Promise<number>,
+): Promise<number> {
+  const port = freePort();
+  const child = spawn(launch.root, [
+    "run",
+    ...launch.flags,
+    "main.ts",
+    "serve",
+    "--home",
+    home,
+    "--port",
+    String(port),
+  ]);
+  try {
+    await untilHealthy(port, performance.now() + LAUNCH_TIMEOUT_MS);
+    const token = (await Deno.readTextFile(`${home}/token`)).trim();
+    const tools = await fetch(`http://127.0.0.1:${port}/api/tools`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await tools.body?.cancel();
+    return await measure();
   } finally {
     child.kill("SIGKILL");
     await child.output();

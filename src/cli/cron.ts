@@ -19,7 +19,8 @@ import {
   type ParsedArgs,
   UsageError,
 } from "./command.ts";
-import { openHome } from "./open.ts";
+import { existingHome, openHome } from "./open.ts";
+import { runningServer, seenBy } from "./running.ts";
 import { dim, out, outJson, red } from "./output.ts";
 
 const ACTIONS = ["list", "add", "remove", "enable", "disable", "run", "runs"];
@@ -66,9 +67,20 @@ Options:
   positionals: [1, 4],
   async run(parsed) {
     const request = readRequest(parsed);
+    const json = Boolean(parsed.values.json);
+    if (request.action === "list") {
+      // A running server knows the jobs already: asking takes a request, opening the home a load.
+      const server = await runningServer(await existingHome(parsed));
+      const listed = await server?.get<{ schedules: JobView[] }>("/api/schedules");
+      if (listed) {
+        listJobs(listed.schedules, json);
+        if (!json) out(dim(seenBy(server!)));
+        return EXIT.ok;
+      }
+    }
     const runtime = await openHome(parsed);
     try {
-      return await perform(runtime, request, Boolean(parsed.values.json));
+      return await perform(runtime, request, json);
     } catch (error) {
       if (!(error instanceof ActionError)) throw error;
       // A key no job can have (too long for a name) names no job either.
@@ -144,19 +156,22 @@ function readRequest(parsed: ParsedArgs): CronRequest {
   return { action, key: rest[0] ?? "", add, limit };
 }
 
+/** `list`: every job, as JSON or a few lines each. */
+function listJobs(views: JobView[], json: boolean): number {
+  if (json) outJson({ jobs: views });
+  else if (views.length === 0) {
+    out("No scheduled jobs. Add one with: hob cron add NAME SCHEDULE PROMPT\n");
+  } else views.forEach((view) => out(describe(view)));
+  return EXIT.ok;
+}
+
 /** Does what was asked and prints it; returns the exit code. */
 async function perform(runtime: Runtime, request: CronRequest, json: boolean): Promise<number> {
   const { schedules } = runtime.app;
   const { key } = request;
   switch (request.action) {
-    case "list": {
-      const views = schedules.list();
-      if (json) outJson({ jobs: views });
-      else if (views.length === 0) {
-        out("No scheduled jobs. Add one with: hob cron add NAME SCHEDULE PROMPT\n");
-      } else views.forEach((view) => out(describe(view)));
-      return EXIT.ok;
-    }
+    case "list":
+      return listJobs(schedules.list(), json);
     case "add": {
       const job = schedules.add(request.add!);
       if (json) outJson(job);

@@ -7,7 +7,7 @@
 
 import { join } from "node:path";
 import { resolveHome } from "../home/home.ts";
-import { openRuntime, type Runtime } from "../runtime/runtime.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { CommandError, type ParsedArgs } from "./command.ts";
 
 /** What only a hob home holds: any one of them makes a directory one. */
@@ -47,7 +47,10 @@ export async function existingHome(parsed: ParsedArgs): Promise<string> {
  * ```
  */
 export async function openHome(parsed: ParsedArgs, log?: (line: string) => void): Promise<Runtime> {
-  return await openRuntime({ home: await existingHome(parsed), log });
+  const home = await existingHome(parsed);
+  // Loaded here, not with this module: a command may find it need not open the home at all.
+  const { openRuntime } = await import("../runtime/runtime.ts");
+  return await openRuntime({ home, log });
 }
 
 /**
@@ -59,11 +62,12 @@ export async function openHome(parsed: ParsedArgs, log?: (line: string) => void)
  * const runtime = await openOrCreateHome(parsed);
  * ```
  */
-export function openOrCreateHome(
+export async function openOrCreateHome(
   parsed: ParsedArgs,
   log?: (line: string) => void,
 ): Promise<Runtime> {
-  return openRuntime({ home: homeOf(parsed), log });
+  const { openRuntime } = await import("../runtime/runtime.ts");
+  return await openRuntime({ home: homeOf(parsed), log });
 }
 
 /** Whether a file is at `path`; one that cannot be looked at counts, so opening it says why. */

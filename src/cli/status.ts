@@ -5,8 +5,9 @@
 
 import type { HobStatus } from "../app/status.ts";
 import { showTime } from "../app/times.ts";
-import { type Command, EXIT } from "./command.ts";
-import { openHome } from "./open.ts";
+import { type Command, EXIT, type ParsedArgs } from "./command.ts";
+import { existingHome, openHome } from "./open.ts";
+import { runningServer, seenBy } from "./running.ts";
 import { dim, green, out, outJson, red } from "./output.ts";
 
 export const status: Command = {
@@ -26,17 +27,28 @@ Options:
   options: { json: { type: "boolean" } },
   positionals: [0, 0],
   async run(parsed) {
-    const runtime = await openHome(parsed);
-    try {
-      const report = await runtime.app.status.collect();
-      if (parsed.values.json) outJson(report);
-      else out(render(report));
-      return EXIT.ok;
-    } finally {
-      await runtime.close();
-    }
+    const home = await existingHome(parsed);
+    // A running server knows all of it already: asking takes a request, opening the home a load.
+    const server = await runningServer(home);
+    const asked = await server?.get<HobStatus>("/api/status");
+    const report = asked ?? await collectHere(parsed);
+    if (parsed.values.json) outJson(report);
+    else {out(
+        `${render(report)}${asked ? dim(`(as hob serve, pid ${server!.pid}, sees it)\n`) : ""}`,
+      );}
+    return EXIT.ok;
   },
 };
+
+/** The status, from the home opened by this process. */
+async function collectHere(parsed: ParsedArgs): Promise<HobStatus> {
+  const runtime = await openHome(parsed);
+  try {
+    return await runtime.app.status.collect();
+  } finally {
+    await runtime.close();
+  }
+}
 
 function render(s: HobStatus): string {
   const ok = (yes: boolean, text: string) => yes ? green(text) : red(text);

@@ -8,8 +8,12 @@ import { ActionError } from "../app/errors.ts";
 import type { ToolActions } from "../app/tools.ts";
 import { plainText } from "../core/untrusted.ts";
 import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
-import { openHome } from "./open.ts";
+import { existingHome, openHome } from "./open.ts";
+import { runningServer, seenBy } from "./running.ts";
 import { dim, err, out, outJson, red } from "./output.ts";
+
+/** What `tools.list()` (and `GET /api/tools`) answers. */
+type ToolListing = Awaited<ReturnType<ToolActions["list"]>>;
 
 export const tool: Command = {
   name: "tool",
@@ -40,10 +44,20 @@ Options:
     if (action === "call" && !name) throw new UsageError("hob tool call: missing the tool's name");
     const args = jsonObjectFlag(parsed.values.args, "hob tool call");
 
+    if (action === "list") {
+      // A running server has its tools loaded: asking takes a request, opening the home a load.
+      const server = await runningServer(await existingHome(parsed));
+      const listed = await server?.get<ToolListing>("/api/tools");
+      if (listed) {
+        const code = listTools(listed, Boolean(parsed.values.json));
+        if (!parsed.values.json) out(dim(seenBy(server!)));
+        return code;
+      }
+    }
     const runtime = await openHome(parsed);
     try {
       const { tools } = runtime.app;
-      if (action === "list") return await listTools(tools, Boolean(parsed.values.json));
+      if (action === "list") return listTools(await tools.list(), Boolean(parsed.values.json));
       const result = await tools.invoke({ name, args }, { source: "cli" });
       if (parsed.values.json) {
         outJson(result);
@@ -65,8 +79,7 @@ Options:
 };
 
 /** `list`: each tool with its policy and grants, then the user tools that were refused. */
-async function listTools(tools: ToolActions, json: boolean): Promise<number> {
-  const listing = await tools.list();
+function listTools(listing: ToolListing, json: boolean): number {
   if (json) {
     outJson({ tools: listing.tools, problems: listing.problems });
     return EXIT.ok;

@@ -4,6 +4,7 @@
  * kv table, nothing of HTTP.
  */
 
+import { DatabaseSync } from "node:sqlite";
 import type { SqliteKv } from "./kv.ts";
 
 /** The kv key the record lives under. */
@@ -48,5 +49,30 @@ export class ServerRecord {
   /** Forgets the record, as a server that stops does. */
   clear(): void {
     this.#kv.delete(SERVER_KEY);
+  }
+}
+
+/**
+ * The record in the hob.db at `path`, read without opening the database for
+ * writing or migrating it: for a command that would rather ask a running
+ * server than open the home. Undefined when there is none or it cannot be read.
+ *
+ * @example
+ * ```ts
+ * readServerRecord(`${home}/hob.db`)?.url; // "http://127.0.0.1:8484"
+ * ```
+ */
+export function readServerRecord(path: string): ServerAddress | undefined {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    const row = db.prepare("SELECT value FROM kv WHERE key = ?").get(SERVER_KEY) as
+      | { value: string }
+      | undefined;
+    return row ? JSON.parse(row.value) as ServerAddress : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
   }
 }

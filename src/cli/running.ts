@@ -1,0 +1,80 @@
+/**
+ * A `hob serve` already running on the home a command names: a read-only
+ * command asks it over the API instead of opening the home itself, which
+ * answers in the time a request takes rather than the time hob takes to
+ * load. Only a server of this very version is asked (the answers' shapes are
+ * this version's); anything else, or any failure, leaves the command to open
+ * the home as usual.
+ */
+
+import { join } from "node:path";
+import { readToken } from "../home/home.ts";
+import { isLiveOwner } from "../store/owner.ts";
+import { readServerRecord } from "../store/server_record.ts";
+import { VERSION } from "../version.ts";
+
+/** How long the server may take to answer before the command opens the home itself. */
+const ASK_TIMEOUT_MS = 5_000;
+
+/** A running server, and how to read from its API. */
+export interface RunningServer {
+  url: string;
+  pid: number;
+  /** The JSON at `path` (with its query), or undefined when the server would not say. */
+  get<T>(path: string): Promise<T | undefined>;
+}
+
+/**
+ * The `hob serve` running on `home`, when there is one of this version.
+ *
+ * @example
+ * ```ts
+ * const server = await runningServer(home);
+ * const status = await server?.get<HobStatus>("/api/status");
+ * ```
+ */
+export async function runningServer(home: string): Promise<RunningServer | undefined> {
+  const record = readServerRecord(join(home, "hob.db"));
+  if (!record || !isLiveOwner(record.owner)) return undefined;
+  const health = await getJson<{ version?: string }>(`${record.url}/api/health`);
+  if (health?.version !== VERSION) return undefined;
+  let token: string;
+  try {
+    token = await readToken(home);
+  } catch {
+    return undefined;
+  }
+  return {
+    url: record.url,
+    pid: record.pid,
+    get: (path) => getJson(`${record.url}${path}`, token),
+  };
+}
+
+/**
+ * The line a command's text output ends with when a server answered for it.
+ *
+ * @example
+ * ```ts
+ * seenBy(server); // "(as hob serve, pid 4242, sees it)\n"
+ * ```
+ */
+export function seenBy(server: RunningServer): string {
+  return `(as hob serve, pid ${server.pid}, sees it)\n`;
+}
+
+async function getJson<T>(url: string, token?: string): Promise<T | undefined> {
+  try {
+    const response = await fetch(url, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    return await response.json() as T;
+  } catch {
+    return undefined;
+  }
+}
