@@ -33,9 +33,7 @@ Options:
     const asked = await server?.get<HobStatus>("/api/status");
     const report = asked ?? await collectHere(parsed);
     if (parsed.values.json) outJson(report);
-    else {out(
-        `${render(report)}${asked ? dim(`(as hob serve, pid ${server!.pid}, sees it)\n`) : ""}`,
-      );}
+    else out(`${render(report)}${asked ? dim(seenBy(server!)) : ""}`);
     return EXIT.ok;
   },
 };
