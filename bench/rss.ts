@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
 import { buildIndex } from "./memory.ts";
 import {
-  freePort,
   hobFlags,
   type Launch,
   spawn,
   templateHome,
   timeCommand,
   untilHealthy,
+  withServe,
 } from "./startup.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -83,16 +83,12 @@ async function measureProcess(
 }
 
 /** `hob serve` on `home`, measured once idle. */
-async function measureServe(launch: Launch, home: string): Promise<{ own: number; tree: number }> {
-  const port = freePort();
-  return await measureProcess(
-    launch.root,
-    ["run", ...launch.flags, "main.ts", "serve", "--home", home, "--port", String(port)],
-    async () => {
-      await untilHealthy(port, performance.now() + 60_000);
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    },
-  );
+function measureServe(launch: Launch, home: string): Promise<{ own: number; tree: number }> {
+  return withServe(launch, home, async (port, _started, pid) => {
+    await untilHealthy(port, performance.now() + 60_000);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return residentMb(pid);
+  });
 }
 
 /** Measures every figure; the floor is an idle `deno run` with hob's flags. */

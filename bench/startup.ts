@@ -286,13 +286,16 @@ export async function timeCommand(launch: Launch, args: string[]): Promise<numbe
   return took;
 }
 
-/** Launches `hob serve` on a free port, waits for `until`, and stops it. */
-async function timeServe(
+/**
+ * Launches `hob serve` on `home` on a free port, runs `during` with the port,
+ * the moment of launch and the process id, and stops it.
+ */
+export async function withServe<T>(
   launch: Launch,
   home: string,
-  until: (port: number, deadline: number) => Promise<void>,
-): Promise<number> {
-  // A port chosen here lets the figure poll from the moment of launch, without reading stdout.
+  during: (port: number, started: number, pid: number) => Promise<T>,
+): Promise<T> {
+  // A port chosen here lets a figure poll from the moment of launch, without reading stdout.
   const port = freePort();
   const started = performance.now();
   const child = spawn(launch.root, [
@@ -306,32 +309,32 @@ async function timeServe(
     String(port),
   ]);
   try {
-    await until(port, started + LAUNCH_TIMEOUT_MS);
-    return performance.now() - started;
+    return await during(port, started, child.pid);
   } finally {
     child.kill("SIGKILL");
     await child.output();
   }
 }
 
+/** Launches `hob serve`, waits for `until`, and stops it: the milliseconds it took. */
+function timeServe(
+  launch: Launch,
+  home: string,
+  until: (port: number, deadline: number) => Promise<void>,
+): Promise<number> {
+  return withServe(launch, home, async (port, started) => {
+    await until(port, started + LAUNCH_TIMEOUT_MS);
+    return performance.now() - started;
+  });
+}
+
 /** Runs `measure` while `hob serve` runs on `home`, started and ready (its tools loaded) before. */
-async function whileServing(
+function whileServing(
   launch: Launch,
   home: string,
   measure: () => Promise<number>,
 ): Promise<number> {
-  const port = freePort();
-  const child = spawn(launch.root, [
-    "run",
-    ...launch.flags,
-    "main.ts",
-    "serve",
-    "--home",
-    home,
-    "--port",
-    String(port),
-  ]);
-  try {
+  return withServe(launch, home, async (port) => {
     await untilHealthy(port, performance.now() + LAUNCH_TIMEOUT_MS);
     const token = (await Deno.readTextFile(`${home}/token`)).trim();
     const tools = await fetch(`http://127.0.0.1:${port}/api/tools`, {
@@ -339,10 +342,7 @@ async function whileServing(
     });
     await tools.body?.cancel();
     return await measure();
-  } finally {
-    child.kill("SIGKILL");
-    await child.output();
-  }
+  });
 }
 
 export async function untilHealthy(port: number, deadline: number): Promise<void> {
@@ -378,7 +378,7 @@ async function untilFirstToken(port: number, token: string): Promise<void> {
   await response.body.cancel().catch(() => {});
 }
 
-export function freePort(): number {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();

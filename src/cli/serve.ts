@@ -113,10 +113,8 @@ async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promis
     ]);
     const { host, startedAt } = listening;
     const app = createApp(runtime, { token: opened.token, host, page: webRoutes, startedAt });
-    listening.gate.admit(preparingOnFirstUse(runtime, app.fetch));
-    // The tools the first chat offers load now; what a turn needs besides, on first use.
-    const ready = runtime;
-    loadInSteps([() => ready.toolbox.ready]).catch(() => {/* the first chat says what is wrong */});
+    // The tools are loading already (startWork); the model's SDK loads when someone comes.
+    listening.gate.admit(preparingOnFirstUse(runtime.llm, runtime.config.model, app.fetch));
     return { runtime, token: opened.token, started };
   } catch (error) {
     listening.gate.refuse();
@@ -145,7 +143,7 @@ const SERVING_MODULES: (() => Promise<unknown>)[] = [
  * module graph is evaluated in one piece, so a health check that arrives
  * while hob loads waits for the step in progress, not for all of hob.
  */
-async function loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
+export async function loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
   for (const step of steps) {
     await new Promise((resolve) => setTimeout(resolve, 0));
     await step();
@@ -157,12 +155,16 @@ async function loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
  * request other than a health check arrives: someone opening the page or
  * calling the API is about to chat, while a server nobody uses stays small.
  */
-function preparingOnFirstUse(runtime: Runtime, fetch: Fetch): Fetch {
+export function preparingOnFirstUse(
+  llm: Pick<Runtime["llm"], "prepare">,
+  model: string,
+  fetch: Fetch,
+): Fetch {
   let prepared = false;
   return (request) => {
     if (!prepared && new URL(request.url).pathname !== "/api/health") {
       prepared = true;
-      runtime.llm.prepare(runtime.config.model).catch(() => {/* the chat says what is wrong */});
+      llm.prepare(model).catch(() => {/* the chat says what is wrong */});
     }
     return fetch(request);
   };

@@ -153,7 +153,10 @@ async function writeSnapshot(home: string, key: string, config: ParsedConfig): P
   const file = join(home, SNAPSHOT);
   const temp = `${file}.${crypto.randomUUID()}`;
   try {
-    await Deno.mkdir(join(home, ".cache"), { recursive: true, mode: 0o700 });
+    // Not recursive: a home that does not exist is not made here.
+    await Deno.mkdir(join(home, ".cache"), { mode: 0o700 }).catch((error) => {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    });
     await Deno.writeTextFile(temp, JSON.stringify({ key, config }), { mode: 0o600 });
     await Deno.rename(temp, file);
   } catch {

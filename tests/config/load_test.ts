@@ -249,3 +249,13 @@ Deno.test("loadConfig reads hob.yaml afresh only when it or an override changed"
     assertEquals((await loadConfig({ home, env: {} })).config.model, "fake/three");
   });
 });
+
+Deno.test("loadConfig on a directory that does not exist creates nothing", async () => {
+  await withHome(null, async (parent) => {
+    const home = `${parent}/not-a-home`;
+    const { fileExists } = await loadConfig({ home, env: {} });
+    assertEquals(fileExists, false);
+    const error = await assertRejects(() => Deno.stat(home));
+    assert(error instanceof Deno.errors.NotFound, String(error));
+  });
+});

@@ -129,3 +129,39 @@ Deno.test("MemoryIndex embeds a query asked again only once", async () => {
   assertEquals(again, first);
   assertEquals(t.embedder!.calls.slice(before), [["proof the dough"], ["olive oil"]]);
 });
+
+Deno.test("A search that finds the model unloaded goes by keywords and loads it for the next", async () => {
+  const embedder = fakeEmbedder();
+  let ready = false;
+  let loads = 0;
+  embedder.isReady = () => ready;
+  embedder.load = () => {
+    loads++;
+    ready = true;
+    return Promise.resolve();
+  };
+  await using t = await tempIndex({ "bread.md": RECIPE }, embedder);
+  await t.index.sync();
+  const before = embedder.calls.length;
+  const first = await t.index.search("proof the dough", { waitForEmbedder: false });
+  assertEquals(first.map((hit) => hit.path), ["bread.md"], "found by keywords");
+  assertEquals(embedder.calls.length, before, "no query embedded while unloaded");
+  assertEquals(loads, 1, "the model was asked to load");
+  await t.index.search("olive oil", { waitForEmbedder: false });
+  assertEquals(embedder.calls.slice(before), [["olive oil"]], "the next search uses it");
+  assertEquals(loads, 1);
+});
+
+Deno.test("A long keyword query matches its first and last terms, not the middle ones", async () => {
+  await using t = await tempIndex({
+    "a.md": "# A\n\nzebra notes\n",
+    "m.md": "# M\n\nquokka notes\n",
+    "z.md": "# Z\n\nwombat notes\n",
+  }, null);
+  await t.index.sync();
+  const filler = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `filler${from + i}`).join(" ");
+  const query = `zebra ${filler(0, 30)} quokka ${filler(30, 30)} wombat`;
+  const paths = (await t.index.search(query, { limit: 5 })).map((hit) => hit.path).sort();
+  assertEquals(paths, ["a.md", "z.md"]);
+});
