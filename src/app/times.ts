@@ -6,7 +6,7 @@
  * here. Knows nothing of where the time came from.
  */
 
-import { zonedText } from "../scheduler/schedule.ts";
+import { zonedText } from "../scheduler/zones.ts";
 
 /** What {@linkcode showTime} takes beyond the moment. */
 export interface ShowTimeOptions {

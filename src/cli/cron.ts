@@ -7,7 +7,7 @@
  */
 
 import { ActionError, checkInput } from "../app/errors.ts";
-import { MAX_RUNS_LIST, type NewScheduleInput, newScheduleInput } from "../app/schedules.ts";
+import type { NewScheduleInput } from "../app/schedules.ts";
 import { showTime } from "../app/times.ts";
 import type { JobRun, JobView } from "../store/jobs.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -66,10 +66,10 @@ Options:
   },
   positionals: [1, 4],
   async run(parsed) {
-    const request = readRequest(parsed);
     const json = Boolean(parsed.values.json);
-    if (request.action === "list") {
-      // A running server knows the jobs already: asking takes a request, opening the home a load.
+    // A running server knows the jobs already: asking takes a request, opening the home a load
+    // (and a plain list needs none of the schemas that check what the other actions take).
+    if (isPlainList(parsed)) {
       const server = await runningServer(await existingHome(parsed));
       const listed = await server?.get<{ schedules: JobView[] }>("/api/schedules");
       if (listed) {
@@ -78,6 +78,7 @@ Options:
         return EXIT.ok;
       }
     }
+    const request = await readRequest(parsed);
     const runtime = await openHome(parsed);
     try {
       return await perform(runtime, request, json);
@@ -106,8 +107,16 @@ interface CronRequest {
   limit: number;
 }
 
+/** `hob cron list` and nothing more than `--json` or `--home`. */
+function isPlainList(parsed: ParsedArgs): boolean {
+  const { values, positionals } = parsed;
+  return positionals.length === 1 && positionals[0] === "list" &&
+    Object.keys(cron.options ?? {}).every((name) => name === "json" || values[name] === undefined);
+}
+
 /** Reads and checks the arguments; bad usage is a UsageError naming the flag or argument. */
-function readRequest(parsed: ParsedArgs): CronRequest {
+async function readRequest(parsed: ParsedArgs): Promise<CronRequest> {
+  const { MAX_RUNS_LIST, newScheduleInput } = await import("../app/schedules.ts");
   const [action, ...rest] = parsed.positionals;
   if (!ACTIONS.includes(action)) {
     throw new UsageError(`hob cron: unknown action '${action}' — use ${ACTIONS.join(", ")}`);

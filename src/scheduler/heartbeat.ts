@@ -10,7 +10,7 @@ import type { TurnInput } from "../core/agent.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent, Conversation, ConversationKind } from "../core/types.ts";
 import { onMinute } from "./clock.ts";
-import { zonedParts } from "./schedule.ts";
+import { zonedParts } from "./zones.ts";
 
 /** The words the agent is given, as the seed has them. */
 export const HEARTBEAT_PROMPT = "HEARTBEAT CHECK. Review this checklist and take action if needed.";

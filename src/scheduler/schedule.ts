@@ -6,6 +6,7 @@
  */
 
 import { Cron } from "croner";
+import { zonedParts } from "./zones.ts";
 
 /** A parsed schedule. */
 export type Schedule =
@@ -146,42 +147,4 @@ function parseDateTime(value: string, timezone: string): Date | null {
   const again = zonedParts(first, timezone);
   const off = Date.UTC(again.y, again.mo - 1, again.d, again.h, again.mi, again.s) - guess;
   return new Date(first.getTime() - off);
-}
-
-/**
- * The wall-clock fields `date` shows in `timezone`, as two-digit text (four
- * for the year), and the zone's short name (`GMT+9`, `UTC`).
- *
- * @example
- * ```ts
- * zonedText(new Date("2026-05-01T07:30:00Z"), "Asia/Tokyo").hour; // "16"
- * ```
- */
-export function zonedText(date: Date, timezone: string): Record<string, string> {
-  return Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      timeZoneName: "short",
-    }).formatToParts(date).map((p) => [p.type, p.value]),
-  );
-}
-
-/** The wall-clock fields `date` shows in `timezone`. */
-export function zonedParts(date: Date, timezone: string) {
-  const parts = zonedText(date, timezone);
-  return {
-    y: +parts.year,
-    mo: +parts.month,
-    d: +parts.day,
-    h: +parts.hour,
-    mi: +parts.minute,
-    s: +parts.second,
-  };
 }

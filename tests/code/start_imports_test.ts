@@ -84,3 +84,13 @@ Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", 
   );
   assertEquals(tools, []);
 });
+
+Deno.test("status, cron list and tool list ask a running hob serve without loading an npm package", async () => {
+  // zod (~25 ms) and croner (~15 ms) load only when a command opens the home or checks a new job.
+  for (const command of ["src/cli/status.ts", "src/cli/cron.ts", "src/cli/tool.ts"]) {
+    const packages = outside(await staticGraph(command)).filter((module) =>
+      module.startsWith("npm:")
+    );
+    assertEquals(packages, [], command);
+  }
+});

@@ -1,0 +1,43 @@
+/**
+ * Wall-clock fields of a moment in a time zone, from the platform's Intl and
+ * nothing else: what shows a time (src/app/times.ts) needs it without loading
+ * the cron library the scheduler computes runs with.
+ */
+
+/**
+ * The wall-clock fields `date` shows in `timezone`, as two-digit text (four
+ * for the year), and the zone's short name (`GMT+9`, `UTC`).
+ *
+ * @example
+ * ```ts
+ * zonedText(new Date("2026-05-01T07:30:00Z"), "Asia/Tokyo").hour; // "16"
+ * ```
+ */
+export function zonedText(date: Date, timezone: string): Record<string, string> {
+  return Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", {
+      timeZone: timezone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      timeZoneName: "short",
+    }).formatToParts(date).map((p) => [p.type, p.value]),
+  );
+}
+
+/** The wall-clock fields `date` shows in `timezone`. */
+export function zonedParts(date: Date, timezone: string) {
+  const parts = zonedText(date, timezone);
+  return {
+    y: +parts.year,
+    mo: +parts.month,
+    d: +parts.day,
+    h: +parts.hour,
+    mi: +parts.minute,
+    s: +parts.second,
+  };
+}
