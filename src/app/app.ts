@@ -19,6 +19,7 @@
  *   remove, set the model, the tool calls' audit log — and starting a turn.
  * - `approvals.ts`: approvals — list, the recent decisions, decide.
  * - `tools.ts`: tools — list, get, invoke as the owner.
+ * - `channels.ts`: the conversation of a chat on a channel, strangers.
  *
  * Provenance is an option only the services tools call set: a task or job that a
  * tainted turn creates carries the turn's taint, so its runs start tainted.
@@ -41,7 +42,9 @@ import type { SqliteMaintenance } from "../store/maintenance.ts";
 import type { SqliteNotifications } from "../store/notifications.ts";
 import type { SqliteTasks } from "../store/tasks.ts";
 import type { SqliteToolEvents } from "../store/tool_events.ts";
+import type { SqliteChannels } from "../store/channels.ts";
 import { type ApprovalActions, createApprovalActions } from "./approvals.ts";
+import { type ChannelActions, createChannelActions } from "./channels.ts";
 import { type ConversationActions, createConversationActions } from "./conversations.ts";
 import { createMemoryActions, type MemoryActions } from "./memory.ts";
 import { createNotificationActions, type NotificationActions } from "./notifications.ts";
@@ -62,6 +65,7 @@ export interface AppActions {
   conversations: ConversationActions;
   approvals: ApprovalActions;
   tools: ToolActions;
+  channels: ChannelActions;
 }
 
 /** What the actions work on. */
@@ -80,6 +84,8 @@ export interface AppDeps {
   /** What the status reads beyond the stores. */
   statusProbes: StatusProbes;
   conversations: SqliteConversationStore;
+  /** The chats on channels, the messages they delivered, the strangers. */
+  channels: SqliteChannels;
   /** The tools, the approvals and the tool calls' audit log (the runtime's toolbox is one). */
   toolbox: ToolDeps & { approvals: SqliteApprovals; events: SqliteToolEvents };
   /** Runs one turn (the runtime's, which closing interrupts). */
@@ -104,6 +110,7 @@ export interface AppDeps {
  *   memoryReset,
  *   statusProbes,
  *   conversations: store,
+ *   channels: new SqliteChannels(db, kv),
  *   toolbox,
  *   turn,
  *   findUpload: (path) => findUpload(home, path),
@@ -135,5 +142,6 @@ export function createAppActions(deps: AppDeps): AppActions {
     }),
     approvals: createApprovalActions(deps.toolbox.approvals),
     tools: createToolActions(deps.toolbox),
+    channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
   };
 }

@@ -43,6 +43,7 @@ export const CONVERSATION_KINDS = [
   "heartbeat",
   "task",
   "subagent",
+  "channel",
   "all",
 ] as const satisfies readonly (ConversationKind | "all")[];
 
@@ -106,12 +107,13 @@ export type CheckModelInput = z.input<typeof checkModelInput>;
 
 /**
  * What a way in adds to a turn beyond its input, none of which a person
- * types: the abort signal, and a stateless API's instructions, tools and
- * history (`/v1`).
+ * types: the abort signal, a stateless API's instructions, tools and
+ * history (`/v1`), and where the message came from when someone other than
+ * the owner wrote it (a guest on a channel): the turn starts tainted.
  */
 export type TurnOptions = Pick<
   TurnInput,
-  "signal" | "instructions" | "clientTools" | "seed" | "resume"
+  "signal" | "instructions" | "clientTools" | "seed" | "resume" | "tainted"
 >;
 
 /** What the conversation actions work on. */

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { IndexStats } from "../memory/search_index.ts";
 import type { McpServerStatus } from "../mcp/client.ts";
+import type { ChannelState } from "./channels.ts";
 import type { HeartbeatState } from "../scheduler/heartbeat.ts";
 import type { JobView } from "../store/jobs.ts";
 import type { TaskStatus, WorkerRow } from "../store/tasks.ts";
@@ -51,6 +52,8 @@ export interface HobStatus {
   database: { path: string; bytes: number };
   /** The MCP servers of hob.yaml and how each is doing. */
   mcp: McpServerStatus[];
+  /** The channels of hob.yaml and how each is doing (`stopped` unless `hob serve` runs them). */
+  channels: ChannelState[];
 }
 
 /** Most tasks looked through for the ones a worker holds: more than any queue has in flight. */
@@ -75,6 +78,8 @@ export interface StatusProbes {
   models(): Promise<Pick<HobStatus, "model" | "heartbeat_model">>;
   /** The MCP servers, once each has had its chance to connect. */
   mcp(): Promise<McpServerStatus[]>;
+  /** The configured channels' state. */
+  channels(): ChannelState[];
   heartbeat(): HobStatus["heartbeat"];
   /** Live task workers. */
   workers(): WorkerRow[];
@@ -134,6 +139,7 @@ export function createStatusActions(deps: StatusActionsDeps): StatusActions {
         memory: probes.memory(),
         database,
         mcp,
+        channels: probes.channels(),
       });
     },
   };

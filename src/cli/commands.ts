@@ -76,6 +76,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./mcp.ts")).mcp,
   },
   {
+    name: "channels",
+    summary: "Channels (Telegram…): list, pending strangers, forget, test",
+    load: async () => (await import("./channels.ts")).channels,
+  },
+  {
     name: "approvals",
     summary: "List pending tool approvals, approve or deny one",
     load: async () => (await import("./approvals.ts")).approvals,

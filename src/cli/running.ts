@@ -22,6 +22,13 @@ export interface RunningServer {
   pid: number;
   /** The JSON at `path` (with its query), or undefined when the server would not say. */
   get<T>(path: string): Promise<T | undefined>;
+  /**
+   * POSTs to `path`: the server's answer, or its refusal's message (the API's
+   * `{error: {message}}`); undefined when it could not be asked.
+   */
+  post<T>(
+    path: string,
+  ): Promise<{ ok: true; body: T } | { ok: false; message: string } | undefined>;
 }
 
 /**
@@ -48,6 +55,7 @@ export async function runningServer(home: string): Promise<RunningServer | undef
     url: record.url,
     pid: record.pid,
     get: (path) => getJson(`${record.url}${path}`, token),
+    post: (path) => postJson(`${record.url}${path}`, token),
   };
 }
 
@@ -74,6 +82,25 @@ async function getJson<T>(url: string, token?: string): Promise<T | undefined> {
       return undefined;
     }
     return await response.json() as T;
+  } catch {
+    return undefined;
+  }
+}
+
+async function postJson<T>(
+  url: string,
+  token: string,
+): Promise<{ ok: true; body: T } | { ok: false; message: string } | undefined> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+    });
+    const body = await response.json();
+    return response.ok
+      ? { ok: true, body: body as T }
+      : { ok: false, message: String(body?.error?.message ?? response.statusText) };
   } catch {
     return undefined;
   }

@@ -185,7 +185,7 @@ async function openServingHome(parsed: ParsedArgs): Promise<{ runtime: Runtime; 
   return { runtime, token };
 }
 
-/** What runs beside the server: watchers, jobs, heartbeat, task workers, MCP servers. */
+/** What runs beside the server: watchers, jobs, heartbeat, task workers, MCP servers, channels. */
 async function startWork(runtime: Runtime): Promise<Started> {
   // User tools and skills edited while hob runs are reloaded.
   runtime.toolbox.watch();
@@ -195,6 +195,8 @@ async function startWork(runtime: Runtime): Promise<Started> {
   const started = await runtime.background.start();
   // MCP servers connect deferred, while nobody waits; their tools join the registry as they come.
   runtime.mcp.start();
+  // Telegram and the other channels of hob.yaml: each reads and answers in a loop of its own.
+  runtime.channels.start();
   for (const missed of started.missed) err(describeMissed(missed));
   if (runtime.recovered > 0) {
     err(

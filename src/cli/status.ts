@@ -130,12 +130,43 @@ function render(s: HobStatus): string {
   lines.push(
     `${dim("database")}   ${(s.database.bytes / 1_048_576).toFixed(1)} MiB ${dim(s.database.path)}`,
   );
-  for (const server of s.mcp) {
+  lines.push(...channelLines(s.channels ?? [], at), ...mcpLines(s.mcp));
+  return lines.join("\n") + "\n";
+}
+
+/** A line per channel: its account, its state, when it last heard and spoke, its last error. */
+function channelLines(channels: HobStatus["channels"], at: (iso: string | null) => string) {
+  const lines: string[] = [];
+  for (const channel of channels) {
+    const seen = [
+      channel.last_inbound ? `in ${at(channel.last_inbound)}` : "",
+      channel.last_outbound ? `out ${at(channel.last_outbound)}` : "",
+      channel.restarts ? `${channel.restarts} restart(s)` : "",
+    ].filter(Boolean).join(", ");
+    lines.push(
+      `${dim("channel")}    ${channel.name}${channel.account ? ` ${channel.account}` : ""}: ${
+        channel.state === "connected"
+          ? green("connected")
+          : channel.state === "retrying"
+          ? red("retrying")
+          : channel.state
+      }${seen ? ` (${seen})` : ""}${
+        channel.last_error && channel.state !== "connected" ? red(` — ${channel.last_error}`) : ""
+      }`,
+    );
+  }
+  return lines;
+}
+
+/** A line per MCP server: connected with its tools, or why not. */
+function mcpLines(servers: HobStatus["mcp"]): string[] {
+  const lines: string[] = [];
+  for (const server of servers) {
     lines.push(
       `${dim("mcp")}        ${server.name}: ${
         server.state === "connected" ? `connected, ${server.tools.length} tools` : server.state
       }${server.error ? ` — ${server.error}` : ""}`,
     );
   }
-  return lines.join("\n") + "\n";
+  return lines;
 }

@@ -248,6 +248,43 @@ const emailSchema = z.strictObject({
   ),
 });
 
+/** Ids on a channel (numbers as Telegram gives them are taken as text). */
+const channelIds = z.array(z.union([z.string().min(1), z.number().int()]).transform(String));
+
+const telegramSchema = z.strictObject({
+  enabled: z.boolean().default(true).describe("Off: configured but not started."),
+  token: secret(
+    z.string().regex(/^\d+:[\w-]{20,}$/, {
+      message: "expected a bot token from @BotFather, like '123456:ABC-DEF…'",
+    }),
+  ).optional().describe("The bot's token from @BotFather (or set `token_env`)."),
+  token_env: notSecret(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional().describe(
+    "The environment variable holding the token.",
+  ),
+  api_root: credentialUrl(z.url()).default("https://api.telegram.org").describe(
+    "The Bot API server: Telegram's, or a local `telegram-bot-api`.",
+  ),
+  allow_from: channelIds.default([]).describe(
+    "Your Telegram user ids: answered, and trusted as you. Empty: nobody is answered (`hob channels pending` shows who wrote).",
+  ),
+  guests: channelIds.default([]).describe(
+    "Other user ids hob answers; what they write is untrusted, so side effects need your approval.",
+  ),
+  poll_timeout_s: z.number().int().min(1).max(50).default(30).describe(
+    "How long one long poll waits for news.",
+  ),
+  replies_per_minute: z.number().int().min(1).max(120).default(10).describe(
+    "Replies to one sender in a minute, at most; more messages are not answered.",
+  ),
+}).refine((telegram) => !telegram.enabled || telegram.token || telegram.token_env, {
+  message: "needs `token` or `token_env`",
+  path: ["token"],
+});
+
+const channelsSchema = z.strictObject({
+  telegram: telegramSchema.optional().describe("Telegram: a bot that answers you."),
+}).prefault({});
+
 const modelId = z.string().regex(/^[A-Za-z0-9][\w.-]*\/\S+$/, {
   message: "expected '<provider>/<model>', e.g. 'ollama/llama3.2'",
 });
@@ -377,6 +414,9 @@ export const configSchema = z.strictObject({
   memory: memorySchema,
   email: emailSchema.optional().describe(
     "Email for `email_file`; the tool is off until this is set.",
+  ),
+  channels: channelsSchema.describe(
+    "Where else hob answers you: Telegram (email and Matrix to come).",
   ),
   scheduler: schedulerSchema,
   heartbeat: heartbeatSchema,

@@ -184,7 +184,7 @@ export interface Conversation {
 }
 
 /** What a conversation is for. */
-export type ConversationKind = "chat" | "job" | "heartbeat" | "task" | "subagent";
+export type ConversationKind = "chat" | "job" | "heartbeat" | "task" | "subagent" | "channel";
 
 /** A message as stored. */
 export interface StoredMessage {

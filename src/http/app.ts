@@ -37,6 +37,7 @@ import {
 } from "./errors.ts";
 import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
 import { backgroundRouteDocs, backgroundRoutes } from "./background.ts";
+import { channelRouteDocs, channelRoutes } from "./channels.ts";
 import { act, actAsync } from "./errors.ts";
 import { uploadRouteDocs, uploadRoutes } from "./uploads.ts";
 import { toolRouteDocs, toolRoutes } from "./tools.ts";
@@ -156,6 +157,7 @@ const apiRouteDocs: RouteDoc[] = [
   ...toolRouteDocs,
   ...memoryRouteDocs,
   ...backgroundRouteDocs,
+  ...channelRouteDocs,
 ];
 
 /** Options for {@linkcode createApp}. */
@@ -204,6 +206,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   app.route("/api", toolRoutes(runtime));
   app.route("/api", memoryRoutes(runtime));
   app.route("/api", backgroundRoutes(runtime));
+  app.route("/api/channels", channelRoutes(runtime));
   return app;
 }
 

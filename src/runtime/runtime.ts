@@ -12,6 +12,7 @@ import { scrubSecrets, secretValues } from "../config/redact.ts";
 import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
 import type { Clock, ToolRegistryPort } from "../core/ports.ts";
 import type { AgentEvent } from "../core/types.ts";
+import type { ChannelState } from "../app/channels.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
 import { Memory } from "../memory/memory.ts";
@@ -21,6 +22,9 @@ import { openDatabase } from "../store/database.ts";
 import { SqliteKv } from "../store/kv.ts";
 import { SqliteMaintenance } from "../store/maintenance.ts";
 import { ServerRecord } from "../store/server_record.ts";
+import { SqliteChannels } from "../store/channels.ts";
+import type { ChannelHub } from "../channels/hub.ts";
+import { createChannelHub } from "./channels.ts";
 import { type AppActions, createAppActions } from "../app/app.ts";
 import { type Background, createBackground } from "./background.ts";
 import { createServices, createSkillCommands } from "./services.ts";
@@ -66,6 +70,8 @@ export interface Runtime {
   background: Background;
   /** The MCP servers of hob.yaml; connected by `hob serve` or before the first turn. */
   mcp: McpHub;
+  /** The channels of hob.yaml (Telegram…); started by `hob serve`. */
+  channels: ChannelHub;
   /**
    * Starts a turn that {@linkcode Runtime.close} can interrupt; `tools`
    * replaces the registry for this turn (a task's terminal tools).
@@ -134,7 +140,7 @@ export async function openRuntime(
   });
 
   const discover = cachedDiscovery(llm, config);
-  const access = openAccess({
+  const { channelStore, ...access } = openAccess({
     home,
     config,
     db,
@@ -146,6 +152,15 @@ export async function openRuntime(
     toolbox,
     turn,
     discover,
+    // Asked only once the runtime is open, when the hub below exists.
+    channelStates: () => channels.states(),
+  });
+  const channels = createChannelHub({
+    config,
+    env: options.env ?? Deno.env.toObject(),
+    app: access.app,
+    store: channelStore,
+    log: options.log ?? ((line) => console.error(`hob: ${line}`)),
   });
   const hob = createServices(agent, toolbox, access.app);
   toolbox.registry.setServices(hob.services);
@@ -167,13 +182,14 @@ export async function openRuntime(
     recovered,
     background,
     mcp,
+    channels,
     turn,
     discover,
     interrupt,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([interrupt(), background.stop()]);
+      await Promise.all([interrupt(), background.stop(), channels.stop()]);
       await mcp.close();
       toolbox.close();
       await memory.close();
@@ -269,21 +285,23 @@ function cachedDiscovery(llm: LlmRouter, config: HobConfig): Runtime["discover"]
 
 /** What the ways in reach hob.db through: the app's actions and the small stores. */
 function openAccess(
-  parts: Pick<
-    Runtime,
-    | "home"
-    | "config"
-    | "db"
-    | "store"
-    | "background"
-    | "llm"
-    | "memory"
-    | "mcp"
-    | "toolbox"
-    | "turn"
-    | "discover"
-  >,
-): Pick<Runtime, "app" | "kv" | "serverRecord" | "maintenance"> {
+  parts:
+    & Pick<
+      Runtime,
+      | "home"
+      | "config"
+      | "db"
+      | "store"
+      | "background"
+      | "llm"
+      | "memory"
+      | "mcp"
+      | "toolbox"
+      | "turn"
+      | "discover"
+    >
+    & { channelStates: () => ChannelState[] },
+): Pick<Runtime, "app" | "kv" | "serverRecord" | "maintenance"> & { channelStore: SqliteChannels } {
   const { home, background, memory } = parts;
   const kv = new SqliteKv(parts.db);
   const serverRecord = new ServerRecord(kv);
@@ -296,7 +314,9 @@ function openAccess(
     mcp: parts.mcp,
     background,
     memory,
+    channels: parts.channelStates,
   });
+  const channelStore = new SqliteChannels(parts.db, kv);
   return {
     app: createAppActions({
       tasks: background.tasks,
@@ -309,6 +329,7 @@ function openAccess(
       memoryReset: createMemoryReset(home, memory),
       statusProbes,
       conversations: parts.store,
+      channels: channelStore,
       toolbox: parts.toolbox,
       turn: parts.turn,
       findUpload: (path) => findUpload(home, path),
@@ -316,5 +337,6 @@ function openAccess(
     kv,
     serverRecord,
     maintenance,
+    channelStore,
   };
 }

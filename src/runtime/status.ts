@@ -13,6 +13,7 @@ import { scrubSecrets, secretValues } from "../config/redact.ts";
 import { withTimeout } from "../core/timeout.ts";
 import type { DiscoveryReport } from "../llm/router.ts";
 import type { McpHub } from "../mcp/client.ts";
+import type { ChannelState } from "../app/channels.ts";
 import type { Memory } from "../memory/memory.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import type { ServerRecord } from "../store/server_record.ts";
@@ -31,6 +32,8 @@ export interface StatusProbesDeps {
   mcp: McpHub;
   background: Background;
   memory: Memory;
+  /** The channels' state (the hub's, when it runs). */
+  channels(): ChannelState[];
 }
 
 /**
@@ -68,6 +71,7 @@ export function createStatusProbes(deps: StatusProbesDeps): StatusProbes {
       interval_minutes: config.heartbeat.interval_minutes,
     }),
     workers: () => background.tasks.workers(),
+    channels: () => deps.channels(),
     memory: () => deps.memory.index.stats(),
     database: async () => ({ path: databasePath, bytes: await databaseBytes(databasePath) }),
     // Errors quote what providers and MCP servers said, which may be a key or a header back.

@@ -95,11 +95,23 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
  * ```
  */
 export function applyMigration(db: DatabaseSync, migration: Migration): void {
-  transaction(db, () => {
-    if (userVersion(db) >= migration.version) return;
-    db.exec(migration.sql);
-    db.exec(`PRAGMA user_version = ${migration.version}`);
-  });
+  // The pragma is a no-op inside a transaction: it is set around it.
+  if (migration.rebuildsTables) db.exec("PRAGMA foreign_keys = OFF");
+  try {
+    transaction(db, () => {
+      if (userVersion(db) >= migration.version) return;
+      db.exec(migration.sql);
+      if (migration.rebuildsTables) {
+        const broken = db.prepare("PRAGMA foreign_key_check").all();
+        if (broken.length > 0) {
+          throw new Error(`it would leave ${broken.length} row(s) referring to rows that are gone`);
+        }
+      }
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+    });
+  } finally {
+    if (migration.rebuildsTables) db.exec("PRAGMA foreign_keys = ON");
+  }
 }
 
 function migrate(

@@ -8,8 +8,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { transaction } from "./transaction.ts";
 
-/** Which chats are the user's (sub-agents included); tasks, jobs and the heartbeat have their own parts. */
-const CHATS = "kind IN ('chat', 'subagent')";
+/** Which chats are the user's (sub-agents and channels included); tasks, jobs and the heartbeat have their own parts. */
+const CHATS = "kind IN ('chat', 'subagent', 'channel')";
 
 /**
  * What each part of a reset counts and deletes. Deleting a conversation

@@ -9,6 +9,13 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Runs with foreign keys off, as SQLite's way to change a table's
+   * constraints needs (make the new table, copy, drop the old, rename): a
+   * drop with them on would delete the rows that refer to it. The references
+   * are checked before the migration commits.
+   */
+  rebuildsTables?: true;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -263,6 +270,64 @@ export const MIGRATIONS: readonly Migration[] = [
       -- JSON: {code, message}, the turn's error event, on an assistant message with status 'error':
       -- a failed turn keeps its reply, and whoever reads the conversation later sees why.
       ALTER TABLE messages ADD COLUMN error TEXT;
+    `,
+  },
+  {
+    version: 8,
+    name: "channels: conversations held on Telegram, email and Matrix",
+    rebuildsTables: true,
+    sql: `
+      -- A conversation's kind gains 'channel' (a CHECK constraint changes only by a rebuild).
+      CREATE TABLE conversations_new (
+        id              TEXT PRIMARY KEY,
+        title           TEXT NOT NULL DEFAULT '',
+        model           TEXT,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL,
+        flushed_through INTEGER NOT NULL DEFAULT 0,
+        flush_summary   TEXT NOT NULL DEFAULT '',
+        kind            TEXT NOT NULL DEFAULT 'chat'
+          CHECK (kind IN ('chat', 'job', 'heartbeat', 'task', 'subagent', 'channel'))
+      );
+      INSERT INTO conversations_new
+        (id, title, model, created_at, updated_at, flushed_through, flush_summary, kind)
+        SELECT id, title, model, created_at, updated_at, flushed_through, flush_summary, kind
+        FROM conversations;
+      DROP TABLE conversations;
+      ALTER TABLE conversations_new RENAME TO conversations;
+      CREATE INDEX conversations_by_recency ON conversations (updated_at DESC);
+
+      -- Which conversation a chat on a channel (a Telegram chat, an email thread, a Matrix room) is.
+      CREATE TABLE channel_chats (
+        channel         TEXT NOT NULL,
+        chat_id         TEXT NOT NULL,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        label           TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (channel, chat_id)
+      );
+      CREATE INDEX channel_chats_by_conversation ON channel_chats (conversation_id);
+
+      -- Every message a channel delivered, by the platform's id: one answer each, even after a restart.
+      CREATE TABLE channel_inbound (
+        channel     TEXT NOT NULL,
+        message_id  TEXT NOT NULL,
+        sender_id   TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        PRIMARY KEY (channel, message_id)
+      );
+
+      -- Senders nobody allowed: never answered, listed so the owner can allow themself.
+      CREATE TABLE channel_strangers (
+        channel    TEXT NOT NULL,
+        sender_id  TEXT NOT NULL,
+        name       TEXT NOT NULL DEFAULT '',
+        chat_id    TEXT NOT NULL,
+        excerpt    TEXT NOT NULL DEFAULT '',
+        messages   INTEGER NOT NULL DEFAULT 1,
+        first_seen TEXT NOT NULL,
+        last_seen  TEXT NOT NULL,
+        PRIMARY KEY (channel, sender_id)
+      );
     `,
   },
 ];

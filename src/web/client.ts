@@ -102,7 +102,7 @@ export interface ChatReply {
 }
 
 /** What a conversation is for. */
-export type ConversationKind = "chat" | "job" | "heartbeat" | "task" | "subagent";
+export type ConversationKind = "chat" | "job" | "heartbeat" | "task" | "subagent" | "channel";
 
 /** A conversation. Times are ISO 8601 UTC strings. */
 export interface Conversation {

@@ -175,7 +175,13 @@ function conversationFragments(ui: Hono, runtime: Runtime): void {
   const { conversations } = runtime.app;
   ui.get("/conversations", (c) => {
     const q = (c.req.query("q") ?? "").slice(0, 200);
-    return c.html(conversationList(conversations.list({ q: q || undefined, limit: 200 }), q));
+    // The user's chats: those of the page and the API, and those held on a channel.
+    const query = { q: q || undefined, limit: 200 };
+    const chats = [
+      ...conversations.list(query),
+      ...conversations.list({ ...query, kind: "channel" }),
+    ].sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(0, 200);
+    return c.html(conversationList(chats, q));
   });
 
   ui.delete("/conversations/:id", (c) => {

@@ -177,6 +177,11 @@ mcpServers:
   zap:
     url: "http://127.0.0.1:${PORT}/s/pathsecret-16abcdef0123456789/mcp?token=url-secret-17"
     headers: { Authorization: "Bearer mcp-header-secret-18" }
+channels:
+  telegram:
+    enabled: false
+    token: "123456:tg-secret-19-abcdefghijklmnop"
+    api_root: "http://bot:tgroot-secret-20@127.0.0.1:${PORT}/"
 `;
 const SECRETS = [...YAML.matchAll(/[\w.-]*secret-\d\d[\w-]*/g)].map((match) => match[0]);
 
@@ -198,7 +203,7 @@ Deno.test("redactConfig hides every secret, and the fixture sets every secret ke
     );
     assert(values.length > 0, `the fixture sets no ${key.path}: add one, so it is tested`);
   }
-  assertEquals(SECRETS.length, 18);
+  assertEquals(SECRETS.length, 20);
   const shown = redactConfig(config);
   assertNoSecret(JSON.stringify(shown), "redactConfig");
   // What is not secret stays, so the output still helps.

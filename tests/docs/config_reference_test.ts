@@ -36,9 +36,10 @@ Deno.test("configKeyRows describes every key of hob.yaml", () => {
 });
 
 Deno.test("configKeyRows shows each default as the value hob takes when the key is left out", async (t) => {
-  // An empty file, but for the keys `email` requires, so its defaults show too.
+  // An empty file, but for the keys `email` and `channels.telegram` require, so their defaults show too.
   const effective = configSchema.parse({
     email: { smtp: { host: "mail.example.org" }, from: "me@example.org" },
+    channels: { telegram: { token: "123456:ABCDEFGHIJKLMNOPQRSTUVWX" } },
   }) as Record<string, unknown>;
   const rows = configKeyRows();
   for (const row of rows.filter((row) => row.default.startsWith("`"))) {

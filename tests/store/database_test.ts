@@ -102,3 +102,33 @@ Deno.test("a migration another process applied while this one waited is skipped,
     second.close();
   }
 });
+
+Deno.test("the channels migration rebuilds conversations without losing a message or a reference", () => {
+  using tmp = tempPath();
+  // A hob.db as the release before channels left it, with a conversation, messages and an approval.
+  const before = openDatabase(tmp.path, { migrations: MIGRATIONS.filter((m) => m.version < 8) });
+  before.exec(`
+    INSERT INTO conversations (id, title, model, created_at, updated_at, kind, flush_summary)
+      VALUES ('c1', 'Plans', 'fake/m', '2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', 'task', 'so far');
+    INSERT INTO messages (conversation_id, role, content, created_at)
+      VALUES ('c1', 'user', 'hello', '2026-01-01T00:00:00Z'), ('c1', 'assistant', 'hi', '2026-01-01T00:00:01Z');
+  `);
+  before.close();
+  const db = openDatabase(tmp.path);
+  try {
+    assertEquals({ ...db.prepare("PRAGMA foreign_keys").get() }, { foreign_keys: 1 });
+    const row = { ...db.prepare("SELECT * FROM conversations WHERE id = 'c1'").get() };
+    assertEquals([row.title, row.kind, row.flush_summary], ["Plans", "task", "so far"]);
+    assertEquals(
+      { ...db.prepare("SELECT COUNT(*) AS n FROM messages WHERE conversation_id = 'c1'").get() },
+      { n: 2 },
+    );
+    db.exec(`INSERT INTO conversations (id, created_at, updated_at, kind)
+      VALUES ('c2', '2026-01-03T00:00:00Z', '2026-01-03T00:00:00Z', 'channel')`);
+    // The messages still belong to their conversation: deleting it deletes them.
+    db.exec("DELETE FROM conversations WHERE id = 'c1'");
+    assertEquals({ ...db.prepare("SELECT COUNT(*) AS n FROM messages").get() }, { n: 0 });
+  } finally {
+    db.close();
+  }
+});

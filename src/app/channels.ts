@@ -1,0 +1,113 @@
+/**
+ * The channel actions — the conversation a chat on a channel is, a new one
+ * on `/new`, the strangers who wrote without being allowed — each defined
+ * once: the channels' hub (src/channels), REST and `hob channels` call
+ * these. It knows the conversation and channel stores, nothing of any
+ * platform or wire format.
+ */
+
+import { z } from "zod";
+import type { Conversation } from "../core/types.ts";
+import type { SqliteChannels, Stranger } from "../store/channels.ts";
+import type { SqliteConversationStore } from "../store/conversations.ts";
+import { ActionError, checkInput } from "./errors.ts";
+
+/** The channels hob speaks, as config and conversations name them. */
+export const CHANNEL_NAMES = ["telegram", "email", "matrix"] as const;
+export type ChannelName = typeof CHANNEL_NAMES[number];
+
+/** Most strangers one listing returns. */
+export const MAX_STRANGER_LIST = 200;
+
+/** A listing of strangers, the latest first, of one channel or all. */
+export const listStrangersInput = z.object({
+  channel: z.enum(CHANNEL_NAMES).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_STRANGER_LIST).default(50),
+});
+/** One stranger to forget, by channel and sender id. */
+export const forgetStrangerInput = z.object({
+  channel: z.enum(CHANNEL_NAMES),
+  sender_id: z.string().min(1).max(320),
+});
+
+export type ListStrangersInput = z.input<typeof listStrangersInput>;
+export type ForgetStrangerInput = z.input<typeof forgetStrangerInput>;
+
+/** A channel's health, as status, doctor and the page show it. */
+export interface ChannelState {
+  name: string;
+  /** hob's name on the platform, once connected. */
+  account: string | null;
+  state: "starting" | "connected" | "retrying" | "stopped";
+  last_inbound: string | null;
+  last_outbound: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Times the loop started over after a failure or a stall. */
+  restarts: number;
+  /** Messages not answered: strangers, bots, over the rate limit, seen before. */
+  ignored: number;
+}
+
+/** A chat on a channel: where it is, and how its conversation is titled. */
+export interface ChatPlace {
+  channel: ChannelName;
+  chatId: string;
+  /** Who or what the chat is, for the title (`Telegram · Ada`); the platform's words. */
+  label: string;
+}
+
+/** The channel actions. */
+export interface ChannelActions {
+  /** The chat's conversation, made (kind `channel`) when it has none or it was deleted. */
+  conversationOf(place: ChatPlace): Conversation;
+  /** Starts a new conversation for the chat (`/new`); the old one stays in the history. */
+  startOver(place: ChatPlace): Conversation;
+  strangers(input?: ListStrangersInput): Stranger[];
+  /** `not_found` when there is no such stranger. */
+  forgetStranger(input: ForgetStrangerInput): void;
+}
+
+/** The channel actions over the stores. */
+export function createChannelActions(
+  deps: { channels: SqliteChannels; conversations: SqliteConversationStore },
+): ChannelActions {
+  const { channels, conversations } = deps;
+  const start = (place: ChatPlace): Conversation => {
+    const title = `${TITLES[place.channel]} · ${place.label}`.slice(0, 200);
+    const conversation = conversations.createConversation({ title, kind: "channel" });
+    channels.setChat({
+      channel: place.channel,
+      chat_id: place.chatId,
+      conversation_id: conversation.id,
+      label: place.label,
+    });
+    return conversation;
+  };
+  return {
+    conversationOf(place) {
+      const chat = channels.chat(place.channel, place.chatId);
+      const conversation = chat && conversations.getConversation(chat.conversation_id);
+      return conversation ?? start(place);
+    },
+    startOver: start,
+    strangers(input = {}) {
+      const { channel, limit } = checkInput(listStrangersInput, input);
+      return channels.strangers(channel, limit);
+    },
+    forgetStranger(input) {
+      const { channel, sender_id } = checkInput(forgetStrangerInput, input);
+      if (!channels.forgetStranger(channel, sender_id)) {
+        throw new ActionError("not_found", `No stranger '${sender_id}' on ${channel}`, {
+          field: "sender_id",
+        });
+      }
+    },
+  };
+}
+
+const TITLES: Record<ChannelName, string> = {
+  telegram: "Telegram",
+  email: "Email",
+  matrix: "Matrix",
+};

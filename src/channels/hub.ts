@@ -1,0 +1,479 @@
+/**
+ * The channels' hub: drives each configured channel's adapter (port.ts) in a
+ * loop that reads, records and answers, once for every platform. It decides
+ * who is answered (the owner, guests as untrusted, strangers never, bots and
+ * hob itself never), limits replies per sender, keeps one conversation per
+ * chat, runs each chat's turns in order, relays approvals to the owner, and
+ * watches the loop: a read that does not come back in time is a stall, a
+ * failure is retried with back-off, and both show in the channel's state.
+ */
+
+import type { ChannelActions, ChannelName, ChannelState, ChatPlace } from "../app/channels.ts";
+import type { AgentEvent } from "../core/types.ts";
+import { ActionError } from "../app/errors.ts";
+import { collectReply } from "../core/reply.ts";
+import { untrusted } from "../core/untrusted.ts";
+import type { SqliteChannels } from "../store/channels.ts";
+import type { ChannelAdapter, ChannelIdentity, InboundMessage } from "./port.ts";
+
+/** How long a read may take beyond the adapter's own poll before it counts as stalled. */
+const stallGraceMs = (pollMs: number) => Math.max(2_000, pollMs / 2);
+/** How long connecting may take. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** Back-off after failures: doubling from the first, up to the last. */
+const BACKOFF_MS = [1_000, 60_000] as const;
+/** How often the typing indicator is renewed while a turn runs (Telegram's lasts 5 s). */
+const TYPING_EVERY_MS = 4_000;
+/** How long a sent approval request is shown for in the chat's text (its id prefix). */
+const APPROVAL_ID_CHARS = 8;
+
+/** Who may talk to hob on a channel, and how much it answers them. */
+export interface ChannelPolicy {
+  /** The owner's ids: answered, and their words are the owner's. */
+  allowFrom: string[];
+  /** Others hob answers; what they write is untrusted. */
+  guests: string[];
+  /** Replies to one sender in any minute, at most. */
+  repliesPerMinute: number;
+}
+
+/** What the hub works with: the application layer's actions, and where it logs. */
+export interface HubDeps {
+  channels: ChannelActions;
+  store: SqliteChannels;
+  /** Starts a turn in a conversation (the app's conversation action). */
+  turn(
+    input: { message: string; conversation_id: string },
+    options: { signal: AbortSignal; tainted?: string },
+  ): Promise<AsyncGenerator<AgentEvent>>;
+  /** Decides a pending approval by id or prefix; the refusal's message when it cannot. */
+  decide(id: string, decision: "approve" | "deny"): string;
+  /** Sets a conversation's model; what to tell the owner (done, or why not). */
+  setModel(conversationId: string, model: string): string;
+  /** The model a conversation without its own uses. */
+  defaultModel: string;
+  /** One line about a channel (connecting, failures, strangers). */
+  log(line: string): void;
+  now?(): number;
+}
+
+/**
+ * The hub.
+ *
+ * @example
+ * ```ts
+ * const hub = new ChannelHub(deps);
+ * hub.add(telegramAdapter, { allowFrom: ["42"], guests: [], repliesPerMinute: 10 });
+ * hub.start();
+ * hub.states()[0].state; // "starting", then "connected"
+ * ```
+ */
+export class ChannelHub {
+  readonly #deps: HubDeps;
+  readonly #runners: ChannelRunner[] = [];
+  readonly #unstartable = new Map<string, string>();
+
+  constructor(deps: HubDeps) {
+    this.#deps = deps;
+  }
+
+  add(adapter: ChannelAdapter, policy: ChannelPolicy): void {
+    this.#runners.push(new ChannelRunner(adapter, policy, this.#deps));
+  }
+
+  /** Notes a channel hob.yaml enables but hob cannot start (its token is not set), and why. */
+  cannotStart(name: string, reason: string): void {
+    this.#unstartable.set(name, reason);
+  }
+
+  /** Starts every channel's loop; they run until {@linkcode stop}. */
+  start(): void {
+    for (const runner of this.#runners) runner.start();
+  }
+
+  /** Stops the loops and the turns in progress, and waits for them. */
+  async stop(): Promise<void> {
+    await Promise.all(this.#runners.map((runner) => runner.stop()));
+  }
+
+  states(): ChannelState[] {
+    return [
+      ...this.#runners.map((runner) => runner.state()),
+      ...[...this.#unstartable].map(([name, reason]): ChannelState => ({
+        name,
+        account: null,
+        state: "stopped",
+        last_inbound: null,
+        last_outbound: null,
+        last_error: reason,
+        last_error_at: null,
+        restarts: 0,
+        ignored: 0,
+      })),
+    ];
+  }
+
+  /** Sends the owner a test message on `channel`, as {@linkcode tellOwner} does. */
+  sendTest(channel: string): Promise<void> {
+    return this.tellOwner(
+      channel,
+      "hob here: this is the test message you asked for. Write to me here any time.",
+    );
+  }
+
+  /** The configured channels' names. */
+  names(): string[] {
+    return this.#runners.map((runner) => runner.name);
+  }
+
+  /**
+   * Sends `text` to the owner on `channel` (the first of `allow_from`): a
+   * test message, a job's result. `not_found` for a channel not configured,
+   * `invalid` when it names no owner.
+   */
+  async tellOwner(channel: string, text: string): Promise<void> {
+    const runner = this.#runners.find((each) => each.name === channel);
+    const unstartable = this.#unstartable.get(channel);
+    if (unstartable) {
+      throw new ActionError("invalid", `${channel} is not started: ${unstartable}`, {
+        field: "channel",
+      });
+    }
+    if (!runner) {
+      throw new ActionError(
+        "not_found",
+        `The channel '${channel}' is not configured${
+          this.#runners.length ? `; there are: ${this.names().join(", ")}` : ""
+        }`,
+        { field: "channel" },
+      );
+    }
+    await runner.tellOwner(text);
+  }
+}
+
+/** One channel's loop and its chats. */
+class ChannelRunner {
+  readonly #adapter: ChannelAdapter;
+  readonly #policy: ChannelPolicy;
+  readonly #deps: HubDeps;
+  readonly #state: ChannelState;
+  readonly #stopping = new AbortController();
+  /** Each chat's turns, one after another. */
+  readonly #queues = new Map<string, Promise<void>>();
+  /** Each chat's turn in progress, for `/stop`. */
+  readonly #running = new Map<string, AbortController>();
+  /** When each sender was last answered, within the last minute. */
+  readonly #replies = new Map<string, number[]>();
+  #identity: ChannelIdentity | undefined;
+  #loop: Promise<void> | undefined;
+
+  constructor(adapter: ChannelAdapter, policy: ChannelPolicy, deps: HubDeps) {
+    this.#adapter = adapter;
+    this.#policy = policy;
+    this.#deps = deps;
+    this.#state = {
+      name: adapter.name,
+      account: null,
+      state: "stopped",
+      last_inbound: null,
+      last_outbound: null,
+      last_error: null,
+      last_error_at: null,
+      restarts: 0,
+      ignored: 0,
+    };
+  }
+
+  get name(): string {
+    return this.#adapter.name;
+  }
+
+  state(): ChannelState {
+    return { ...this.#state };
+  }
+
+  start(): void {
+    if (this.#loop) return;
+    this.#state.state = "starting";
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    for (const turn of this.#running.values()) turn.abort();
+    await this.#loop;
+    await Promise.allSettled(this.#queues.values());
+    this.#state.state = "stopped";
+  }
+
+  async tellOwner(text: string): Promise<void> {
+    const owner = this.#policy.allowFrom[0];
+    if (!owner) {
+      throw new ActionError("invalid", `${this.name}: allow_from names nobody to send to`, {
+        field: "allow_from",
+      });
+    }
+    await this.send(owner, text);
+  }
+
+  async send(chatId: string, text: string, replyTo?: string): Promise<void> {
+    await this.#adapter.send(chatId, text, { replyTo });
+    this.#state.last_outbound = this.#iso();
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    const stop = this.#stopping.signal;
+    while (!stop.aborted) {
+      try {
+        if (!this.#identity) {
+          this.#identity = await this.#within(
+            CONNECT_TIMEOUT_MS,
+            "connecting",
+            (signal) => this.#adapter.connect(signal),
+          );
+          this.#state.account = this.#identity.name;
+          this.#deps.log(`${this.name}: connected as ${this.#identity.name}`);
+        }
+        this.#state.state = "connected";
+        const cursor = this.#deps.store.cursor(this.name);
+        const delivery = await this.#within(
+          this.#adapter.pollMs + stallGraceMs(this.#adapter.pollMs),
+          "reading",
+          (signal) => this.#adapter.read(cursor, signal),
+        );
+        for (const message of delivery.messages) this.#accept(message);
+        // Recorded first, then the cursor moves: a crash between the two re-reads, never loses.
+        if (delivery.cursor !== null) this.#deps.store.setCursor(this.name, delivery.cursor);
+        failures = 0;
+      } catch (error) {
+        if (stop.aborted) break;
+        failures++;
+        this.#identity = undefined;
+        this.#state.state = "retrying";
+        this.#state.restarts++;
+        this.#fail(error);
+        const wait = Math.min(BACKOFF_MS[0] * 2 ** (failures - 1), BACKOFF_MS[1]);
+        this.#deps.log(`${this.name}: ${this.#state.last_error}; again in ${wait / 1000} s`);
+        await sleep(wait, stop);
+      }
+    }
+  }
+
+  /** Runs `work` with a deadline: past it the work is aborted and counted as a stall. */
+  async #within<T>(ms: number, doing: string, work: (signal: AbortSignal) => Promise<T>) {
+    const attempt = new AbortController();
+    const stop = this.#stopping.signal;
+    const onStop = () => attempt.abort(stop.reason);
+    stop.addEventListener("abort", onStop);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(
+          `no answer from ${this.name} in ${Math.round(ms / 1000)} s ${doing}`,
+        );
+        attempt.abort(error);
+        reject(error);
+      }, ms);
+    });
+    try {
+      return await Promise.race([work(attempt.signal), stalled]);
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+    }
+  }
+
+  #fail(error: unknown): void {
+    this.#state.last_error = error instanceof Error ? error.message : String(error);
+    this.#state.last_error_at = this.#iso();
+  }
+
+  /** Decides what becomes of a delivered message; a turn is queued behind the chat's others. */
+  #accept(message: InboundMessage): void {
+    const { store, log } = this.#deps;
+    const ignore = (why: string) => {
+      this.#state.ignored++;
+      if (why) log(`${this.name}: ignored a message from ${message.senderId}: ${why}`);
+    };
+    // hob's own messages and other bots' are never answered: two bots would answer each other forever.
+    if (message.senderId === this.#identity?.selfId) return ignore("");
+    if (message.fromBot) return ignore("the sender is a bot");
+    if (!store.recordInbound(this.name, message.id, message.senderId)) return ignore("");
+    this.#state.last_inbound = this.#iso();
+    const owner = this.#policy.allowFrom.includes(message.senderId);
+    if (!owner && !this.#policy.guests.includes(message.senderId)) {
+      // No answer at all: a stranger learns nothing, not even that hob is here.
+      store.recordStranger({
+        channel: this.name,
+        sender_id: message.senderId,
+        name: message.senderName,
+        chat_id: message.chatId,
+        text: message.text,
+      });
+      return ignore("not in allow_from (see 'hob channels pending')");
+    }
+    if (!message.direct && !this.#mentioned(message)) return ignore("");
+    if (owner && this.#control(message)) return;
+    if (!this.#mayReply(message.senderId)) return ignore("over replies_per_minute");
+    const previous = this.#queues.get(message.chatId) ?? Promise.resolve();
+    const next = previous.then(() => this.#answer(message, owner)).catch((error) => {
+      this.#fail(error);
+      log(`${this.name}: answering ${message.chatId}: ${this.#state.last_error}`);
+    });
+    this.#queues.set(message.chatId, next);
+  }
+
+  /** In a group, hob answers only when named. */
+  #mentioned(message: InboundMessage): boolean {
+    const name = this.#identity?.name;
+    return Boolean(name) && message.text.toLowerCase().includes(name!.toLowerCase());
+  }
+
+  /**
+   * The owner's commands that act at once rather than after the chat's turn in
+   * progress: stopping it, and deciding the approval it waits for.
+   */
+  #control(message: InboundMessage): boolean {
+    const text = message.text.trim();
+    if (/^\/stop(@\S+)?$/i.test(text)) {
+      const running = this.#running.get(message.chatId);
+      running?.abort();
+      this.#reply(message, running ? "Stopped." : "Nothing is running.");
+      return true;
+    }
+    const decision = /^(approve|deny)\s+([0-9a-f-]{4,})$/i.exec(text);
+    if (decision) {
+      const verdict = decision[1].toLowerCase() as "approve" | "deny";
+      this.#reply(message, this.#deps.decide(decision[2].toLowerCase(), verdict));
+      return true;
+    }
+    return false;
+  }
+
+  #mayReply(sender: string): boolean {
+    const now = this.#now();
+    const recent = (this.#replies.get(sender) ?? []).filter((at) => now - at < 60_000);
+    if (recent.length >= this.#policy.repliesPerMinute) return false;
+    recent.push(now);
+    this.#replies.set(sender, recent);
+    return true;
+  }
+
+  /** Runs the message's turn in the chat's conversation and sends the answer. */
+  async #answer(message: InboundMessage, owner: boolean): Promise<void> {
+    const place: ChatPlace = {
+      channel: this.name as ChannelName,
+      chatId: message.chatId,
+      label: message.senderName || message.chatId,
+    };
+    const command = /^\/(new|model|status)(?:@\S+)?(?:\s+(.*))?$/is.exec(message.text.trim());
+    if (command && owner) return this.#command(message, place, command[1], command[2]?.trim());
+    if (!message.text.trim()) {
+      return this.#reply(message, "I can read only text here so far.");
+    }
+    const conversation = this.#deps.channels.conversationOf(place);
+    const controller = new AbortController();
+    this.#running.set(message.chatId, controller);
+    const typing = setInterval(() => this.#typing(message.chatId), TYPING_EVERY_MS);
+    this.#typing(message.chatId);
+    // Anyone but the owner writes untrusted text: delimited for the model, and the turn is
+    // tainted from its start, so side effects need the owner's approval.
+    const source = `${this.name}: ${message.senderName} (${message.senderId})`;
+    try {
+      const events = await this.#deps.turn(
+        {
+          message: owner ? message.text : untrusted(source, message.text),
+          conversation_id: conversation.id,
+        },
+        { signal: controller.signal, ...(owner ? {} : { tainted: source }) },
+      );
+      const reply = await collectReply(this.#relayApprovals(events, message, owner));
+      const text = reply.content.trim() ||
+        (reply.error ? `Sorry, that failed: ${reply.error.message}` : "");
+      if (text) await this.send(message.chatId, text, message.id);
+    } finally {
+      clearInterval(typing);
+      this.#running.delete(message.chatId);
+    }
+  }
+
+  /** `/new`, `/model [ID]` and `/status`, the owner's commands that run in the chat's turn. */
+  #command(message: InboundMessage, place: ChatPlace, name: string, argument?: string): void {
+    const { channels } = this.#deps;
+    if (name === "new") {
+      channels.startOver(place);
+      return this.#reply(message, "Started a new conversation.");
+    }
+    const conversation = channels.conversationOf(place);
+    if (name === "model") {
+      const answer = argument
+        ? this.#deps.setModel(conversation.id, argument)
+        : `This conversation uses ${conversation.model ?? this.#deps.defaultModel}.`;
+      return this.#reply(message, answer);
+    }
+    const states = [`${this.name}: ${this.#state.state}`];
+    this.#reply(
+      message,
+      `Conversation “${conversation.title}” · model ${
+        conversation.model ?? this.#deps.defaultModel
+      } · ${states.join(", ")}`,
+    );
+  }
+
+  /**
+   * Passes a turn's events on, asking the owner when a tool waits for
+   * approval: in the chat when the owner wrote, else in the owner's own chat
+   * with hob (a guest cannot approve; the page shows it too).
+   */
+  async *#relayApprovals(
+    events: AsyncIterable<AgentEvent>,
+    message: InboundMessage,
+    owner: boolean,
+  ): AsyncGenerator<AgentEvent> {
+    const ownerChat = owner ? message.chatId : this.#policy.allowFrom[0];
+    for await (const event of events) {
+      if (event.type === "approval_required" && ownerChat) {
+        const id = event.approval_id.slice(0, APPROVAL_ID_CHARS);
+        const asker = owner ? "" : ` (asked by ${message.senderName}, a guest)`;
+        await this.send(
+          ownerChat,
+          `hob wants to run \`${event.name}\`${asker}: ${event.reason}\n\n` +
+            `Reply \`approve ${id}\` or \`deny ${id}\`.`,
+          owner ? message.id : undefined,
+        ).catch((error) => this.#fail(error));
+      }
+      yield event;
+    }
+  }
+
+  #reply(message: InboundMessage, text: string): void {
+    this.send(message.chatId, text, message.id).catch((error) => this.#fail(error));
+  }
+
+  #typing(chatId: string): void {
+    this.#adapter.typing(chatId).catch(() => {/* only a courtesy */});
+  }
+
+  #now(): number {
+    return this.#deps.now?.() ?? Date.now();
+  }
+
+  #iso(): string {
+    return new Date(this.#now()).toISOString();
+  }
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

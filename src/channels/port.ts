@@ -1,0 +1,65 @@
+/**
+ * The channel port: what hob needs of a messaging platform to hold
+ * conversations on it. Every platform hob speaks — Telegram's Bot API, IMAP
+ * and SMTP, Matrix's client-server API — is a stream of messages read from a
+ * cursor, and a way to send text into a chat; the hub (hub.ts) does the rest
+ * once for all of them: who may talk, loop guards, conversations, turns,
+ * watchdog and state.
+ */
+
+/** A message a platform delivered. Every text in it is the sender's, so untrusted. */
+export interface InboundMessage {
+  /** The platform's id of the message, unique within the channel: answered once. */
+  id: string;
+  /** Where a reply goes (a Telegram chat, an email thread, a Matrix room). */
+  chatId: string;
+  /** Who wrote it, as `allow_from` names them (a numeric Telegram id, an address). */
+  senderId: string;
+  /** How the platform shows the sender (untrusted: anyone picks their own name). */
+  senderName: string;
+  text: string;
+  /** Whether the platform says the sender is a bot (bots are never answered). */
+  fromBot: boolean;
+  /** Whether the message is in a chat with hob alone (a DM), or in a group. */
+  direct: boolean;
+}
+
+/** What one read of a channel's stream returned. */
+export interface Delivery {
+  messages: InboundMessage[];
+  /** Where the next read starts; stored once these messages are recorded. */
+  cursor: string | null;
+}
+
+/** Who hob is on the platform, learnt when it connects. */
+export interface ChannelIdentity {
+  /** hob's own id there: its own messages are never answered. */
+  selfId: string;
+  /** How the platform names it (a bot's @username), for status. */
+  name: string;
+}
+
+/** Options for sending one reply. */
+export interface SendOptions {
+  /** The message this answers, for platforms that thread replies. */
+  replyTo?: string;
+}
+
+/**
+ * A messaging platform, as the hub drives it. Methods throw on failure; the
+ * hub counts, logs and retries with back-off.
+ */
+export interface ChannelAdapter {
+  /** The channel's name in config, status and conversations: `telegram`, `email`, `matrix`. */
+  readonly name: string;
+  /** Longest a `read` may wait for news before it returns empty. */
+  readonly pollMs: number;
+  /** Checks the credentials and learns hob's own identity. */
+  connect(signal: AbortSignal): Promise<ChannelIdentity>;
+  /** Waits (up to `pollMs`) for what came after `cursor` (null: from what the platform keeps). */
+  read(cursor: string | null, signal: AbortSignal): Promise<Delivery>;
+  /** Sends `text` (Markdown, as the model writes it) to a chat, in as many messages as it takes. */
+  send(chatId: string, text: string, options?: SendOptions): Promise<void>;
+  /** Shows that hob is writing (a no-op where the platform has no such thing). */
+  typing(chatId: string): Promise<void>;
+}

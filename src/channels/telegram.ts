@@ -1,0 +1,127 @@
+/**
+ * Telegram, through its Bot API with grammy's client: long polling with
+ * `getUpdates` from the stored offset, replies as Telegram's HTML (see
+ * telegram_format.ts) threaded to the message they answer, and the typing
+ * indicator. `api_root` points it at another Bot API server (a local one, or
+ * the tests' stand-in).
+ */
+
+import type { Api, GrammyError } from "grammy/web";
+import type { ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
+import { toTelegram } from "./telegram_format.ts";
+
+/** What the Telegram adapter is configured with. */
+export interface TelegramOptions {
+  token: string;
+  /** The Bot API server, `https://api.telegram.org` unless told. */
+  apiRoot: string;
+  /** How long one `getUpdates` waits for news, in seconds (Telegram allows up to 50). */
+  pollSeconds: number;
+}
+
+/** A message of the Bot API, as far as hob reads it. */
+interface TelegramMessage {
+  message_id: number;
+  chat: { id: number; type: string; title?: string };
+  from?: {
+    id: number;
+    is_bot: boolean;
+    first_name?: string;
+    last_name?: string;
+    username?: string;
+  };
+  text?: string;
+  caption?: string;
+}
+
+/**
+ * The Telegram adapter.
+ *
+ * @example
+ * ```ts
+ * const telegram = createTelegramAdapter({ token, apiRoot: "https://api.telegram.org", pollSeconds: 30 });
+ * const me = await telegram.connect(AbortSignal.timeout(10_000));
+ * ```
+ */
+export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter {
+  let client: Promise<Api> | undefined;
+  // grammy (its web build: Deno's own fetch, no Node shims) loads when the channel starts.
+  const api = () =>
+    client ??= import("grammy/web").then(({ Api }) =>
+      new Api(options.token, { apiRoot: options.apiRoot })
+    );
+  return {
+    name: "telegram",
+    pollMs: options.pollSeconds * 1000,
+    async connect(signal) {
+      const me = await (await api()).getMe(grammySignal(signal));
+      return { selfId: String(me.id), name: `@${me.username}` };
+    },
+    async read(cursor, signal): Promise<Delivery> {
+      const updates = await (await api()).getUpdates({
+        offset: cursor === null ? undefined : Number(cursor),
+        timeout: options.pollSeconds,
+        allowed_updates: ["message"],
+      }, grammySignal(signal));
+      const messages: InboundMessage[] = [];
+      for (const update of updates) {
+        const message = update.message as TelegramMessage | undefined;
+        if (message?.from) messages.push(inbound(message));
+      }
+      const last = updates.at(-1);
+      return { messages, cursor: last ? String(last.update_id + 1) : cursor };
+    },
+    async send(chatId, text, sendOptions: SendOptions = {}) {
+      const client = await api();
+      for (const [index, part] of toTelegram(text).entries()) {
+        // The id hob gave the message is `chat:message`; Telegram threads by the message part.
+        const replyTo = index === 0 && sendOptions.replyTo
+          ? Number(sendOptions.replyTo.split(":").pop())
+          : undefined;
+        const extra = {
+          link_preview_options: { is_disabled: true },
+          ...(replyTo
+            ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+            : {}),
+        };
+        try {
+          await client.sendMessage(chatId, part.html, { ...extra, parse_mode: "HTML" });
+        } catch (error) {
+          // Markup Telegram will not take is sent as the text it stands for.
+          if (!isEntityError(error)) throw error;
+          await client.sendMessage(chatId, part.plain, extra);
+        }
+      }
+    },
+    async typing(chatId) {
+      await (await api()).sendChatAction(chatId, "typing");
+    },
+  };
+}
+
+function inbound(message: TelegramMessage): InboundMessage {
+  const from = message.from!;
+  const name = from.username
+    ? `@${from.username}`
+    : [from.first_name, from.last_name].filter(Boolean).join(" ");
+  return {
+    // Message ids are per chat on Telegram.
+    id: `${message.chat.id}:${message.message_id}`,
+    chatId: String(message.chat.id),
+    senderId: String(from.id),
+    senderName: name || String(from.id),
+    text: message.text ?? message.caption ?? "",
+    fromBot: from.is_bot,
+    direct: message.chat.type === "private",
+  };
+}
+
+/** Deno's AbortSignal, as grammy's typings (abort-controller's, for Node) name it: the same object. */
+function grammySignal(signal: AbortSignal): Parameters<Api["getMe"]>[0] {
+  return signal as unknown as Parameters<Api["getMe"]>[0];
+}
+
+function isEntityError(error: unknown): boolean {
+  const grammy = error as Partial<GrammyError>;
+  return grammy?.error_code === 400 && /entit|parse/i.test(grammy.description ?? "");
+}

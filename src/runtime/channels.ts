@@ -1,0 +1,85 @@
+/**
+ * The channels of hob.yaml, built into the hub (src/channels/hub.ts) over
+ * the application layer: the adapters each configured channel names, with
+ * its allowlist, guests and rate limit. `hob serve` starts the hub.
+ */
+
+import type { AppActions } from "../app/app.ts";
+import { ActionError } from "../app/errors.ts";
+import { ChannelHub } from "../channels/hub.ts";
+import { createTelegramAdapter } from "../channels/telegram.ts";
+import type { HobConfig } from "../config/schema.ts";
+import type { SqliteChannels } from "../store/channels.ts";
+
+/** What the hub is built from. */
+export interface ChannelWiring {
+  config: HobConfig;
+  env: Record<string, string | undefined>;
+  app: AppActions;
+  store: SqliteChannels;
+  log(line: string): void;
+}
+
+/**
+ * The hub with every enabled channel of hob.yaml added (not started).
+ *
+ * @example
+ * ```ts
+ * const hub = createChannelHub({ config, env: Deno.env.toObject(), app, store, log: console.error });
+ * hub.start();
+ * ```
+ */
+export function createChannelHub(wiring: ChannelWiring): ChannelHub {
+  const { app, config } = wiring;
+  const hub = new ChannelHub({
+    channels: app.channels,
+    store: wiring.store,
+    turn: (input, options) => app.conversations.turn(input, options),
+    decide: (id, decision) =>
+      answer(() => {
+        const approval = app.approvals.decide({ id, decision });
+        return `${decision === "approve" ? "Approved" : "Denied"}: ${approval.tool}.`;
+      }),
+    setModel: (conversationId, model) =>
+      answer(() => {
+        app.conversations.setModel({ id: conversationId, model });
+        return `This conversation now uses ${model}.`;
+      }),
+    defaultModel: config.model,
+    log: wiring.log,
+  });
+  const telegram = config.channels.telegram;
+  if (telegram?.enabled) {
+    const token = (telegram.token_env ? wiring.env[telegram.token_env] : undefined) ??
+      telegram.token;
+    if (!token) {
+      const reason = `its token is not set (${telegram.token_env} is empty)`;
+      hub.cannotStart("telegram", reason);
+      wiring.log(`telegram: not started: ${reason}`);
+    } else {
+      hub.add(
+        createTelegramAdapter({
+          token,
+          apiRoot: telegram.api_root,
+          pollSeconds: telegram.poll_timeout_s,
+        }),
+        {
+          allowFrom: telegram.allow_from,
+          guests: telegram.guests,
+          repliesPerMinute: telegram.replies_per_minute,
+        },
+      );
+    }
+  }
+  return hub;
+}
+
+/** What an action says it did, or why it refused, as a line for the chat. */
+function answer(action: () => string): string {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof ActionError) return error.message;
+    throw error;
+  }
+}
