@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import { ScheduleError } from "../scheduler/schedule.ts";
 import { type Job, JobError, type JobRun, type JobView, type SqliteJobs } from "../store/jobs.ts";
+import { CHANNEL_NAMES } from "./channels.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
 /** Most runs one read of a job's log returns. */
@@ -24,6 +25,9 @@ const jobFields = {
   timezone: z.string().min(1).max(100).optional(),
   missed_policy: z.enum(["run_once", "skip"]).optional(),
   model: z.string().min(3).nullable().optional(),
+  deliver: z.enum(CHANNEL_NAMES).nullable().optional().describe(
+    "Also send each run's result to you on this channel",
+  ),
   enabled: z.boolean().optional(),
 };
 /** A job: a cron expression, `every 10m` or `once:<time>`, read in `timezone` (default: hob's). */

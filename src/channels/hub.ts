@@ -113,6 +113,23 @@ export class ChannelHub {
     ];
   }
 
+  /**
+   * Checks each channel once, as `hob doctor` does: its credentials work
+   * (the platform says who hob is), and someone is allowed to talk to it.
+   */
+  async probe(): Promise<ChannelProbe[]> {
+    const probes = await Promise.all(this.#runners.map((runner) => runner.probe()));
+    return [
+      ...probes,
+      ...[...this.#unstartable].map(([name, reason]) => ({
+        name,
+        ok: false,
+        warning: false,
+        detail: `not started: ${reason}`,
+      })),
+    ];
+  }
+
   /** Sends the owner a test message on `channel`, as {@linkcode tellOwner} does. */
   sendTest(channel: string): Promise<void> {
     return this.tellOwner(
@@ -205,6 +222,31 @@ class ChannelRunner {
     await this.#loop;
     await Promise.allSettled(this.#queues.values());
     this.#state.state = "stopped";
+  }
+
+  async probe(): Promise<ChannelProbe> {
+    const { name } = this;
+    try {
+      const me = await this.#adapter.connect(AbortSignal.timeout(CONNECT_TIMEOUT_MS));
+      const { allowFrom, guests } = this.#policy;
+      return allowFrom.length === 0
+        ? {
+          name,
+          ok: true,
+          warning: true,
+          detail: `connects as ${me.name}, but allow_from is empty: nobody is answered ` +
+            `(write to it, then see 'hob channels pending')`,
+        }
+        : {
+          name,
+          ok: true,
+          warning: false,
+          detail:
+            `connects as ${me.name}; answers ${allowFrom.length} owner id(s), ${guests.length} guest(s)`,
+        };
+    } catch (error) {
+      return { name, ok: false, warning: false, detail: (error as Error).message };
+    }
   }
 
   async tellOwner(text: string): Promise<void> {
@@ -463,6 +505,15 @@ class ChannelRunner {
   #iso(): string {
     return new Date(this.#now()).toISOString();
   }
+}
+
+/** What `hob doctor` says of a channel. */
+export interface ChannelProbe {
+  name: string;
+  ok: boolean;
+  /** Works, but something needs the owner's attention. */
+  warning: boolean;
+  detail: string;
 }
 
 /** Waits `ms`, or less when `signal` aborts. */

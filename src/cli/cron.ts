@@ -29,7 +29,7 @@ export const cron: Command = {
   name: "cron",
   summary: "Scheduled jobs: list, add, remove, enable, disable, run, runs",
   help: `Usage: hob cron list [--json]
-       hob cron add NAME SCHEDULE PROMPT [--timezone TZ] [--missed run_once|skip] [--model M] [--disabled]
+       hob cron add NAME SCHEDULE PROMPT [--timezone TZ] [--missed run_once|skip] [--model M] [--deliver CH] [--disabled]
        hob cron remove|enable|disable JOB
        hob cron run JOB [--json]
        hob cron runs JOB [--limit N] [--json]
@@ -51,6 +51,7 @@ Options:
   --timezone TZ  IANA zone for the schedule, e.g. Europe/Berlin
   --missed P     run_once (default) or skip
   --model M      a model for this job, as <provider>/<model>
+  --deliver CH   also send each result to you on channel CH (telegram)
   --disabled     add the job switched off
   --limit N      how many runs 'runs' lists (default 20)
   --json         print machine-readable output
@@ -60,6 +61,7 @@ Options:
     timezone: { type: "string" },
     missed: { type: "string" },
     model: { type: "string" },
+    deliver: { type: "string" },
     disabled: { type: "boolean" },
     limit: { type: "string" },
     json: { type: "boolean" },
@@ -147,6 +149,7 @@ async function readRequest(parsed: ParsedArgs): Promise<CronRequest> {
       timezone: parsed.values.timezone as string | undefined,
       missed_policy: missed as NewScheduleInput["missed_policy"],
       model: (parsed.values.model as string | undefined) ?? null,
+      deliver: (parsed.values.deliver as NewScheduleInput["deliver"]) ?? null,
       enabled: !parsed.values.disabled,
     };
   }
@@ -156,8 +159,8 @@ async function readRequest(parsed: ParsedArgs): Promise<CronRequest> {
     } catch (error) {
       if (!(error instanceof ActionError)) throw error;
       throw new UsageError(
-        error.field === "model"
-          ? `--model: ${error.issue?.message ?? error.message}`
+        error.field === "model" || error.field === "deliver"
+          ? `--${error.field}: ${error.issue?.message ?? error.message}`
           : `hob cron add: ${error.message}`,
       );
     }
@@ -238,8 +241,8 @@ async function runNow(runtime: Runtime, key: string, json: boolean): Promise<num
 function describe(job: JobView): string {
   const lines = [
     `${String(job.id).padStart(3)}  ${job.name}  ${dim(`${job.schedule} (${job.timezone})`)}${
-      job.enabled ? "" : red("  disabled")
-    }\n`,
+      job.deliver ? dim(` → ${job.deliver}`) : ""
+    }${job.enabled ? "" : red("  disabled")}\n`,
     `     next ${when(job.next_run)} · last ${
       job.last_run ? `${when(job.last_run)} ${job.last_status ?? ""}` : "never"
     }${

@@ -107,6 +107,9 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
             : server.state,
         });
       }
+      for (const channel of await runtime.channels.probe()) {
+        report({ ...channel, name: `channel ${channel.name}` });
+      }
       const reachable = await checkProvider(runtime, report);
       if (reachable && !parsed.values["skip-model"]) {
         report(await checkToolCalling(runtime));

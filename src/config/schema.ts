@@ -283,6 +283,12 @@ const telegramSchema = z.strictObject({
 
 const channelsSchema = z.strictObject({
   telegram: telegramSchema.optional().describe("Telegram: a bot that answers you."),
+  notify: z.enum(["telegram"]).optional().describe(
+    "Also send every notification (the heartbeat's findings, finished tasks) to you on this channel.",
+  ),
+}).refine((channels) => !channels.notify || channels[channels.notify], {
+  message: "names a channel that is not configured here",
+  path: ["notify"],
 }).prefault({});
 
 const modelId = z.string().regex(/^[A-Za-z0-9][\w.-]*\/\S+$/, {

@@ -33,6 +33,12 @@ export interface BackgroundDeps {
   turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent>;
   tools: ToolRegistryPort;
   now: () => Date;
+  /**
+   * Sends text to the owner on a channel: a job's result (`deliver`), and
+   * every notification when hob.yaml names `channels.notify`. Throws when it
+   * cannot; the background logs it and goes on.
+   */
+  deliver?(channel: string, text: string): Promise<void>;
 }
 
 /** Scheduled jobs, heartbeat, tasks and notifications of one runtime. */
@@ -78,6 +84,12 @@ export function createBackground(deps: BackgroundDeps): Background {
   const tasks = new SqliteTasks(db);
   const notifications = new SqliteNotifications(db);
   const stopping = new AbortController();
+  // A notification is stored for the page and the API, and sent where hob.yaml says.
+  const notify = (notification: { kind: string; title: string; body: string }) => {
+    notifications.add(notification);
+    const channel = config.channels.notify;
+    if (channel) deliverTo(deps, channel, `**${notification.title}**\n\n${notification.body}`);
+  };
   const loops: Promise<unknown>[] = [];
 
   const scheduler = new Scheduler({
@@ -99,7 +111,7 @@ export function createBackground(deps: BackgroundDeps): Background {
     conversations: store,
     checklist: () => readOrEmpty(join(deps.home, "identity", "HEARTBEAT.md")),
     logNote: (text, heading) => deps.memory.logNote(text, heading),
-    notify: (notification) => notifications.add(notification),
+    notify,
     loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
     saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
     now: deps.now,
@@ -111,7 +123,7 @@ export function createBackground(deps: BackgroundDeps): Background {
       turn: (input, tools) => deps.turn(input, tools),
       tools: deps.tools,
       conversations: store,
-      notify: (notification) => notifications.add(notification),
+      notify,
       maxRunMs: config.tasks.max_run_minutes * 60_000,
     });
 
@@ -159,6 +171,14 @@ export function createBackground(deps: BackgroundDeps): Background {
 }
 
 /** Runs a job's prompt in the job's own conversation, without anyone watching. */
+/** Sends text to the owner on a channel, logging (not throwing) when it cannot. */
+function deliverTo(deps: BackgroundDeps, channel: string, text: string): void {
+  if (!deps.deliver) return;
+  deps.deliver(channel, text).catch((error) => {
+    console.error(`hob: could not send to ${channel}: ${(error as Error).message}`);
+  });
+}
+
 async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Promise<JobOutcome> {
   const existing = job.conversation_id
     ? deps.store.getConversation(job.conversation_id)
@@ -175,6 +195,15 @@ async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Prom
     tainted: job.taint ?? undefined,
   }));
   const failed = reply.status === "error" || reply.status === "interrupted";
+  if (job.deliver) {
+    deliverTo(
+      deps,
+      job.deliver,
+      failed
+        ? `**${job.name}** failed: ${reply.error?.message ?? reply.status}`
+        : `**${job.name}**\n\n${reply.content.trim() || "(no answer)"}`,
+    );
+  }
   return {
     ok: !failed,
     result: reply.content,

@@ -137,6 +137,8 @@ export async function openRuntime(
     turn,
     tools: toolbox.registry,
     now: () => clock.now(),
+    // The hub below exists before anything runs in the background.
+    deliver: (channel, text) => channels.tellOwner(channel, text),
   });
 
   const discover = cachedDiscovery(llm, config);

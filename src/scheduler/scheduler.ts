@@ -53,6 +53,8 @@ export interface JobInput {
   timezone?: string;
   missed_policy?: MissedPolicy;
   model?: string | null;
+  /** The channel each run's result goes to the owner on as well. */
+  deliver?: string | null;
   enabled?: boolean;
   /** Scheduled by a tainted turn: the untrusted content its prompt may come from. */
   taint?: string | null;
@@ -118,6 +120,7 @@ export class Scheduler {
       timezone,
       missed_policy: input.missed_policy,
       model: input.model,
+      deliver: input.deliver,
       enabled: input.enabled,
       next_run: first.toISOString(),
       anchor: now.toISOString(),
@@ -136,6 +139,7 @@ export class Scheduler {
       prompt: patch.prompt,
       missed_policy: patch.missed_policy,
       model: patch.model,
+      deliver: patch.deliver,
       enabled: patch.enabled,
     };
     const scheduleText = patch.schedule ?? job.schedule;

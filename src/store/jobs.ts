@@ -30,6 +30,8 @@ export interface Job {
   running_since: string | null;
   /** Set when a tainted turn scheduled it: the untrusted content its prompt may come from. */
   taint: string | null;
+  /** The channel each run's result is sent to the owner on as well, or null. */
+  deliver: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -75,6 +77,7 @@ export interface NewJob {
   enabled?: boolean;
   missed_policy?: MissedPolicy;
   model?: string | null;
+  deliver?: string | null;
   next_run: string | null;
   anchor: string;
   /** The scheduling turn had read untrusted content: from where. Every run starts tainted. */
@@ -92,7 +95,7 @@ export class JobError extends Error {
 }
 
 const COLUMNS =
-  "id, name, prompt, schedule, timezone, enabled, missed_policy, model, conversation_id, next_run, last_run, anchor, running_since, taint, created_at, updated_at";
+  "id, name, prompt, schedule, timezone, enabled, missed_policy, model, conversation_id, next_run, last_run, anchor, running_since, taint, deliver, created_at, updated_at";
 
 /**
  * The job store.
@@ -117,8 +120,8 @@ export class SqliteJobs {
     try {
       const result = this.#sql(
         `INSERT INTO jobs (name, prompt, schedule, timezone, enabled, missed_policy, model, next_run, anchor, taint,
-                           created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                           deliver, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         job.name,
         job.prompt,
@@ -130,6 +133,7 @@ export class SqliteJobs {
         job.next_run,
         job.anchor,
         job.taint ?? null,
+        job.deliver ?? null,
         now,
         now,
       );
@@ -170,6 +174,7 @@ export class SqliteJobs {
         | "enabled"
         | "missed_policy"
         | "model"
+        | "deliver"
         | "next_run"
         | "anchor"
         | "conversation_id"

@@ -316,6 +316,9 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (channel, message_id)
       );
 
+      -- A job's result sent to the owner on a channel as well ('telegram'…), or NULL.
+      ALTER TABLE jobs ADD COLUMN deliver TEXT;
+
       -- Senders nobody allowed: never answered, listed so the owner can allow themself.
       CREATE TABLE channel_strangers (
         channel    TEXT NOT NULL,

@@ -54,6 +54,17 @@ Deno.test("hob serve answers on Telegram; hob channels, hob status and the API s
   assertEquals(unknown.code, 1);
   assertMatch(unknown.stderr, /The channel 'matrix' is not configured; there are: telegram/);
 
+  // hob doctor checks the token with Telegram, and says when it is missing.
+  const doctor = await runHob(["doctor", "--skip-model", ...home_], {
+    env: { HOB_TEST_TELEGRAM_TOKEN: telegram.token },
+  });
+  assertMatch(
+    doctor.stdout,
+    /channel telegram.*connects as @hob_test_bot; answers 1 owner id\(s\)/,
+  );
+  const noToken = await runHob(["doctor", "--skip-model", ...home_]);
+  assertMatch(noToken.stdout, /channel telegram.*not started: its token is not set/);
+
   // The API: the state, the strangers, forgetting one, and the test message.
   const channels = await (await hob.fetch("/api/channels")).json();
   assertEquals(channels.channels[0].state, "connected");

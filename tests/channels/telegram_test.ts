@@ -189,7 +189,6 @@ Deno.test("a restart loses nothing and answers nothing twice", async () => {
   runtime = await serving(home.home);
   try {
     await telegram.until(() => telegram.sentTo(OWNER).length === 2, "the reply to 'while down'");
-    await telegram.until(() => telegram.polls.length >= telegram.polls.length + 0, "");
     const last = telegram.polls.length;
     await telegram.until(() => telegram.polls.length >= last + 2, "two more polls");
     assertEquals(telegram.sentTo(OWNER).length, 2);
@@ -231,4 +230,50 @@ Deno.test("a stalled or failing poller is noticed, shown and recovered", async (
   } finally {
     await runtime.close();
   }
+});
+
+Deno.test("a job's result and hob's notifications reach the owner on Telegram", async () => {
+  await using model = startFakeOpenAI({
+    replies: [{ text: "Three meetings today." }, { text: "The backup failed last night." }],
+  });
+  await using telegram = await startFakeTelegram();
+  await using home = await tempHome(
+    fakeProviderYaml(model.url, `${telegramYaml(telegram)}  notify: telegram\n`),
+  );
+  const runtime = await serving(home.home);
+  try {
+    const job = runtime.app.schedules.add({
+      name: "briefing",
+      prompt: "Summarise my day",
+      schedule: "0 7 * * *",
+      deliver: "telegram",
+    });
+    assertEquals(job.deliver, "telegram");
+    await runtime.app.schedules.run({ key: "briefing" });
+    await telegram.until(() => telegram.sentTo(OWNER).length === 1, "the job's result");
+    assertEquals(texts(telegram, OWNER), ["<b>briefing</b>\n\nThree meetings today."]);
+    const tick = await runtime.background.heartbeat.tick();
+    assertEquals(tick.status, "reported");
+    await telegram.until(() => telegram.sentTo(OWNER).length === 2, "the heartbeat's finding");
+    assertEquals(texts(telegram, OWNER)[1], "<b>Heartbeat</b>\n\nThe backup failed last night.");
+    // A job without `deliver` stays in its own conversation.
+    runtime.app.schedules.add({ name: "quiet", prompt: "Tidy", schedule: "0 8 * * *" });
+    await runtime.app.schedules.run({ key: "quiet" });
+    const polled = telegram.polls.length;
+    await telegram.until(() => telegram.polls.length >= polled + 1, "another poll");
+    assertEquals(texts(telegram, OWNER).length, 2);
+  } finally {
+    await runtime.close();
+  }
+});
+
+Deno.test("channels.notify must name a configured channel", async () => {
+  await using home = await tempHome(
+    fakeProviderYaml("http://127.0.0.1:9/v1", "channels:\n  notify: telegram\n"),
+  );
+  const refused = await openRuntime({ home: home.home, env: {} }).then(
+    (runtime) => runtime.close().then(() => null),
+    (error: Error) => error.message,
+  );
+  assertMatch(refused ?? "", /channels\.notify.*not configured/);
 });

@@ -22,6 +22,8 @@ export default defineTool({
     ),
     missed_policy: z.enum(["run_once", "skip"]).optional()
       .describe("If hob was off when it fell due: run once on start (default) or skip"),
+    deliver: z.enum(["telegram", "email", "matrix"]).optional()
+      .describe("Also send each result to the user on this channel (e.g. a reminder on Telegram)"),
   }),
   async run(args, context) {
     const job = await context.services.call("schedule.add", args) as {
