@@ -26,6 +26,8 @@ const BACKOFF_MS = [1_000, 60_000] as const;
 const TYPING_EVERY_MS = 4_000;
 /** How long a sent approval request is shown for in the chat's text (its id prefix). */
 const APPROVAL_ID_CHARS = 8;
+/** Largest file taken from a message (Telegram's bots can fetch 20 MB). */
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 /** Who may talk to hob on a channel, and how much it answers them. */
 export interface ChannelPolicy {
@@ -43,9 +45,11 @@ export interface HubDeps {
   store: SqliteChannels;
   /** Starts a turn in a conversation (the app's conversation action). */
   turn(
-    input: { message: string; conversation_id: string },
+    input: { message: string; conversation_id: string; attachments?: string[] },
     options: { signal: AbortSignal; tainted?: string },
   ): Promise<AsyncGenerator<AgentEvent>>;
+  /** Stores a file that came with a message among the uploads; its home-relative path. */
+  saveUpload(name: string, bytes: Uint8Array<ArrayBuffer>): Promise<string>;
   /** Decides a pending approval by id or prefix; the refusal's message when it cannot. */
   decide(id: string, decision: "approve" | "deny"): string;
   /** Sets a conversation's model; what to tell the owner (done, or why not). */
@@ -412,9 +416,12 @@ class ChannelRunner {
     };
     const command = /^\/(new|model|status)(?:@\S+)?(?:\s+(.*))?$/is.exec(message.text.trim());
     if (command && owner) return this.#command(message, place, command[1], command[2]?.trim());
-    if (!message.text.trim()) {
-      return this.#reply(message, "I can read only text here so far.");
+    const { attachments, skipped } = await this.#saveFiles(message);
+    if (!message.text.trim() && attachments.length === 0) {
+      return this.#reply(message, skipped || "There was nothing in that message I can read.");
     }
+    const text = [message.text.trim() || "(sent without a caption)", skipped].filter(Boolean)
+      .join("\n\n");
     const conversation = this.#deps.channels.conversationOf(place);
     const controller = new AbortController();
     this.#running.set(message.chatId, controller);
@@ -426,19 +433,43 @@ class ChannelRunner {
     try {
       const events = await this.#deps.turn(
         {
-          message: owner ? message.text : untrusted(source, message.text),
+          message: owner ? text : untrusted(source, text),
           conversation_id: conversation.id,
+          ...(attachments.length ? { attachments } : {}),
         },
         { signal: controller.signal, ...(owner ? {} : { tainted: source }) },
       );
       const reply = await collectReply(this.#relayApprovals(events, message, owner));
-      const text = reply.content.trim() ||
+      const answer = reply.content.trim() ||
         (reply.error ? `Sorry, that failed: ${reply.error.message}` : "");
-      if (text) await this.send(message.chatId, text, message.id);
+      if (answer) await this.send(message.chatId, answer, message.id);
     } finally {
       clearInterval(typing);
       this.#running.delete(message.chatId);
     }
+  }
+
+  /** The message's files, saved among the uploads; what could not be taken, said in a line. */
+  async #saveFiles(message: InboundMessage): Promise<{ attachments: string[]; skipped: string }> {
+    const attachments: string[] = [];
+    const skipped: string[] = [];
+    for (const file of message.files) {
+      if ((file.size ?? 0) > MAX_FILE_BYTES) {
+        skipped.push(`${file.name} (over ${MAX_FILE_BYTES / 1024 / 1024} MB)`);
+        continue;
+      }
+      try {
+        const bytes = await file.fetch(AbortSignal.timeout(CONNECT_TIMEOUT_MS * 2));
+        attachments.push(await this.#deps.saveUpload(file.name, bytes));
+      } catch (error) {
+        this.#fail(error);
+        skipped.push(`${file.name} (${(error as Error).message})`);
+      }
+    }
+    return {
+      attachments,
+      skipped: skipped.length ? `[Files that could not be fetched: ${skipped.join(", ")}]` : "",
+    };
   }
 
   /** `/new`, `/model [ID]` and `/status`, the owner's commands that run in the chat's turn. */

@@ -7,6 +7,19 @@
  * watchdog and state.
  */
 
+/**
+ * A file sent with a message (a photo, a document, a voice note): fetched
+ * only when the message is answered, never for a stranger's.
+ */
+export interface InboundFile {
+  /** Its name (the sender's, or made from its kind: `photo.jpg`, `voice.ogg`). */
+  name: string;
+  /** Its size in bytes, when the platform says. */
+  size?: number;
+  /** Downloads it. */
+  fetch(signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>>;
+}
+
 /** A message a platform delivered. Every text in it is the sender's, so untrusted. */
 export interface InboundMessage {
   /** The platform's id of the message, unique within the channel: answered once. */
@@ -18,6 +31,8 @@ export interface InboundMessage {
   /** How the platform shows the sender (untrusted: anyone picks their own name). */
   senderName: string;
   text: string;
+  /** Files that came with it. */
+  files: InboundFile[];
   /** Whether the platform says the sender is a bot (bots are never answered). */
   fromBot: boolean;
   /** Whether the message is in a chat with hob alone (a DM), or in a group. */

@@ -19,6 +19,14 @@ export interface TelegramOptions {
   pollSeconds: number;
 }
 
+/** A file of the Bot API: what `getFile` takes, and what the message says of it. */
+interface TelegramFile {
+  file_id: string;
+  file_size?: number;
+  file_name?: string;
+  mime_type?: string;
+}
+
 /** A message of the Bot API, as far as hob reads it. */
 interface TelegramMessage {
   message_id: number;
@@ -32,6 +40,12 @@ interface TelegramMessage {
   };
   text?: string;
   caption?: string;
+  /** The same photo in several sizes, the largest last. */
+  photo?: (TelegramFile & { width: number; height: number })[];
+  document?: TelegramFile;
+  voice?: TelegramFile;
+  audio?: TelegramFile;
+  video?: TelegramFile;
 }
 
 /**
@@ -45,6 +59,21 @@ interface TelegramMessage {
  */
 export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter {
   let client: Promise<Api> | undefined;
+  /** A file's bytes: `getFile` says where it is, then it is fetched from the file endpoint. */
+  const download = async (
+    fileId: string,
+    signal: AbortSignal,
+  ): Promise<Uint8Array<ArrayBuffer>> => {
+    const file = await (await api()).getFile(fileId, grammySignal(signal));
+    if (!file.file_path) throw new Error("Telegram keeps no copy of this file");
+    const url = `${options.apiRoot.replace(/\/$/, "")}/file/bot${options.token}/${file.file_path}`;
+    const response = await fetch(url, { signal });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`Telegram answered ${response.status} for a file`);
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  };
   // grammy (its web build: Deno's own fetch, no Node shims) loads when the channel starts.
   const api = () =>
     client ??= import("grammy/web").then(({ Api }) =>
@@ -66,7 +95,7 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
       const messages: InboundMessage[] = [];
       for (const update of updates) {
         const message = update.message as TelegramMessage | undefined;
-        if (message?.from) messages.push(inbound(message));
+        if (message?.from) messages.push(inbound(message, download));
       }
       const last = updates.at(-1);
       return { messages, cursor: last ? String(last.update_id + 1) : cursor };
@@ -99,7 +128,10 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
   };
 }
 
-function inbound(message: TelegramMessage): InboundMessage {
+function inbound(
+  message: TelegramMessage,
+  download: (fileId: string, signal: AbortSignal) => Promise<Uint8Array<ArrayBuffer>>,
+): InboundMessage {
   const from = message.from!;
   const name = from.username
     ? `@${from.username}`
@@ -111,9 +143,33 @@ function inbound(message: TelegramMessage): InboundMessage {
     senderId: String(from.id),
     senderName: name || String(from.id),
     text: message.text ?? message.caption ?? "",
+    files: filesOf(message).map(({ file, name }) => ({
+      name,
+      size: file.file_size,
+      fetch: (signal) => download(file.file_id, signal),
+    })),
     fromBot: from.is_bot,
     direct: message.chat.type === "private",
   };
+}
+
+/** The files a message carries, each with a name to save it under. */
+function filesOf(message: TelegramMessage): { file: TelegramFile; name: string }[] {
+  const files: { file: TelegramFile; name: string }[] = [];
+  // Telegram sends a photo in several sizes; the largest is the one to look at.
+  const photo = message.photo?.at(-1);
+  if (photo) files.push({ file: photo, name: "photo.jpg" });
+  const kinds = [
+    ["document", "file"],
+    ["voice", "voice.ogg"],
+    ["audio", "audio.mp3"],
+    ["video", "video.mp4"],
+  ] as const;
+  for (const [kind, fallback] of kinds) {
+    const file = message[kind];
+    if (file) files.push({ file, name: file.file_name || fallback });
+  }
+  return files;
 }
 
 /** Deno's AbortSignal, as grammy's typings (abort-controller's, for Node) name it: the same object. */

@@ -10,9 +10,11 @@ import { ChannelHub } from "../channels/hub.ts";
 import { createTelegramAdapter } from "../channels/telegram.ts";
 import type { HobConfig } from "../config/schema.ts";
 import type { SqliteChannels } from "../store/channels.ts";
+import { saveUpload } from "./uploads.ts";
 
 /** What the hub is built from. */
 export interface ChannelWiring {
+  home: string;
   config: HobConfig;
   env: Record<string, string | undefined>;
   app: AppActions;
@@ -35,6 +37,8 @@ export function createChannelHub(wiring: ChannelWiring): ChannelHub {
     channels: app.channels,
     store: wiring.store,
     turn: (input, options) => app.conversations.turn(input, options),
+    saveUpload: async (name, bytes) =>
+      (await saveUpload(wiring.home, new File([bytes], name))).path,
     decide: (id, decision) =>
       answer(() => {
         const approval = app.approvals.decide({ id, decision });

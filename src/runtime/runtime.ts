@@ -158,6 +158,7 @@ export async function openRuntime(
     channelStates: () => channels.states(),
   });
   const channels = createChannelHub({
+    home,
     config,
     env: options.env ?? Deno.env.toObject(),
     app: access.app,

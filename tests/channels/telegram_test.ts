@@ -277,3 +277,43 @@ Deno.test("channels.notify must name a configured channel", async () => {
   );
   assertMatch(refused ?? "", /channels\.notify.*not configured/);
 });
+
+Deno.test("photos reach the model as images, files as uploads; a stranger's are never fetched", async () => {
+  await using model = startFakeOpenAI();
+  await using telegram = await startFakeTelegram();
+  await using home = await tempHome(fakeProviderYaml(model.url, telegramYaml(telegram)));
+  const runtime = await serving(home.home);
+  try {
+    const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    telegram.push({ from: { id: STRANGER }, photo: jpeg, caption: "look" });
+    telegram.push({ from: { id: OWNER }, photo: jpeg, caption: "What is this?" });
+    await telegram.until(() => telegram.sentTo(OWNER).length === 1, "the reply to the photo");
+    // Only the owner's photo was fetched, and only its largest size.
+    const fetched = telegram.calls.filter((call) => call.method === "getFile");
+    assertEquals(fetched.map((call) => call.body.file_id), ["file-4"]);
+    const user = (model.requests[0].body.messages as { role: string; content: unknown }[])
+      .findLast((message) => message.role === "user")!;
+    const parts = user.content as { type: string; text?: string; image_url?: { url: string } }[];
+    assertEquals(
+      parts.find((part) => part.type === "image_url")?.image_url?.url,
+      `data:image/jpeg;base64,${btoa(String.fromCharCode(...jpeg))}`,
+    );
+    assert(parts.some((part) => part.text?.startsWith("What is this?")));
+
+    telegram.push({
+      from: { id: OWNER },
+      document: { name: "notes.csv", bytes: new TextEncoder().encode("a,b\n1,2\n") },
+    });
+    telegram.push({ from: { id: OWNER }, voice: new Uint8Array([79, 103, 103, 83]) });
+    await telegram.until(() => telegram.sentTo(OWNER).length === 3, "the replies to the files");
+    const said = model.requests.slice(1).map((request) => lastUserMessage(request.body));
+    assertMatch(said[0], /\(sent without a caption\)[^]*Attached file: notes\.csv \(text\/csv/);
+    assertMatch(said[1], /Attached file: voice\.ogg \(audio\/ogg/);
+    const saved = (await Array.fromAsync(Deno.readDir(`${home.home}/uploads`)))
+      .flatMap((day) => [...Deno.readDirSync(`${home.home}/uploads/${day.name}`)])
+      .map((entry) => entry.name.slice(9)).sort();
+    assertEquals(saved, ["notes.csv", "photo.jpg", "voice.ogg"]);
+  } finally {
+    await runtime.close();
+  }
+});

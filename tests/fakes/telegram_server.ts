@@ -13,6 +13,10 @@ export interface PushedMessage {
   chat?: { id: number; type: "private" | "group" | "supergroup"; title?: string };
   text?: string;
   caption?: string;
+  /** A photo (sent, as Telegram does, in two sizes: a thumbnail and these bytes). */
+  photo?: Uint8Array;
+  document?: { name: string; bytes: Uint8Array };
+  voice?: Uint8Array;
 }
 
 /** A call hob made. */
@@ -72,6 +76,12 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
   const polls: (number | null)[] = [];
   const waiters = new Set<() => void>();
   const held = new Set<() => void>();
+  const files = new Map<string, { path: string; bytes: Uint8Array }>();
+  const addFile = (bytes: Uint8Array, folder: string, name: string) => {
+    const file_id = `file-${files.size + 1}`;
+    files.set(file_id, { path: `${folder}/${file_id}-${name}`, bytes });
+    return { file_id, file_unique_id: `u-${file_id}`, file_size: bytes.byteLength };
+  };
   let nextUpdate = 1;
   let nextMessage = 1;
   let stalled = false;
@@ -133,6 +143,12 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
     port: 0,
     onListen: () => {},
   }, async (request) => {
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(new URL(request.url).pathname);
+    if (download) {
+      const file = [...files.values()].find((each) => each.path === download[2]);
+      if (download[1] !== token || !file) return new Response("Not Found", { status: 404 });
+      return new Response(file.bytes as Uint8Array<ArrayBuffer>);
+    }
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(new URL(request.url).pathname);
     if (!match) return refuse(404, "Not Found");
     if (match[1] !== token) return refuse(401, "Unauthorized");
@@ -149,6 +165,15 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
         return sendMessage(body);
       case "sendChatAction":
         return ok(true);
+      case "getFile": {
+        const file = files.get(String(body.file_id));
+        if (!file) return refuse(400, "Bad Request: invalid file_id");
+        return ok({
+          file_id: body.file_id,
+          file_size: file.bytes.byteLength,
+          file_path: file.path,
+        });
+      }
       default:
         return refuse(404, `Not Found: method ${method}`);
     }
@@ -172,6 +197,29 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
           from: { is_bot: false, first_name: "Someone", ...message.from },
           ...(message.text !== undefined ? { text: message.text } : {}),
           ...(message.caption !== undefined ? { caption: message.caption } : {}),
+          ...(message.photo
+            ? {
+              photo: [
+                {
+                  ...addFile(message.photo.slice(0, 8), "photos", "thumb.jpg"),
+                  width: 90,
+                  height: 90,
+                },
+                { ...addFile(message.photo, "photos", "photo.jpg"), width: 800, height: 600 },
+              ],
+            }
+            : {}),
+          ...(message.document
+            ? {
+              document: {
+                ...addFile(message.document.bytes, "documents", message.document.name),
+                file_name: message.document.name,
+              },
+            }
+            : {}),
+          ...(message.voice
+            ? { voice: { ...addFile(message.voice, "voice", "voice.oga"), duration: 2 } }
+            : {}),
         },
       };
       updates.push(update);
