@@ -510,12 +510,18 @@ class ChannelRunner {
       if (event.type === "approval_required" && ownerChat) {
         const id = event.approval_id.slice(0, APPROVAL_ID_CHARS);
         const asker = owner ? "" : ` (asked by ${message.senderName}, a guest)`;
-        await this.send(
+        await this.#adapter.send(
           ownerChat,
           `hob wants to run \`${event.name}\`${asker}: ${event.reason}\n\n` +
             `Reply \`approve ${id}\` or \`deny ${id}\`.`,
-          owner ? message.id : undefined,
-        ).catch((error) => this.#fail(error));
+          {
+            replyTo: owner ? message.id : undefined,
+            choices: [
+              { label: "Approve", reply: `approve ${id}` },
+              { label: "Deny", reply: `deny ${id}` },
+            ],
+          },
+        ).then(() => this.#state.last_outbound = this.#iso(), (error) => this.#fail(error));
       }
       yield event;
     }

@@ -58,6 +58,12 @@ export interface ChannelIdentity {
 export interface SendOptions {
   /** The message this answers, for platforms that thread replies. */
   replyTo?: string;
+  /**
+   * Answers offered as buttons where the platform has them (Telegram's
+   * inline keyboard): pressing one comes back as a message from the presser
+   * whose text is its `reply`, exactly as if they had typed it.
+   */
+  choices?: { label: string; reply: string }[];
 }
 
 /**

@@ -27,6 +27,14 @@ interface TelegramFile {
   mime_type?: string;
 }
 
+/** A press of an inline button, as far as hob reads it. */
+interface TelegramCallback {
+  id: string;
+  from: NonNullable<TelegramMessage["from"]>;
+  message?: { message_id: number; chat: { id: number } };
+  data?: string;
+}
+
 /** A message of the Bot API, as far as hob reads it. */
 interface TelegramMessage {
   message_id: number;
@@ -90,27 +98,46 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
       const updates = await (await api()).getUpdates({
         offset: cursor === null ? undefined : Number(cursor),
         timeout: options.pollSeconds,
-        allowed_updates: ["message"],
+        allowed_updates: ["message", "callback_query"],
       }, grammySignal(signal));
       const messages: InboundMessage[] = [];
       for (const update of updates) {
         const message = update.message as TelegramMessage | undefined;
         if (message?.from) messages.push(inbound(message, download));
+        const pressed = update.callback_query as TelegramCallback | undefined;
+        if (pressed?.data && pressed.message) {
+          messages.push(buttonPress(pressed));
+          // Stops the button's spinner; it says nothing to anyone.
+          (await api()).answerCallbackQuery(pressed.id).catch(() => {});
+        }
       }
       const last = updates.at(-1);
       return { messages, cursor: last ? String(last.update_id + 1) : cursor };
     },
     async send(chatId, text, sendOptions: SendOptions = {}) {
       const client = await api();
-      for (const [index, part] of toTelegram(text).entries()) {
+      const parts = toTelegram(text);
+      for (const [index, part] of parts.entries()) {
         // The id hob gave the message is `chat:message`; Telegram threads by the message part.
         const replyTo = index === 0 && sendOptions.replyTo
           ? Number(sendOptions.replyTo.split(":").pop())
           : undefined;
+        // The buttons go under the last part, where the question ends.
+        const last = index === parts.length - 1;
         const extra = {
           link_preview_options: { is_disabled: true },
           ...(replyTo
             ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+            : {}),
+          ...(last && sendOptions.choices?.length
+            ? {
+              reply_markup: {
+                inline_keyboard: [sendOptions.choices.map((choice) => ({
+                  text: choice.label,
+                  callback_data: choice.reply.slice(0, 64),
+                }))],
+              },
+            }
             : {}),
         };
         try {
@@ -150,6 +177,22 @@ function inbound(
     })),
     fromBot: from.is_bot,
     direct: message.chat.type === "private",
+  };
+}
+
+/** A button of hob's pressed: a message from the presser, saying the button's reply. */
+function buttonPress(pressed: TelegramCallback): InboundMessage {
+  const { from, message } = pressed;
+  return {
+    id: `button:${pressed.id}`,
+    chatId: String(message!.chat.id),
+    senderId: String(from.id),
+    senderName: from.username ? `@${from.username}` : from.first_name ?? String(from.id),
+    text: pressed.data!,
+    files: [],
+    fromBot: from.is_bot,
+    // A press answers hob's own question, in a group as much as in private.
+    direct: true,
   };
 }
 

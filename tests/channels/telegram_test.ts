@@ -135,12 +135,19 @@ Deno.test("a guest is answered, but their words are untrusted and cannot approve
     telegram.push({ from: { id: GUEST, username: "gus" }, text: `approve ${id}` });
     await telegram.until(() => telegram.polls.length >= 4, "two more polls");
     assertEquals(runtime.app.approvals.list().length, 1, "still pending");
-    telegram.push({ from: { id: OWNER }, text: `approve ${id}` });
+    // The owner presses the request's Approve button.
+    const markup = telegram.sentTo(OWNER)[0].body.reply_markup as {
+      inline_keyboard: { text: string; callback_data: string }[][];
+    };
+    const [approve, deny] = markup.inline_keyboard[0];
+    assertEquals([approve.text, deny.text, deny.callback_data], ["Approve", "Deny", `deny ${id}`]);
+    telegram.press({ id: OWNER }, OWNER, approve.callback_data);
     await telegram.until(
       () => texts(telegram, GUEST).includes("It is time."),
       "the guest's answer",
     );
     assertEquals(texts(telegram, OWNER).at(-1), "Approved: get_time.");
+    assert(telegram.calls.some((call) => call.method === "answerCallbackQuery"));
     // The guest's message went to the model marked as untrusted.
     assertMatch(
       lastUserMessage(model.requests[0].body),

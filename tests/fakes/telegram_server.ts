@@ -38,6 +38,8 @@ export interface FakeTelegram extends AsyncDisposable {
   polls: (number | null)[];
   /** Adds an update with this message; returns its update id. */
   push(message: PushedMessage): number;
+  /** Presses an inline button of a message hob sent (`data` is the button's callback data). */
+  press(from: PushedMessage["from"], chatId: number, data: string): void;
   /**
    * Delivers an earlier update's message again (under a new update id, so an
    * offset already past it does not hide it), as after a restart that lost
@@ -70,8 +72,9 @@ const TELEGRAM_TAGS = /^(b|strong|i|em|u|ins|s|strike|del|a|code|pre|blockquote|
 export function startFakeTelegram(): Promise<FakeTelegram> {
   const token = "123456:TEST-token-abcdefghijklmnop";
   const me = { id: 999, username: "hob_test_bot" };
-  const updates: { update_id: number; message: Record<string, unknown> }[] = [];
-  const delivered = new Map<number, { update_id: number; message: Record<string, unknown> }>();
+  type Update = { update_id: number; message?: Record<string, unknown>; callback_query?: unknown };
+  const updates: Update[] = [];
+  const delivered = new Map<number, Update>();
   const calls: BotCall[] = [];
   const polls: (number | null)[] = [];
   const waiters = new Set<() => void>();
@@ -164,6 +167,7 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
       case "sendMessage":
         return sendMessage(body);
       case "sendChatAction":
+      case "answerCallbackQuery":
         return ok(true);
       case "getFile": {
         const file = files.get(String(body.file_id));
@@ -226,6 +230,19 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
       delivered.set(update_id, update);
       wake();
       return update_id;
+    },
+    press(from, chatId, data) {
+      updates.push({
+        update_id: nextUpdate++,
+        callback_query: {
+          id: `cb-${nextUpdate}`,
+          from: { is_bot: false, first_name: "Someone", ...from },
+          message: { message_id: 1, chat: { id: chatId, type: "private" } },
+          chat_instance: "1",
+          data,
+        },
+      });
+      wake();
     },
     redeliver(updateId) {
       updates.push({ ...delivered.get(updateId)!, update_id: nextUpdate++ });
