@@ -3,7 +3,7 @@
  * figure printed as itself and as a ratio to a floor measured in the same
  * run: an empty `deno run` with hob's flags for times and memory, the model
  * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
- * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`) or one
+ * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`); none means all. `--compare REV` checks REV out beside this
  * tree and takes the start-up figures of both in turns, side by side.
@@ -11,6 +11,7 @@
 
 import { parseArgs } from "node:util";
 import { formatBigMessages, measureBigMessages } from "./big_message.ts";
+import { formatChannelLatency, measureChannelLatency } from "./channels.ts";
 import { formatIndexing, measureIndexing } from "./indexing.ts";
 import { formatRss, measureRss } from "./rss.ts";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
@@ -46,6 +47,7 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
   rss: async () => formatRss(await measureRss()),
   indexing: async () => formatIndexing(await measureIndexing()),
   size: async () => formatReleaseSize(await measureReleaseSize()),
+  channels: async () => formatChannelLatency(await measureChannelLatency()),
 };
 
 const { values, positionals } = parseArgs({

@@ -23,6 +23,8 @@ export interface PushedMessage {
 export interface BotCall {
   method: string;
   body: Record<string, unknown>;
+  /** `performance.now()` when it arrived (the stand-in runs in the caller's process). */
+  at: number;
 }
 
 /** The stand-in. `await using` closes it. */
@@ -159,7 +161,7 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
     const text = await request.text();
     const body = text ? JSON.parse(text) as Record<string, unknown> : {};
     if (method === "getUpdates") return await getUpdates(body);
-    calls.push({ method, body });
+    calls.push({ method, body, at: performance.now() });
     wake();
     switch (method) {
       case "getMe":

@@ -1,0 +1,98 @@
+/**
+ * A channel's latency: from a message reaching the platform to hob's reply
+ * reaching it, with a model that answers at once — the Telegram stand-in
+ * (tests/fakes/telegram_server.ts) driven through grammy, beside its own
+ * floor measured in the same run: the same turn started in-process through
+ * the app layer, no channel. The difference is what the channel adds:
+ * the long poll waking, recording the message, sending the reply.
+ */
+
+import { collectReply } from "../src/core/reply.ts";
+import { openRuntime } from "../src/runtime/runtime.ts";
+import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
+import { startFakeTelegram } from "../tests/fakes/telegram_server.ts";
+import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
+import { floorRatio, ms, percentile } from "./stats.ts";
+
+/** Messages sent before measuring, to warm caches and the JIT. */
+const WARMUP = 5;
+/** Messages measured. */
+const MEASURED = 40;
+const OWNER = 4242;
+
+/** Medians and 95th percentiles in milliseconds. */
+export interface ChannelLatency {
+  messages: number;
+  telegram_p50: number;
+  telegram_p95: number;
+  /** The same turn through the app layer, in-process. */
+  direct_p50: number;
+  direct_p95: number;
+}
+
+/** Sends messages to hob on the Telegram stand-in and times each reply's arrival. */
+export async function measureChannelLatency(): Promise<ChannelLatency> {
+  await using model = startFakeOpenAI({ fallback: { text: "Noted." } });
+  await using telegram = await startFakeTelegram();
+  await using home = await tempHome(fakeProviderYaml(
+    model.url,
+    `channels:
+  telegram:
+    token: "${telegram.token}"
+    api_root: "${telegram.url}"
+    allow_from: [${OWNER}]
+    replies_per_minute: 120
+agent: { auto_title: false }
+`,
+  ));
+  const runtime = await openRuntime({ home: home.home, env: {}, log: () => {} });
+  try {
+    runtime.channels.start();
+    const viaTelegram: number[] = [];
+    for (let i = 0; i < WARMUP + MEASURED; i++) {
+      const before = telegram.sentTo(OWNER).length;
+      const started = performance.now();
+      telegram.push({ from: { id: OWNER }, text: `Note ${i}` });
+      await telegram.until(() => telegram.sentTo(OWNER).length > before, "a reply", 30_000);
+      // When the reply reached the stand-in, not when this loop looked.
+      if (i >= WARMUP) viaTelegram.push(telegram.sentTo(OWNER)[before].at - started);
+    }
+    const conversation = runtime.app.conversations.create({ title: "bench" });
+    const direct: number[] = [];
+    for (let i = 0; i < WARMUP + MEASURED; i++) {
+      const started = performance.now();
+      await collectReply(
+        await runtime.app.conversations.turn({
+          // Words of its own: a message seen before would find its query vector cached.
+          message: `Aside ${i}`,
+          conversation_id: conversation.id,
+        }),
+      );
+      if (i >= WARMUP) direct.push(performance.now() - started);
+    }
+    return {
+      messages: MEASURED,
+      telegram_p50: percentile(viaTelegram, 50),
+      telegram_p95: percentile(viaTelegram, 95),
+      direct_p50: percentile(direct, 50),
+      direct_p95: percentile(direct, 95),
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** The figures, each beside the in-process turn as its floor. */
+export function formatChannelLatency(result: ChannelLatency): string {
+  return [
+    `channel latency, message in → reply out, instant model, ${result.messages} messages:`,
+    `  telegram (stand-in Bot API, grammy)  p50 ${ms(result.telegram_p50)} (${
+      floorRatio(result.telegram_p50, result.direct_p50)
+    } the turn alone), p95 ${ms(result.telegram_p95)}`,
+    `  the same turn in-process (floor)     p50 ${ms(result.direct_p50)}, p95 ${
+      ms(result.direct_p95)
+    }`,
+  ].join("\n");
+}
+
+if (import.meta.main) console.log(formatChannelLatency(await measureChannelLatency()));
