@@ -387,6 +387,18 @@ export interface Status {
   notifications: { unread: number };
   memory: MemoryStats;
   database: { path: string; bytes: number };
+  /** The channels of hob.yaml (Telegram…) and how each is doing. */
+  channels: {
+    name: string;
+    account: string | null;
+    state: "starting" | "connected" | "retrying" | "stopped";
+    last_inbound: string | null;
+    last_outbound: string | null;
+    last_error: string | null;
+    last_error_at: string | null;
+    restarts: number;
+    ignored: number;
+  }[];
 }
 
 /** Models every provider offers, and how each answered. */

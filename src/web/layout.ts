@@ -81,6 +81,7 @@ export function shell(): Html {
                   <li><a href="/approvals" data-view="approvals">Approvals <span class="badge" id="approvals-badge"></span></a></li>
                   <li><a href="/tools" data-view="tools">Tools</a></li>
                   <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
+                  <li><a href="/channels" data-view="channels">Channels</a></li>
                 </ul>
               </nav>
             </div>

@@ -9,6 +9,8 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { ConversationSummary } from "../store/conversations.ts";
 import type { JobView } from "../store/jobs.ts";
 import type { Notification } from "../store/notifications.ts";
+import type { Stranger } from "../store/channels.ts";
+import type { ChannelState } from "../app/channels.ts";
 import type { Task, TaskStatus } from "../store/tasks.ts";
 import type { Approval } from "../store/approvals.ts";
 import type { MemoryHit } from "../memory/search_index.ts";
@@ -441,5 +443,69 @@ ${
           `
         )
       }</ul>`
+  }`;
+}
+
+// Channels
+
+/**
+ * The channels' state, and the strangers who wrote without being allowed,
+ * with the id to add to `allow_from` (their words are theirs: shown as text).
+ */
+export function channelsPanel(channels: ChannelState[], strangers: Stranger[]): Html {
+  return html`<h1>Channels</h1>
+${
+    channels.length === 0
+      ? html`
+        <p
+          class="muted">No channels. Add Telegram under <code>channels:</code> in hob.yaml (docs/channels.md).</p>
+      `
+      : html`<ul class="cards">${
+        channels.map((channel) =>
+          html`
+            <li data-channel="${channel.name}">
+              <div class="title">${channel.name}${channel.account ? ` · ${channel.account}` : ""}
+                <span class="badge">${channel.state}</span></div>
+              <div class="muted">heard ${at(channel.last_inbound)} · spoke ${at(
+                channel.last_outbound,
+              )} · ${channel.restarts} restart(s) · ${channel.ignored} ignored</div>
+              ${channel.last_error
+                ? html`<div class="error">Last error ${
+                  at(channel.last_error_at)
+                }: ${channel.last_error}</div>`
+                : ""}
+            </li>
+          `
+        )
+      }</ul>`
+  }
+<h2>Waiting to be allowed</h2>
+${
+    strangers.length === 0 ? html`<p class="muted">Nobody unknown has written to hob.</p>` : html`
+      <p
+        class="muted">hob answered none of them. Add an id to <code>allow_from</code> (you) or <code>guests</code> (others) in hob.yaml to answer them.</p>
+      <table class="grid">
+        <thead>
+          <tr>
+            <th>Channel</th>
+            <th>Id</th>
+            <th>Name</th>
+            <th>Last message</th>
+            <th>When</th>
+          </tr>
+        </thead>
+        <tbody>${strangers.map((stranger) =>
+          html`
+            <tr>
+              <td>${stranger.channel}</td>
+              <td><code>${stranger.sender_id}</code></td>
+              <td>${stranger.name}</td>
+              <td>${cut(stranger.excerpt, 100)}</td>
+              <td>${at(stranger.last_seen)} (${stranger.messages})</td>
+            </tr>
+          `
+        )}</tbody>
+      </table>
+    `
   }`;
 }

@@ -25,6 +25,7 @@ import { shell, signIn } from "./layout.ts";
 import {
   approvalsPanel,
   badges,
+  channelsPanel,
   conversationList,
   EDITABLE_FILES,
   type Flash,
@@ -49,6 +50,7 @@ const VIEWS = [
   "/approvals",
   "/tools",
   "/notifications",
+  "/channels",
 ];
 
 /** A form field as `readForm` gives it. */
@@ -148,6 +150,8 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     approvals: (c) => c.html(approvalsPanel(approvals.list(), approvals.recent())),
     tools: async (c) => c.html(toolsPanel((await tools.list()).tools)),
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
+    channels: (c) =>
+      c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
   };
   ui.get("/panel/:name", (c) => {
     const panel = panels[c.req.param("name")];
