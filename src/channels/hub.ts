@@ -348,8 +348,10 @@ class ChannelRunner {
     if (message.fromBot) return ignore("the sender is a bot");
     if (!store.recordInbound(this.name, message.id, message.senderId)) return ignore("");
     this.#state.last_inbound = this.#iso();
-    const owner = this.#policy.allowFrom.includes(message.senderId);
-    if (!owner && !this.#policy.guests.includes(message.senderId)) {
+    const listed = this.#policy.allowFrom.includes(message.senderId);
+    // The owner's words are trusted only when the platform vouches for who sent them.
+    const owner = listed && message.verified;
+    if (!listed && !this.#policy.guests.includes(message.senderId)) {
       // No answer at all: a stranger learns nothing, not even that hob is here.
       store.recordStranger({
         channel: this.name,
@@ -382,7 +384,8 @@ class ChannelRunner {
    * progress: stopping it, and deciding the approval it waits for.
    */
   #control(message: InboundMessage): boolean {
-    const text = message.text.trim();
+    // The first line: a mail's answer comes before its signature and the quoted request.
+    const text = message.text.trim().split("\n")[0].trim();
     if (/^\/stop(@\S+)?$/i.test(text)) {
       const running = this.#running.get(message.chatId);
       running?.abort();
@@ -417,11 +420,14 @@ class ChannelRunner {
     const command = /^\/(new|model|status)(?:@\S+)?(?:\s+(.*))?$/is.exec(message.text.trim());
     if (command && owner) return this.#command(message, place, command[1], command[2]?.trim());
     const { attachments, skipped } = await this.#saveFiles(message);
-    if (!message.text.trim() && attachments.length === 0) {
+    if (!message.text.trim() && !message.subject?.trim() && attachments.length === 0) {
       return this.#reply(message, skipped || "There was nothing in that message I can read.");
     }
-    const text = [message.text.trim() || "(sent without a caption)", skipped].filter(Boolean)
-      .join("\n\n");
+    const text = [
+      message.subject?.trim(),
+      message.text.trim() || (message.subject ? "" : "(sent without a caption)"),
+      skipped,
+    ].filter(Boolean).join("\n\n");
     const conversation = this.#deps.channels.conversationOf(place);
     const controller = new AbortController();
     this.#running.set(message.chatId, controller);
@@ -429,7 +435,9 @@ class ChannelRunner {
     this.#typing(message.chatId);
     // Anyone but the owner writes untrusted text: delimited for the model, and the turn is
     // tainted from its start, so side effects need the owner's approval.
-    const source = `${this.name}: ${message.senderName} (${message.senderId})`;
+    const source = `${this.name}: ${message.senderName} (${message.senderId}${
+      message.verified ? "" : ", unverified"
+    })`;
     try {
       const events = await this.#deps.turn(
         {

@@ -31,8 +31,16 @@ export interface InboundMessage {
   /** How the platform shows the sender (untrusted: anyone picks their own name). */
   senderName: string;
   text: string;
+  /** A mail's subject, where the platform has one: the model reads it before the text. */
+  subject?: string;
   /** Files that came with it. */
   files: InboundFile[];
+  /**
+   * Whether the platform vouches that the sender is who `senderId` says:
+   * always on Telegram; for email, only when the receiving server's
+   * authentication results passed. Unverified words are never the owner's.
+   */
+  verified: boolean;
   /** Whether the platform says the sender is a bot (bots are never answered). */
   fromBot: boolean;
   /** Whether the message is in a chat with hob alone (a DM), or in a group. */

@@ -175,6 +175,8 @@ function inbound(
       size: file.file_size,
       fetch: (signal) => download(file.file_id, signal),
     })),
+    // Telegram vouches for who sent a message.
+    verified: true,
     fromBot: from.is_bot,
     direct: message.chat.type === "private",
   };
@@ -190,6 +192,7 @@ function buttonPress(pressed: TelegramCallback): InboundMessage {
     senderName: from.username ? `@${from.username}` : from.first_name ?? String(from.id),
     text: pressed.data!,
     files: [],
+    verified: true,
     fromBot: from.is_bot,
     // A press answers hob's own question, in a group as much as in private.
     direct: true,

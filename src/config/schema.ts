@@ -281,9 +281,52 @@ const telegramSchema = z.strictObject({
   path: ["token"],
 });
 
+const mailServer = (defaultPort: number, what: string) =>
+  z.strictObject({
+    host: z.string().min(1).describe(`The ${what} server's host name.`),
+    port: z.number().int().min(1).max(65_535).default(defaultPort).describe("Its port."),
+    secure: z.boolean().default(defaultPort === 993 || defaultPort === 465).describe(
+      "TLS from the start; otherwise STARTTLS when offered.",
+    ),
+    user: z.string().optional().describe("The user to log in as (default: `address`)."),
+    password: secret(z.string()).optional().describe("The password; never shown."),
+    password_env: notSecret(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional().describe(
+      "The environment variable holding the password.",
+    ),
+  });
+
+const emailChannelSchema = z.strictObject({
+  enabled: z.boolean().default(true).describe("Off: configured but not started."),
+  address: z.email().describe(
+    "hob's own address: where you write to, and the From of its replies.",
+  ),
+  imap: mailServer(993, "IMAP").describe("Where hob reads its mail (IDLE, else polling)."),
+  smtp: mailServer(587, "SMTP").describe("Where hob sends its replies through."),
+  mailbox: z.string().min(1).default("INBOX").describe("The folder hob reads."),
+  allow_from: z.array(z.email().transform((address) => address.toLowerCase())).default([])
+    .describe(
+      "Your addresses: answered. Trusted as you only when `authserv_id`'s results say the mail is really from there.",
+    ),
+  guests: z.array(z.email().transform((address) => address.toLowerCase())).default([]).describe(
+    "Other addresses hob answers; what they write is untrusted.",
+  ),
+  authserv_id: notSecret(z.string().min(1)).optional().describe(
+    "The id your receiving server writes in Authentication-Results (e.g. `mx.example.org`). A mail counts as yours only when that header says DMARC (or aligned DKIM or SPF) passed; without it, your mail is answered as untrusted.",
+  ),
+  poll_timeout_s: z.number().int().min(1).max(1_740).default(300).describe(
+    "How long hob waits for news in one IDLE before it looks again.",
+  ),
+  replies_per_minute: z.number().int().min(1).max(60).default(5).describe(
+    "Replies to one sender in a minute, at most; more mail is not answered.",
+  ),
+});
+
 const channelsSchema = z.strictObject({
   telegram: telegramSchema.optional().describe("Telegram: a bot that answers you."),
-  notify: z.enum(["telegram"]).optional().describe(
+  email: emailChannelSchema.optional().describe(
+    "Email: hob reads a mailbox and replies in thread.",
+  ),
+  notify: z.enum(["telegram", "email"]).optional().describe(
     "Also send every notification (the heartbeat's findings, finished tasks) to you on this channel.",
   ),
 }).refine((channels) => !channels.notify || channels[channels.notify], {

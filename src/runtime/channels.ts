@@ -7,6 +7,7 @@
 import type { AppActions } from "../app/app.ts";
 import { ActionError } from "../app/errors.ts";
 import { ChannelHub } from "../channels/hub.ts";
+import { createEmailAdapter } from "../channels/email.ts";
 import { createTelegramAdapter } from "../channels/telegram.ts";
 import type { HobConfig } from "../config/schema.ts";
 import type { SqliteChannels } from "../store/channels.ts";
@@ -52,29 +53,8 @@ export function createChannelHub(wiring: ChannelWiring): ChannelHub {
     defaultModel: config.model,
     log: wiring.log,
   });
-  const telegram = config.channels.telegram;
-  if (telegram?.enabled) {
-    const token = (telegram.token_env ? wiring.env[telegram.token_env] : undefined) ??
-      telegram.token;
-    if (!token) {
-      const reason = `its token is not set (${telegram.token_env} is empty)`;
-      hub.cannotStart("telegram", reason);
-      wiring.log(`telegram: not started: ${reason}`);
-    } else {
-      hub.add(
-        createTelegramAdapter({
-          token,
-          apiRoot: telegram.api_root,
-          pollSeconds: telegram.poll_timeout_s,
-        }),
-        {
-          allowFrom: telegram.allow_from,
-          guests: telegram.guests,
-          repliesPerMinute: telegram.replies_per_minute,
-        },
-      );
-    }
-  }
+  addTelegram(hub, wiring);
+  addEmail(hub, wiring);
   return hub;
 }
 
@@ -86,4 +66,63 @@ function answer(action: () => string): string {
     if (error instanceof ActionError) return error.message;
     throw error;
   }
+}
+
+/** Telegram, when hob.yaml enables it and its token is set. */
+function addTelegram(hub: ChannelHub, wiring: ChannelWiring): void {
+  const telegram = wiring.config.channels.telegram;
+  if (!telegram?.enabled) return;
+  const token = (telegram.token_env ? wiring.env[telegram.token_env] : undefined) ??
+    telegram.token;
+  if (!token) return unstartable(hub, wiring, "telegram", `${telegram.token_env} is empty`);
+  hub.add(
+    createTelegramAdapter({
+      token,
+      apiRoot: telegram.api_root,
+      pollSeconds: telegram.poll_timeout_s,
+    }),
+    {
+      allowFrom: telegram.allow_from,
+      guests: telegram.guests,
+      repliesPerMinute: telegram.replies_per_minute,
+    },
+  );
+}
+
+/** Email, when hob.yaml enables it and both servers' passwords are set. */
+function addEmail(hub: ChannelHub, wiring: ChannelWiring): void {
+  const email = wiring.config.channels.email;
+  if (!email?.enabled) return;
+  const server = (which: "imap" | "smtp") => {
+    const own = email[which];
+    const password = (own.password_env ? wiring.env[own.password_env] : undefined) ??
+      own.password;
+    return { ...own, user: own.user ?? email.address, password };
+  };
+  const [imap, smtp] = [server("imap"), server("smtp")];
+  if (imap.password === undefined) {
+    return unstartable(hub, wiring, "email", `no IMAP password (imap.password or password_env)`);
+  }
+  hub.add(
+    createEmailAdapter({
+      address: email.address,
+      imap: { ...imap, password: imap.password },
+      smtp: { ...smtp, password: smtp.password ?? "" },
+      mailbox: email.mailbox,
+      authservId: email.authserv_id,
+      pollMs: email.poll_timeout_s * 1000,
+    }),
+    {
+      allowFrom: email.allow_from,
+      guests: email.guests,
+      repliesPerMinute: email.replies_per_minute,
+    },
+  );
+}
+
+/** Notes (and logs) a channel hob.yaml enables but hob cannot start. */
+function unstartable(hub: ChannelHub, wiring: ChannelWiring, name: string, why: string): void {
+  const reason = `its secret is not set (${why})`;
+  hub.cannotStart(name, reason);
+  wiring.log(`${name}: not started: ${reason}`);
 }

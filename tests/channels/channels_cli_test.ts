@@ -63,7 +63,10 @@ Deno.test("hob serve answers on Telegram; hob channels, hob status and the API s
     /channel telegram.*connects as @hob_test_bot; answers 1 owner id\(s\)/,
   );
   const noToken = await runHob(["doctor", "--skip-model", ...home_]);
-  assertMatch(noToken.stdout, /channel telegram.*not started: its token is not set/);
+  assertMatch(
+    noToken.stdout,
+    /channel telegram.*not started: its secret is not set \(HOB_TEST_TELEGRAM_TOKEN is empty\)/,
+  );
 
   // The API: the state, the strangers, forgetting one, and the test message.
   const channels = await (await hob.fetch("/api/channels")).json();

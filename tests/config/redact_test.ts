@@ -182,6 +182,11 @@ channels:
     enabled: false
     token: "123456:tg-secret-19-abcdefghijklmnop"
     api_root: "http://bot:tgroot-secret-20@127.0.0.1:${PORT}/"
+  email:
+    enabled: false
+    address: hob@example.org
+    imap: { host: 127.0.0.1, password: imap-secret-21 }
+    smtp: { host: 127.0.0.1, password: smtp-secret-22 }
 `;
 const SECRETS = [...YAML.matchAll(/[\w.-]*secret-\d\d[\w-]*/g)].map((match) => match[0]);
 
@@ -203,7 +208,7 @@ Deno.test("redactConfig hides every secret, and the fixture sets every secret ke
     );
     assert(values.length > 0, `the fixture sets no ${key.path}: add one, so it is tested`);
   }
-  assertEquals(SECRETS.length, 20);
+  assertEquals(SECRETS.length, 22);
   const shown = redactConfig(config);
   assertNoSecret(JSON.stringify(shown), "redactConfig");
   // What is not secret stays, so the output still helps.

@@ -36,10 +36,13 @@ Deno.test("configKeyRows describes every key of hob.yaml", () => {
 });
 
 Deno.test("configKeyRows shows each default as the value hob takes when the key is left out", async (t) => {
-  // An empty file, but for the keys `email` and `channels.telegram` require, so their defaults show too.
+  // An empty file, but for the keys `email` and the channels require, so their defaults show too.
   const effective = configSchema.parse({
     email: { smtp: { host: "mail.example.org" }, from: "me@example.org" },
-    channels: { telegram: { token: "123456:ABCDEFGHIJKLMNOPQRSTUVWX" } },
+    channels: {
+      telegram: { token: "123456:ABCDEFGHIJKLMNOPQRSTUVWX" },
+      email: { address: "hob@example.org", imap: { host: "imap" }, smtp: { host: "smtp" } },
+    },
   }) as Record<string, unknown>;
   const rows = configKeyRows();
   for (const row of rows.filter((row) => row.default.startsWith("`"))) {
