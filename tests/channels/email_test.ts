@@ -321,3 +321,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "mail that came while hob was down is answered after a restart, once",
+  ignore: missing !== null,
+  async fn() {
+    await using mail = await startMailServers();
+    await using model = startFakeOpenAI({ fallback: { text: "Got it." } });
+    await using home = await tempHome(fakeProviderYaml(model.url, emailYaml(mail)));
+    const verified = { "Authentication-Results": VERIFIED };
+    let runtime = await serving(home.home);
+    await mail.send({
+      from: "owner@test.local",
+      to: "hob@test.local",
+      subject: "One",
+      text: "First",
+      headers: verified,
+    });
+    await mail.until("owner@test.local", (box) => box.length === 1, "the first reply");
+    await runtime.close();
+    await mail.send({
+      from: "owner@test.local",
+      to: "hob@test.local",
+      subject: "Two",
+      text: "While down",
+      headers: verified,
+    });
+    runtime = await serving(home.home);
+    try {
+      const replies = await mail.until(
+        "owner@test.local",
+        (box) => box.length === 2,
+        "the reply after the restart",
+      );
+      assertEquals(replies.map((reply) => reply.subject), ["Re: One", "Re: Two"]);
+      // Another quiet read later, still two: nothing was answered twice.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      assertEquals((await mail.inbox("owner@test.local")).length, 2);
+      assertEquals(model.requests.length, 2);
+    } finally {
+      await runtime.close();
+    }
+  },
+});
