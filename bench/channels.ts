@@ -12,6 +12,7 @@ import { openRuntime } from "../src/runtime/runtime.ts";
 import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
 import { startFakeTelegram } from "../tests/fakes/telegram_server.ts";
 import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
+import { MAIL_USERS, mailServersMissing, startMailServers } from "../tests/helpers/mail_servers.ts";
 import { floorRatio, ms, percentile } from "./stats.ts";
 
 /** Messages sent before measuring, to warm caches and the JIT. */
@@ -19,12 +20,17 @@ const WARMUP = 5;
 /** Messages measured. */
 const MEASURED = 40;
 const OWNER = 4242;
+/** Mails sent before measuring, and measured: each is a round through two real servers. */
+const EMAIL_WARMUP = 2;
+const EMAILS = 10;
 
 /** Medians and 95th percentiles in milliseconds. */
 export interface ChannelLatency {
   messages: number;
   telegram_p50: number;
   telegram_p95: number;
+  /** Through real mail servers (OpenSMTPD → Dovecot → IMAP IDLE → hob → SMTP → Dovecot), when here. */
+  email?: { mails: number; p50: number; p95: number } | { skipped: string };
   /** The same turn through the app layer, in-process. */
   direct_p50: number;
   direct_p95: number;
@@ -72,11 +78,57 @@ agent: { auto_title: false }
     }
     return {
       messages: MEASURED,
+      email: await measureEmail(),
       telegram_p50: percentile(viaTelegram, 50),
       telegram_p95: percentile(viaTelegram, 95),
       direct_p50: percentile(direct, 50),
       direct_p95: percentile(direct, 95),
     };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Mail to hob through real servers, timed until its reply is in the sender's inbox (seen every 20 ms). */
+async function measureEmail(): Promise<ChannelLatency["email"]> {
+  const missing = mailServersMissing();
+  if (missing) return { skipped: missing };
+  await using mail = await startMailServers();
+  await using model = startFakeOpenAI({ fallback: { text: "Noted." } });
+  await using home = await tempHome(fakeProviderYaml(
+    model.url,
+    `channels:
+  email:
+    address: hob@test.local
+    imap: { host: 127.0.0.1, port: ${mail.imapPort}, secure: false, password: ${
+      MAIL_USERS["hob@test.local"]
+    } }
+    smtp: { host: 127.0.0.1, port: ${mail.smtpPort}, secure: false }
+    allow_from: [owner@test.local]
+    replies_per_minute: 60
+agent: { auto_title: false }
+`,
+  ));
+  const runtime = await openRuntime({ home: home.home, env: {}, log: () => {} });
+  try {
+    runtime.channels.start();
+    while (runtime.channels.states()[0].state !== "connected") {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const times: number[] = [];
+    for (let i = 0; i < EMAIL_WARMUP + EMAILS; i++) {
+      const started = performance.now();
+      await mail.send({
+        from: "owner@test.local",
+        to: "hob@test.local",
+        subject: `Note ${i}`,
+        text: "Hi",
+      });
+      await mail.until("owner@test.local", (box) => box.length > i, "a reply", 20);
+      if (i >= EMAIL_WARMUP) times.push(performance.now() - started);
+    }
+    return { mails: EMAILS, p50: percentile(times, 50), p95: percentile(times, 95) };
   } finally {
     await runtime.close();
   }
@@ -92,7 +144,16 @@ export function formatChannelLatency(result: ChannelLatency): string {
     `  the same turn in-process (floor)     p50 ${ms(result.direct_p50)}, p95 ${
       ms(result.direct_p95)
     }`,
-  ].join("\n");
+    !result.email
+      ? ""
+      : "skipped" in result.email
+      ? `  email: skipped (${result.email.skipped})`
+      : `  email (OpenSMTPD, Dovecot IDLE, ${result.email.mails} mails)  p50 ${
+        ms(result.email.p50)
+      } (${floorRatio(result.email.p50, result.direct_p50)} the turn alone), p95 ${
+        ms(result.email.p95)
+      }`,
+  ].filter(Boolean).join("\n");
 }
 
 if (import.meta.main) console.log(formatChannelLatency(await measureChannelLatency()));

@@ -47,11 +47,12 @@ export interface MailServers extends AsyncDisposable {
   }): Promise<void>;
   /** The mail in a user's INBOX, oldest first. */
   inbox(user: keyof typeof MAIL_USERS): Promise<StoredMail[]>;
-  /** Resolves once `check` holds for the user's inbox (checked every 100 ms). */
+  /** Resolves once `check` holds for the user's inbox (checked every `everyMs`, 100 by default). */
   until(
     user: keyof typeof MAIL_USERS,
     check: (mail: StoredMail[]) => boolean,
     what: string,
+    everyMs?: number,
   ): Promise<StoredMail[]>;
 }
 
@@ -187,7 +188,7 @@ match from any for domain "test.local" action "deliver"
       }
     },
     inbox,
-    async until(user, check, what) {
+    async until(user, check, what, everyMs = 100) {
       const deadline = Date.now() + 30_000;
       while (true) {
         const mail = await inbox(user);
@@ -195,7 +196,7 @@ match from any for domain "test.local" action "deliver"
         if (Date.now() > deadline) {
           throw new Error(`timed out waiting for ${what}; ${user} has ${mail.length} mail(s)`);
         }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
       }
     },
     [Symbol.asyncDispose]: stop,
