@@ -324,3 +324,58 @@ Deno.test("photos reach the model as images, files as uploads; a stranger's are 
     await runtime.close();
   }
 });
+
+Deno.test("the owner's commands: /new, /model, /status and /stop", async () => {
+  await using model = startFakeOpenAI({
+    respond: (body) => {
+      const last = (body.messages as { content: unknown }[]).at(-1)!;
+      // A long answer, slowly, when asked for one: something to stop.
+      return String(last.content).includes("long")
+        ? { text: Array.from({ length: 50 }, (_, i) => `word${i} `), delay_ms: 100 }
+        : { text: "Short answer." };
+    },
+  });
+  await using telegram = await startFakeTelegram();
+  await using home = await tempHome(fakeProviderYaml(model.url, telegramYaml(telegram)));
+  const runtime = await serving(home.home);
+  const said = () => texts(telegram, OWNER);
+  try {
+    telegram.push({ from: { id: OWNER, username: "ada" }, text: "hello" });
+    await telegram.until(() => said().length === 1, "the first reply");
+    const first = runtime.app.conversations.list({ kind: "channel" })[0].id;
+
+    telegram.push({ from: { id: OWNER }, text: "/model fake/other-model" });
+    await telegram.until(() => said().length === 2, "the model's answer");
+    assertEquals(said()[1], "This conversation now uses fake/other-model.");
+    assertEquals(runtime.app.conversations.get({ id: first }).model, "fake/other-model");
+    telegram.push({ from: { id: OWNER }, text: "/status" });
+    await telegram.until(() => said().length === 3, "the status");
+    assertMatch(said()[2], /model fake\/other-model · telegram: connected/);
+
+    telegram.push({ from: { id: OWNER }, text: "Tell me something long" });
+    // Once its first words are written (the draft is saved as it grows), stop it.
+    const drafted = () =>
+      runtime.app.conversations.messages({ id: first }).some((message) =>
+        message.role === "assistant" && message.content.startsWith("word0")
+      );
+    await telegram.until(drafted, "the long answer to begin");
+    telegram.push({ from: { id: OWNER }, text: "/stop" });
+    await telegram.until(() => said().includes("Stopped."), "the stop");
+    // What was written before the stop is kept and sent, cut short.
+    await telegram.until(() => said().length === 5, "the partial answer");
+    assert(said()[4].startsWith("word0") && !said()[4].includes("word49"), said()[4]);
+
+    telegram.push({ from: { id: OWNER }, text: "/new" });
+    await telegram.until(() => said().includes("Started a new conversation."), "/new");
+    telegram.push({ from: { id: OWNER }, text: "again" });
+    await telegram.until(() => said().length === 7, "the reply in the new conversation");
+    const chats = runtime.app.conversations.list({ kind: "channel" });
+    assertEquals(chats.length, 2);
+    const fresh = chats.find((chat) => chat.id !== first)!;
+    const users = runtime.app.conversations.messages({ id: fresh.id })
+      .filter((message) => message.role === "user").map((message) => message.content);
+    assertEquals(users, ["again"]);
+  } finally {
+    await runtime.close();
+  }
+});
