@@ -12,7 +12,11 @@ import { openRuntime } from "../src/runtime/runtime.ts";
 import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
 import { startFakeTelegram } from "../tests/fakes/telegram_server.ts";
 import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
-import { MAIL_USERS, mailServersMissing, startMailServers } from "../tests/helpers/mail_servers.ts";
+import {
+  emailChannelYaml,
+  mailServersMissing,
+  startMailServers,
+} from "../tests/helpers/mail_servers.ts";
 import { floorRatio, ms, percentile } from "./stats.ts";
 
 /** Messages sent before measuring, to warm caches and the JIT. */
@@ -97,16 +101,7 @@ async function measureEmail(): Promise<ChannelLatency["email"]> {
   await using model = startFakeOpenAI({ fallback: { text: "Noted." } });
   await using home = await tempHome(fakeProviderYaml(
     model.url,
-    `channels:
-  email:
-    address: hob@test.local
-    imap: { host: 127.0.0.1, port: ${mail.imapPort}, secure: false, password: ${
-      MAIL_USERS["hob@test.local"]
-    } }
-    smtp: { host: 127.0.0.1, port: ${mail.smtpPort}, secure: false }
-    allow_from: [owner@test.local]
-    replies_per_minute: 60
-agent: { auto_title: false }
+    `${emailChannelYaml(mail, "    replies_per_minute: 60\n")}agent: { auto_title: false }
 `,
   ));
   const runtime = await openRuntime({ home: home.home, env: {}, log: () => {} });

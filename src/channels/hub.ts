@@ -12,6 +12,7 @@ import type { ChannelActions, ChannelName, ChannelState, ChatPlace } from "../ap
 import type { AgentEvent } from "../core/types.ts";
 import { ActionError } from "../app/errors.ts";
 import { collectReply } from "../core/reply.ts";
+import { sleep } from "../core/timeout.ts";
 import { untrusted } from "../core/untrusted.ts";
 import type { SqliteChannels } from "../store/channels.ts";
 import type { ChannelAdapter, ChannelIdentity, InboundMessage } from "./port.ts";
@@ -559,17 +560,4 @@ export interface ChannelProbe {
   /** Works, but something needs the owner's attention. */
   warning: boolean;
   detail: string;
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

@@ -1,4 +1,4 @@
-/** Waiting a bounded time for a promise. */
+/** Waiting a bounded time: for a promise, or for nothing but time (or a stop). */
 
 /**
  * The promise's value, or undefined when it takes longer than `ms` (the
@@ -19,4 +19,24 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Waits `ms`, or less when `signal` aborts; never rejects.
+ *
+ * @example
+ * ```ts
+ * await sleep(1_000, stopping.signal); // a second, or until stopping
+ * ```
+ */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }

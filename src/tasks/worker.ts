@@ -10,6 +10,7 @@
 import type { TurnInput } from "../core/agent.ts";
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
+import { sleep } from "../core/timeout.ts";
 import { derivedText, hobWrote } from "../core/untrusted.ts";
 import type {
   AgentEvent,
@@ -386,16 +387,4 @@ export function withTerminalTools(
       });
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

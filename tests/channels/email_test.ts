@@ -11,7 +11,7 @@ import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 import {
-  MAIL_USERS,
+  emailChannelYaml,
   type MailServers,
   mailServersMissing,
   startMailServers,
@@ -25,18 +25,10 @@ const VERIFIED =
   "mx.test.local; dmarc=pass header.from=test.local; spf=pass smtp.mailfrom=test.local";
 
 function emailYaml(mail: MailServers, extra = ""): string {
-  return `channels:
-  email:
-    address: hob@test.local
-    imap: { host: 127.0.0.1, port: ${mail.imapPort}, secure: false, password: ${
-    MAIL_USERS["hob@test.local"]
-  } }
-    smtp: { host: 127.0.0.1, port: ${mail.smtpPort}, secure: false }
-    allow_from: [owner@test.local]
-    guests: [friend@test.local]
-    authserv_id: mx.test.local
-    poll_timeout_s: 2
-${extra}`;
+  return emailChannelYaml(
+    mail,
+    "    guests: [friend@test.local]\n    authserv_id: mx.test.local\n    poll_timeout_s: 2\n",
+  ) + extra;
 }
 
 async function serving(home: string): Promise<Runtime> {

@@ -56,6 +56,24 @@ export interface MailServers extends AsyncDisposable {
   ): Promise<StoredMail[]>;
 }
 
+/**
+ * hob.yaml's `channels.email` for hob@test.local on these servers, answering
+ * owner@test.local; `lines` are more keys of `channels.email` (indented).
+ */
+export function emailChannelYaml(
+  mail: Pick<MailServers, "imapPort" | "smtpPort">,
+  lines = "",
+): string {
+  const password = MAIL_USERS["hob@test.local"];
+  return `channels:
+  email:
+    address: hob@test.local
+    imap: { host: 127.0.0.1, port: ${mail.imapPort}, secure: false, password: ${password} }
+    smtp: { host: 127.0.0.1, port: ${mail.smtpPort}, secure: false }
+    allow_from: [owner@test.local]
+${lines}`;
+}
+
 /** Why the servers cannot run here, or null when they can. */
 export function mailServersMissing(): string | null {
   for (const program of ["/usr/sbin/dovecot", "/usr/sbin/smtpd"]) {
