@@ -34,7 +34,15 @@ export interface ChannelLatency {
   telegram_p50: number;
   telegram_p95: number;
   /** Through real mail servers (OpenSMTPD → Dovecot → IMAP IDLE → hob → SMTP → Dovecot), when here. */
-  email?: { mails: number; p50: number; p95: number } | { skipped: string };
+  email?:
+    | {
+      mails: number;
+      p50: number;
+      p95: number;
+      /** Of which: from sending until hob had read the mail (SMTP, LMTP, IDLE, fetch). */
+      inbound_p50: number;
+    }
+    | { skipped: string };
   /** The same turn through the app layer, in-process. */
   direct_p50: number;
   direct_p95: number;
@@ -112,8 +120,10 @@ async function measureEmail(): Promise<ChannelLatency["email"]> {
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     const times: number[] = [];
+    const inbound: number[] = [];
     for (let i = 0; i < EMAIL_WARMUP + EMAILS; i++) {
       const started = performance.now();
+      const sentAt = Date.now();
       await mail.send({
         from: "owner@test.local",
         to: "hob@test.local",
@@ -121,9 +131,17 @@ async function measureEmail(): Promise<ChannelLatency["email"]> {
         text: "Hi",
       });
       await mail.until("owner@test.local", (box) => box.length > i, "a reply", 20);
-      if (i >= EMAIL_WARMUP) times.push(performance.now() - started);
+      if (i >= EMAIL_WARMUP) {
+        times.push(performance.now() - started);
+        inbound.push(Date.parse(runtime.channels.states()[0].last_inbound!) - sentAt);
+      }
     }
-    return { mails: EMAILS, p50: percentile(times, 50), p95: percentile(times, 95) };
+    return {
+      mails: EMAILS,
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      inbound_p50: percentile(inbound, 50),
+    };
   } finally {
     await runtime.close();
   }
@@ -147,7 +165,7 @@ export function formatChannelLatency(result: ChannelLatency): string {
         ms(result.email.p50)
       } (${floorRatio(result.email.p50, result.direct_p50)} the turn alone), p95 ${
         ms(result.email.p95)
-      }`,
+      }; the mail reached hob after p50 ${ms(result.email.inbound_p50)}`,
   ].filter(Boolean).join("\n");
 }
 
