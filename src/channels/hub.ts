@@ -349,6 +349,8 @@ class ChannelRunner {
     if (message.fromBot) return ignore("the sender is a bot");
     if (!store.recordInbound(this.name, message.id, message.senderId)) return ignore("");
     this.#state.last_inbound = this.#iso();
+    // In a group, only what names hob is for hob: the rest is other people talking.
+    if (!message.direct && !this.#mentioned(message)) return ignore("");
     const listed = this.#policy.allowFrom.includes(message.senderId);
     // The owner's words are trusted only when the platform vouches for who sent them.
     const owner = listed && message.verified;
@@ -363,7 +365,6 @@ class ChannelRunner {
       });
       return ignore("not in allow_from (see 'hob channels pending')");
     }
-    if (!message.direct && !this.#mentioned(message)) return ignore("");
     if (owner && this.#control(message)) return;
     if (!this.#mayReply(message.senderId)) return ignore("over replies_per_minute");
     const previous = this.#queues.get(message.chatId) ?? Promise.resolve();
@@ -376,6 +377,7 @@ class ChannelRunner {
 
   /** In a group, hob answers only when named. */
   #mentioned(message: InboundMessage): boolean {
+    if (message.mentioned !== undefined) return message.mentioned;
     const name = this.#identity?.name;
     return Boolean(name) && message.text.toLowerCase().includes(name!.toLowerCase());
   }

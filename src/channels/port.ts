@@ -43,6 +43,11 @@ export interface InboundMessage {
   verified: boolean;
   /** Whether the platform says the sender is a bot (bots are never answered). */
   fromBot: boolean;
+  /**
+   * Whether it names hob, where the platform says (Matrix's mentions); else
+   * the hub looks for hob's name in the text.
+   */
+  mentioned?: boolean;
   /** Whether the message is in a chat with hob alone (a DM), or in a group. */
   direct: boolean;
 }

@@ -321,12 +321,46 @@ const emailChannelSchema = z.strictObject({
   ),
 });
 
+const matrixId = z.string().regex(/^@[^:\s]+:\S+$/, { message: "expected '@user:server'" });
+
+const matrixSchema = z.strictObject({
+  enabled: z.boolean().default(true).describe("Off: configured but not started."),
+  homeserver: credentialUrl(z.url()).describe(
+    "The homeserver's URL, e.g. `https://matrix.example.org`.",
+  ),
+  user_id: matrixId.describe("hob's account, e.g. `@hob:example.org`."),
+  access_token: secret(z.string().min(1)).optional().describe(
+    "The account's access token (or set `access_token_env`).",
+  ),
+  access_token_env: notSecret(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional().describe(
+    "The environment variable holding the access token.",
+  ),
+  allow_from: z.array(matrixId).default([]).describe(
+    "Your Matrix ids: answered, trusted as you, and allowed to invite hob into rooms.",
+  ),
+  guests: z.array(matrixId).default([]).describe(
+    "Other ids hob answers; what they write is untrusted.",
+  ),
+  poll_timeout_s: z.number().int().min(1).max(120).default(30).describe(
+    "How long one `/sync` waits for news.",
+  ),
+  replies_per_minute: z.number().int().min(1).max(120).default(10).describe(
+    "Replies to one sender in a minute, at most; more messages are not answered.",
+  ),
+}).refine((matrix) => !matrix.enabled || matrix.access_token || matrix.access_token_env, {
+  message: "needs `access_token` or `access_token_env`",
+  path: ["access_token"],
+});
+
 const channelsSchema = z.strictObject({
   telegram: telegramSchema.optional().describe("Telegram: a bot that answers you."),
   email: emailChannelSchema.optional().describe(
     "Email: hob reads a mailbox and replies in thread.",
   ),
-  notify: z.enum(["telegram", "email"]).optional().describe(
+  matrix: matrixSchema.optional().describe(
+    "Matrix: hob answers in direct chats, and in rooms when mentioned.",
+  ),
+  notify: z.enum(["telegram", "email", "matrix"]).optional().describe(
     "Also send every notification (the heartbeat's findings, finished tasks) to you on this channel.",
   ),
 }).refine((channels) => !channels.notify || channels[channels.notify], {

@@ -8,6 +8,7 @@ import type { AppActions } from "../app/app.ts";
 import { ActionError } from "../app/errors.ts";
 import { ChannelHub } from "../channels/hub.ts";
 import { createEmailAdapter } from "../channels/email.ts";
+import { createMatrixAdapter } from "../channels/matrix.ts";
 import { createTelegramAdapter } from "../channels/telegram.ts";
 import type { HobConfig } from "../config/schema.ts";
 import type { SqliteChannels } from "../store/channels.ts";
@@ -55,6 +56,7 @@ export function createChannelHub(wiring: ChannelWiring): ChannelHub {
   });
   addTelegram(hub, wiring);
   addEmail(hub, wiring);
+  addMatrix(hub, wiring);
   return hub;
 }
 
@@ -116,6 +118,29 @@ function addEmail(hub: ChannelHub, wiring: ChannelWiring): void {
       allowFrom: email.allow_from,
       guests: email.guests,
       repliesPerMinute: email.replies_per_minute,
+    },
+  );
+}
+
+/** Matrix, when hob.yaml enables it and its access token is set. */
+function addMatrix(hub: ChannelHub, wiring: ChannelWiring): void {
+  const matrix = wiring.config.channels.matrix;
+  if (!matrix?.enabled) return;
+  const token = (matrix.access_token_env ? wiring.env[matrix.access_token_env] : undefined) ??
+    matrix.access_token;
+  if (!token) return unstartable(hub, wiring, "matrix", `${matrix.access_token_env} is empty`);
+  hub.add(
+    createMatrixAdapter({
+      homeserver: matrix.homeserver,
+      userId: matrix.user_id,
+      accessToken: token,
+      mayInvite: (userId) => matrix.allow_from.includes(userId),
+      pollMs: matrix.poll_timeout_s * 1000,
+    }),
+    {
+      allowFrom: matrix.allow_from,
+      guests: matrix.guests,
+      repliesPerMinute: matrix.replies_per_minute,
     },
   );
 }

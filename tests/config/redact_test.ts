@@ -187,6 +187,11 @@ channels:
     address: hob@example.org
     imap: { host: 127.0.0.1, password: imap-secret-21 }
     smtp: { host: 127.0.0.1, password: smtp-secret-22 }
+  matrix:
+    enabled: false
+    homeserver: "http://hob:hs-secret-23@127.0.0.1:${PORT}/"
+    user_id: "@hob:example.org"
+    access_token: mx-secret-24
 `;
 const SECRETS = [...YAML.matchAll(/[\w.-]*secret-\d\d[\w-]*/g)].map((match) => match[0]);
 
@@ -208,7 +213,7 @@ Deno.test("redactConfig hides every secret, and the fixture sets every secret ke
     );
     assert(values.length > 0, `the fixture sets no ${key.path}: add one, so it is tested`);
   }
-  assertEquals(SECRETS.length, 22);
+  assertEquals(SECRETS.length, 24);
   const shown = redactConfig(config);
   assertNoSecret(JSON.stringify(shown), "redactConfig");
   // What is not secret stays, so the output still helps.

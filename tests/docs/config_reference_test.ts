@@ -42,6 +42,7 @@ Deno.test("configKeyRows shows each default as the value hob takes when the key 
     channels: {
       telegram: { token: "123456:ABCDEFGHIJKLMNOPQRSTUVWX" },
       email: { address: "hob@example.org", imap: { host: "imap" }, smtp: { host: "smtp" } },
+      matrix: { homeserver: "https://m.example.org", user_id: "@hob:x", access_token: "t" },
     },
   }) as Record<string, unknown>;
   const rows = configKeyRows();
