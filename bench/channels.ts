@@ -10,6 +10,7 @@
 import { collectReply } from "../src/core/reply.ts";
 import { openRuntime } from "../src/runtime/runtime.ts";
 import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
+import { startFakeMatrix } from "../tests/fakes/matrix_server.ts";
 import { startFakeTelegram } from "../tests/fakes/telegram_server.ts";
 import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
 import {
@@ -43,6 +44,9 @@ export interface ChannelLatency {
       inbound_p50: number;
     }
     | { skipped: string };
+  /** Through the stand-in homeserver, with matrix-js-sdk's client. */
+  matrix_p50: number;
+  matrix_p95: number;
   /** The same turn through the app layer, in-process. */
   direct_p50: number;
   direct_p95: number;
@@ -91,11 +95,48 @@ agent: { auto_title: false }
     return {
       messages: MEASURED,
       email: await measureEmail(),
+      ...(await measureMatrix()),
       telegram_p50: percentile(viaTelegram, 50),
       telegram_p95: percentile(viaTelegram, 95),
       direct_p50: percentile(direct, 50),
       direct_p95: percentile(direct, 95),
     };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Messages to hob in a direct chat on the stand-in homeserver, timed until its reply arrives there. */
+async function measureMatrix(): Promise<{ matrix_p50: number; matrix_p95: number }> {
+  await using model = startFakeOpenAI({ fallback: { text: "Noted." } });
+  await using matrix = startFakeMatrix();
+  await using home = await tempHome(fakeProviderYaml(
+    model.url,
+    `channels:
+  matrix:
+    homeserver: "${matrix.url}"
+    user_id: "${matrix.userId}"
+    access_token: "${matrix.token}"
+    allow_from: ["@ada:test"]
+    replies_per_minute: 120
+agent: { auto_title: false }
+`,
+  ));
+  const runtime = await openRuntime({ home: home.home, env: {}, log: () => {} });
+  try {
+    runtime.channels.start();
+    matrix.room("!dm:test", 2);
+    while (!runtime.db.prepare("SELECT 1 FROM kv WHERE key = 'channel.cursor.matrix'").get()) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const times: number[] = [];
+    for (let i = 0; i < WARMUP + MEASURED; i++) {
+      const started = performance.now();
+      matrix.push("!dm:test", { sender: "@ada:test", body: `Matrix note ${i}` });
+      await matrix.until(() => matrix.sent.length > i, "a reply", 30_000);
+      if (i >= WARMUP) times.push(matrix.sent[i].at - started);
+    }
+    return { matrix_p50: percentile(times, 50), matrix_p95: percentile(times, 95) };
   } finally {
     await runtime.close();
   }
@@ -154,6 +195,9 @@ export function formatChannelLatency(result: ChannelLatency): string {
     `  telegram (stand-in Bot API, grammy)  p50 ${ms(result.telegram_p50)} (${
       floorRatio(result.telegram_p50, result.direct_p50)
     } the turn alone), p95 ${ms(result.telegram_p95)}`,
+    `  matrix (stand-in homeserver, matrix-js-sdk)  p50 ${ms(result.matrix_p50)} (${
+      floorRatio(result.matrix_p50, result.direct_p50)
+    } the turn alone), p95 ${ms(result.matrix_p95)}`,
     `  the same turn in-process (floor)     p50 ${ms(result.direct_p50)}, p95 ${
       ms(result.direct_p95)
     }`,

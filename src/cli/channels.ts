@@ -15,17 +15,18 @@ import { existingHome, openHome } from "./open.ts";
 import { runningServer, seenBy } from "./running.ts";
 import { dim, green, out, outJson, red } from "./output.ts";
 
-const ACTIONS = ["list", "pending", "forget", "test"];
+const ACTIONS = ["list", "status", "pending", "forget", "test"];
 
 export const channels: Command = {
   name: "channels",
   summary: "Channels (Telegram…): list, pending strangers, forget, test",
-  help: `Usage: hob channels list [--json] [--home DIR]
+  help: `Usage: hob channels list|status [--json] [--home DIR]
        hob channels pending [--json] [--home DIR]
        hob channels forget CHANNEL SENDER_ID [--home DIR]
        hob channels test CHANNEL [--home DIR]
 
-list     the channels of hob.yaml: connected or not, when they last heard
+list, status
+         the channels of hob.yaml: connected or not, when they last heard
          and spoke, their last error (live when 'hob serve' runs)
 pending  people who wrote to hob without being in allow_from: never
          answered, listed with the id to add to allow_from (or guests)
@@ -39,9 +40,11 @@ Options:
   options: { json: { type: "boolean" } },
   positionals: [1, 3],
   async run(parsed) {
-    const [action, ...rest] = parsed.positionals;
-    if (!ACTIONS.includes(action)) {
-      throw new UsageError(`hob channels: unknown action '${action}' — use ${ACTIONS.join(", ")}`);
+    const [named, ...rest] = parsed.positionals;
+    // `status` is `list`: the state of each channel is what a listing shows.
+    const action = named === "status" ? "list" : named;
+    if (!ACTIONS.includes(named)) {
+      throw new UsageError(`hob channels: unknown action '${named}' — use ${ACTIONS.join(", ")}`);
     }
     const wanted = { list: 0, pending: 0, forget: 2, test: 1 }[action]!;
     if (rest.length !== wanted) {

@@ -39,6 +39,9 @@ Deno.test("hob serve answers on Telegram; hob channels, hob status and the API s
   assertMatch(list.stdout, /telegram\s+connected as @hob_test_bot/);
   assertMatch(list.stdout, /as hob serve, pid \d+, sees it/);
 
+  const same = await runHob(["channels", "status", ...home_]);
+  assertMatch(same.stdout, /telegram\s+connected as @hob_test_bot/);
+
   const status = await runHob(["status", ...home_]);
   assertMatch(status.stdout, /channel\s+telegram @hob_test_bot: connected \(in .+, out .+\)/);
 

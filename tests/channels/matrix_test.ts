@@ -59,6 +59,8 @@ Deno.test("Matrix: direct chats answered, rooms only when mentioned, in their th
     assertEquals(model.requests.length, 1);
 
     // A room of five: talk among others is not for hob; a mention is, and in its thread.
+    // A notice (what bots send) is never answered, even from the owner in a direct chat.
+    matrix.push(DM, { sender: OWNER, body: "Daily digest: 3 items", msgtype: "m.notice" });
     matrix.room(ROOM, 5);
     matrix.push(ROOM, { sender: OWNER, body: "lunch at noon, everyone?" });
     matrix.push(ROOM, { sender: "@bob:test", body: "@hob:test who are you?" });
@@ -77,6 +79,7 @@ Deno.test("Matrix: direct chats answered, rooms only when mentioned, in their th
       "m.in_reply_to": { event_id: inThread },
     });
     assertEquals(model.requests.length, 2);
+    assertEquals(matrix.sentTo(DM).length, 1, "the notice was not answered");
     // Bob mentioned hob but nobody allowed him: listed, not answered.
     const [bob] = runtime.app.channels.strangers({ channel: "matrix" });
     assertEquals([bob.sender_id, bob.chat_id], ["@bob:test", ROOM]);
