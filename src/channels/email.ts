@@ -9,6 +9,7 @@
  */
 
 import type { ImapFlow } from "imapflow";
+import { Buffer } from "node:buffer";
 import type { ParsedMail } from "mailparser";
 import type { ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
 
@@ -40,7 +41,7 @@ const MAX_PER_READ = 20;
 const MAX_TEXT_CHARS = 100_000;
 
 /** A thread hob replies in: to whom, under which subject, after which messages. */
-interface Thread {
+export interface Thread {
   to: string;
   subject: string;
   references: string[];
@@ -109,7 +110,7 @@ export function createEmailAdapter(options: EmailOptions): ChannelAdapter {
             if (mail.uid <= last || messages.length >= MAX_PER_READ) continue;
             last = mail.uid;
             const parsed = await parse(mail.source as Uint8Array);
-            const message = inbound(parsed, `${validity}:${mail.uid}`, options, threads);
+            const message = mailToMessage(parsed, `${validity}:${mail.uid}`, options, threads);
             if (message) messages.push(message);
           }
         }
@@ -165,13 +166,26 @@ async function sendReply(
   }
 }
 
-async function parse(source: Uint8Array): Promise<ParsedMail> {
+/** A raw mail (RFC 5322 bytes), parsed; `text` is its plain part, else the text of its HTML. */
+export async function parse(source: Uint8Array): Promise<ParsedMail> {
   const { simpleParser } = await import("mailparser");
-  return await simpleParser(source as never, { skipImageLinks: true });
+  // mailparser takes a Buffer (or a stream); plain bytes would be read as a stream.
+  const mail = await simpleParser(Buffer.from(source), { skipImageLinks: true });
+  if (!mail.text?.trim() && typeof mail.html === "string") {
+    const { convert } = await import("html-to-text");
+    mail.text = convert(mail.html, {
+      wordwrap: false,
+      selectors: [
+        { selector: "a", options: { ignoreHref: true } },
+        { selector: "img", format: "skip" },
+      ],
+    }).trim();
+  }
+  return mail;
 }
 
-/** A mail as a message for the hub; null for one without a sender. */
-function inbound(
+/** A mail as a message for the hub (remembering its thread); null for one without a sender. */
+export function mailToMessage(
   mail: ParsedMail,
   uid: string,
   options: EmailOptions,

@@ -8,7 +8,6 @@
 
 import type { Api, GrammyError } from "grammy/web";
 import type { ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
-import { toTelegram } from "./telegram_format.ts";
 
 /** What the Telegram adapter is configured with. */
 export interface TelegramOptions {
@@ -116,6 +115,8 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
     },
     async send(chatId, text, sendOptions: SendOptions = {}) {
       const client = await api();
+      // The Markdown parser loads with the first reply, not with hob.
+      const { toTelegram } = await import("./telegram_format.ts");
       const parts = toTelegram(text);
       for (const [index, part] of parts.entries()) {
         // The id hob gave the message is `chat:message`; Telegram threads by the message part.

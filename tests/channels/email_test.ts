@@ -5,7 +5,14 @@
  * writes as the owner, a friend and strangers, and reads the replies.
  */
 
-import { authenticated, automated, withoutQuote } from "../../src/channels/email.ts";
+import {
+  authenticated,
+  automated,
+  mailToMessage,
+  parse,
+  type Thread,
+  withoutQuote,
+} from "../../src/channels/email.ts";
 import { openRuntime, type Runtime } from "../../src/runtime/runtime.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
@@ -355,4 +362,62 @@ Deno.test({
       await runtime.close();
     }
   },
+});
+
+Deno.test("an HTML-only mail is read as its text, with its files; a reply keeps its thread", async () => {
+  const options = {
+    address: "hob@test.local",
+    imap: { host: "127.0.0.1", port: 1, secure: false, user: "hob", password: "" },
+    smtp: { host: "127.0.0.1", port: 1, secure: false, user: "hob", password: "" },
+    mailbox: "INBOX",
+    pollMs: 1_000,
+  };
+  const threads = new Map<string, Thread>();
+  const raw = [
+    "From: Ada <Owner@Test.local>",
+    "To: hob@test.local",
+    "Subject: Notes",
+    "Message-ID: <n1@test.local>",
+    "MIME-Version: 1.0",
+    'Content-Type: multipart/mixed; boundary="b"',
+    "",
+    "--b",
+    "Content-Type: text/html; charset=utf-8",
+    "",
+    "<p>Hello <b>hob</b></p><script>steal()</script><p>See &amp; keep</p>",
+    "--b",
+    'Content-Type: text/csv; name="list.csv"',
+    'Content-Disposition: attachment; filename="list.csv"',
+    "",
+    "a,b",
+    "--b--",
+    "",
+  ].join("\r\n");
+  const message = mailToMessage(
+    await parse(new TextEncoder().encode(raw)),
+    "1:1",
+    options,
+    threads,
+  )!;
+  assertEquals(
+    [message.senderId, message.senderName, message.subject, message.text],
+    ["owner@test.local", "Ada <owner@test.local>", "Notes", "Hello hob\n\nSee & keep"],
+  );
+  assertEquals(message.chatId, "owner@test.local#<n1@test.local>");
+  assertEquals(message.files.map((file) => file.name), ["list.csv"]);
+  assertEquals(
+    new TextDecoder().decode(await message.files[0].fetch(AbortSignal.timeout(1_000))).trim(),
+    "a,b",
+  );
+  assertEquals(message.verified, false, "no authserv_id: nobody is verified");
+  const reply = mailToMessage(
+    await parse(new TextEncoder().encode(
+      "From: owner@test.local\r\nTo: hob@test.local\r\nSubject: Re: Notes\r\nMessage-ID: <n2@test.local>\r\nIn-Reply-To: <n1@test.local>\r\nReferences: <n1@test.local>\r\n\r\nThanks\r\n",
+    )),
+    "1:2",
+    options,
+    threads,
+  )!;
+  assertEquals([reply.chatId, reply.subject, reply.text], [message.chatId, undefined, "Thanks"]);
+  assertEquals(threads.get(message.chatId)?.references, ["<n1@test.local>", "<n2@test.local>"]);
 });

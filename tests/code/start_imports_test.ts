@@ -94,3 +94,11 @@ Deno.test("status, cron list and tool list ask a running hob serve without loadi
     assertEquals(packages, [], command);
   }
 });
+
+Deno.test("src/runtime/runtime.ts loads no channel's library until the channel starts", async () => {
+  // grammy, the mail libraries, matrix-js-sdk and marked load with a configured channel's first use.
+  const packages = outside(await staticGraph("src/runtime/runtime.ts"))
+    .filter((module) => module.startsWith("npm:"))
+    .map((module) => /^npm:\/?(@?[^@]+)@/.exec(module)![1]);
+  assertEquals([...new Set(packages)].sort(), ["croner", "zod"]);
+});
