@@ -421,3 +421,43 @@ Deno.test("an HTML-only mail is read as its text, with its files; a reply keeps 
   assertEquals([reply.chatId, reply.subject, reply.text], [message.chatId, undefined, "Thanks"]);
   assertEquals(threads.get(message.chatId)?.references, ["<n1@test.local>", "<n2@test.local>"]);
 });
+
+Deno.test({
+  name: "a mail server that goes away is noticed, shown, and reconnected to",
+  ignore: missing !== null,
+  async fn() {
+    await using mail = await startMailServers();
+    await using model = startFakeOpenAI({ fallback: { text: "Back." } });
+    await using home = await tempHome(fakeProviderYaml(model.url, emailYaml(mail)));
+    const runtime = await serving(home.home);
+    const state = () => runtime.channels.states()[0];
+    try {
+      await mail.stopImap();
+      const deadline = Date.now() + 20_000;
+      while (state().state !== "retrying") {
+        if (Date.now() > deadline) throw new Error(JSON.stringify(state()));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const status = await runtime.app.status.collect({ server_running: true });
+      assertEquals(status.channels[0].state, "retrying");
+      assert(status.channels[0].last_error, "the error is shown");
+      await mail.startImap();
+      await mail.send({
+        from: "owner@test.local",
+        to: "hob@test.local",
+        subject: "Still there?",
+        text: "Hello",
+        headers: { "Authentication-Results": VERIFIED },
+      });
+      await mail.until(
+        "owner@test.local",
+        (box) => box.length === 1,
+        "the reply after reconnecting",
+      );
+      assertEquals(state().state, "connected");
+      assert(state().restarts >= 1);
+    } finally {
+      await runtime.close();
+    }
+  },
+});

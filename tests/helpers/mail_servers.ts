@@ -45,6 +45,9 @@ export interface MailServers extends AsyncDisposable {
     headers?: Record<string, string>;
     attachments?: { filename: string; content: string }[];
   }): Promise<void>;
+  /** Stops Dovecot (IMAP goes away, connections die); `startImap` brings it back on the same port. */
+  stopImap(): Promise<void>;
+  startImap(): Promise<void>;
   /** The mail in a user's INBOX, oldest first. */
   inbox(user: keyof typeof MAIL_USERS): Promise<StoredMail[]>;
   /** Resolves once `check` holds for the user's inbox (checked every `everyMs`, 100 by default). */
@@ -128,11 +131,13 @@ match from any for domain "test.local" action "deliver"
 `,
     { mode: 0o600 },
   );
-  const dovecot = new Deno.Command("/usr/sbin/dovecot", {
-    args: ["-c", join(dir, "dovecot.conf"), "-F"],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const startDovecot = () =>
+    new Deno.Command("/usr/sbin/dovecot", {
+      args: ["-c", join(dir, "dovecot.conf"), "-F"],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+  let dovecot = startDovecot();
   const smtpd = new Deno.Command("/usr/sbin/smtpd", {
     args: ["-d", "-f", join(dir, "smtpd.conf")],
     stdout: "null",
@@ -192,6 +197,14 @@ match from any for domain "test.local" action "deliver"
   return {
     imapPort,
     smtpPort,
+    async stopImap() {
+      dovecot.kill("SIGTERM");
+      await dovecot.output();
+    },
+    async startImap() {
+      dovecot = startDovecot();
+      await untilListening(imapPort);
+    },
     async send(mail) {
       const transport = nodemailer.createTransport({
         host: "127.0.0.1",
