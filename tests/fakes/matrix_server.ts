@@ -5,6 +5,8 @@
  * `typing` and `join`. Tests put events in rooms and read what hob sent.
  */
 
+import { until } from "../helpers/until.ts";
+
 /** An event a test puts in a room. */
 export interface PushedEvent {
   sender: string;
@@ -183,13 +185,7 @@ export function startFakeMatrix(): FakeMatrix {
     sentTo(roomId) {
       return sent.filter((event) => event.room === roomId);
     },
-    async until(check, what, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
+    until: (check, what, timeoutMs) => until(check, what, timeoutMs),
     async [Symbol.asyncDispose]() {
       wake();
       await server.shutdown();

@@ -7,6 +7,8 @@
  * make polling stall or fail.
  */
 
+import { until } from "../helpers/until.ts";
+
 /** A message as a test pushes it: who, where, what. */
 export interface PushedMessage {
   from: { id: number; is_bot?: boolean; first_name?: string; username?: string };
@@ -264,13 +266,7 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
     sentTo(chatId) {
       return calls.filter((call) => call.method === "sendMessage" && call.body.chat_id == chatId);
     },
-    async until(check, what, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
+    until: (check, what, timeoutMs) => until(check, what, timeoutMs),
     async close() {
       stalled = false;
       for (const release of [...held]) release();
