@@ -94,6 +94,10 @@ export class ChannelHub {
   /** Starts every channel's loop; they run until {@linkcode stop}. */
   start(): void {
     for (const runner of this.#runners) runner.start();
+    // Said when serving starts them, not by every command that opens the home.
+    for (const [name, reason] of this.#unstartable) {
+      this.#deps.log(`${name}: not started: ${reason}`);
+    }
   }
 
   /** Stops the loops and the turns in progress, and waits for them. */

@@ -76,7 +76,7 @@ function addTelegram(hub: ChannelHub, wiring: ChannelWiring): void {
   if (!telegram?.enabled) return;
   const token = (telegram.token_env ? wiring.env[telegram.token_env] : undefined) ??
     telegram.token;
-  if (!token) return unstartable(hub, wiring, "telegram", `${telegram.token_env} is empty`);
+  if (!token) return unstartable(hub, "telegram", `${telegram.token_env} is empty`);
   hub.add(
     createTelegramAdapter({
       token,
@@ -103,7 +103,7 @@ function addEmail(hub: ChannelHub, wiring: ChannelWiring): void {
   };
   const [imap, smtp] = [server("imap"), server("smtp")];
   if (imap.password === undefined) {
-    return unstartable(hub, wiring, "email", `no IMAP password (imap.password or password_env)`);
+    return unstartable(hub, "email", `no IMAP password (imap.password or password_env)`);
   }
   hub.add(
     createEmailAdapter({
@@ -128,7 +128,7 @@ function addMatrix(hub: ChannelHub, wiring: ChannelWiring): void {
   if (!matrix?.enabled) return;
   const token = (matrix.access_token_env ? wiring.env[matrix.access_token_env] : undefined) ??
     matrix.access_token;
-  if (!token) return unstartable(hub, wiring, "matrix", `${matrix.access_token_env} is empty`);
+  if (!token) return unstartable(hub, "matrix", `${matrix.access_token_env} is empty`);
   hub.add(
     createMatrixAdapter({
       homeserver: matrix.homeserver,
@@ -145,9 +145,8 @@ function addMatrix(hub: ChannelHub, wiring: ChannelWiring): void {
   );
 }
 
-/** Notes (and logs) a channel hob.yaml enables but hob cannot start. */
-function unstartable(hub: ChannelHub, wiring: ChannelWiring, name: string, why: string): void {
+/** Notes a channel hob.yaml enables but hob cannot start (the hub says so when it starts). */
+function unstartable(hub: ChannelHub, name: string, why: string): void {
   const reason = `its secret is not set (${why})`;
   hub.cannotStart(name, reason);
-  wiring.log(`${name}: not started: ${reason}`);
 }

@@ -45,7 +45,9 @@ Deno.test("hob serve answers on Telegram; hob channels, hob status and the API s
   const status = await runHob(["status", ...home_]);
   assertMatch(status.stdout, /channel\s+telegram @hob_test_bot: connected \(in .+, out .+\)/);
 
+  // Run without the token, it opens the home itself: nothing about channels it does not start.
   const pending = await runHob(["channels", "pending", ...home_]);
+  assertEquals(pending.stderr, "");
   assertMatch(pending.stdout, /telegram\s+8888\s+Mallory · 1 message\(s\)/);
   assertMatch(pending.stdout, /“let me in”/);
 

@@ -63,6 +63,8 @@ Deno.test("Matrix: direct chats answered, rooms only when mentioned, in their th
     matrix.push(DM, { sender: OWNER, body: "Daily digest: 3 items", msgtype: "m.notice" });
     matrix.room(ROOM, 5);
     matrix.push(ROOM, { sender: OWNER, body: "lunch at noon, everyone?" });
+    // Someone else talking in the room, not to hob: not a stranger to list, just talk.
+    matrix.push(ROOM, { sender: "@carol:test", body: "yes, noon works" });
     matrix.push(ROOM, { sender: "@bob:test", body: "@hob:test who are you?" });
     const root = matrix.push(ROOM, { sender: OWNER, body: "plans" });
     const inThread = matrix.push(ROOM, {
