@@ -20,6 +20,7 @@
  * - `approvals.ts`: approvals — list, the recent decisions, decide.
  * - `tools.ts`: tools — list, get, invoke as the owner.
  * - `channels.ts`: the conversation of a chat on a channel, strangers.
+ * - `speech.ts`: voice — transcribe, speak, what this hob can hear and say.
  *
  * Provenance is an option only the services tools call set: a task or job that a
  * tainted turn creates carries the turn's taint, so its runs start tainted.
@@ -45,6 +46,7 @@ import type { SqliteToolEvents } from "../store/tool_events.ts";
 import type { SqliteChannels } from "../store/channels.ts";
 import { type ApprovalActions, createApprovalActions } from "./approvals.ts";
 import { type ChannelActions, createChannelActions } from "./channels.ts";
+import { createSpeechActions, type SpeechActions, type SpeechDeps } from "./speech.ts";
 import { type ConversationActions, createConversationActions } from "./conversations.ts";
 import { createMemoryActions, type MemoryActions } from "./memory.ts";
 import { createNotificationActions, type NotificationActions } from "./notifications.ts";
@@ -66,6 +68,7 @@ export interface AppActions {
   approvals: ApprovalActions;
   tools: ToolActions;
   channels: ChannelActions;
+  speech: SpeechActions;
 }
 
 /** What the actions work on. */
@@ -92,6 +95,8 @@ export interface AppDeps {
   turn(input: TurnInput): AsyncGenerator<AgentEvent>;
   /** An earlier upload by its home-relative path; throws, saying why, when it is not one. */
   findUpload(path: string): Promise<Attachment>;
+  /** The speech providers and what the machine has for sound and video. */
+  speech: SpeechDeps;
 }
 
 /**
@@ -114,6 +119,7 @@ export interface AppDeps {
  *   toolbox,
  *   turn,
  *   findUpload: (path) => findUpload(home, path),
+ *   speech,
  * });
  * app.tasks.add({ title: "Tidy notes" });
  * ```
@@ -126,12 +132,19 @@ export function createAppActions(deps: AppDeps): AppActions {
     checkModel: deps.checkModel,
   });
   const notifications = createNotificationActions(deps.notifications);
+  const speech = createSpeechActions(deps.speech);
   return {
     tasks,
     schedules,
     notifications,
     memory: createMemoryActions(deps.memory),
-    status: createStatusActions({ probes: deps.statusProbes, schedules, tasks, notifications }),
+    status: createStatusActions({
+      probes: deps.statusProbes,
+      schedules,
+      tasks,
+      notifications,
+      voice: () => speech.capabilities(),
+    }),
     reset: createResetActions({ maintenance: deps.maintenance, memory: deps.memoryReset }),
     conversations: createConversationActions({
       store: deps.conversations,
@@ -139,9 +152,11 @@ export function createAppActions(deps: AppDeps): AppActions {
       checkModel: deps.checkModel,
       turn: deps.turn,
       findUpload: deps.findUpload,
+      hear: (attachments, signal) => speech.hear(attachments, signal),
     }),
     approvals: createApprovalActions(deps.toolbox.approvals),
     tools: createToolActions(deps.toolbox),
     channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
+    speech,
   };
 }

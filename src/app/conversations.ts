@@ -126,6 +126,8 @@ export interface ConversationDeps {
   turn(input: TurnInput): AsyncGenerator<AgentEvent>;
   /** An earlier upload by its home-relative path; throws, saying why, when it is not one. */
   findUpload(path: string): Promise<Attachment>;
+  /** The attachments with what each audio file says filled in (src/app/speech.ts). */
+  hear?(attachments: Attachment[], signal?: AbortSignal): Promise<Attachment[]>;
 }
 
 /** The conversation actions. Each checks its input and refuses with an {@linkcode ActionError}. */
@@ -224,7 +226,9 @@ export function createConversationActions(deps: ConversationDeps): ConversationA
       const { message, conversation_id, model, attachments } = checkInput(chatInput, input);
       if (conversation_id) find(conversation_id, "conversation_id");
       usable(model);
-      const files = await findAttachments(deps, attachments ?? []);
+      const found = await findAttachments(deps, attachments ?? []);
+      // Audio sent with the message is heard before the turn, so the model reads what it says.
+      const files = deps.hear && found.length ? await deps.hear(found, options.signal) : found;
       const events = deps.turn({ message, conversation_id, model, attachments: files, ...options });
       return refusingMissing(events);
     },

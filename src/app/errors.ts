@@ -10,11 +10,20 @@
 import type { z } from "zod";
 
 /**
- * Why an action refused: `invalid` input (a 400, exit 2), `not_found`, or a
+ * Why an action refused: `invalid` input (a 400, exit 2), `not_found`, a
  * state that forbids it — `conflict` (a finished task), `duplicate` (a name
- * in use), `busy` (running already).
+ * in use), `busy` (running already) — `unavailable`, something this hob is
+ * not set up for (no speech provider, a program not installed: a 503), or
+ * `failed`, a provider it relies on failed (a 502).
  */
-export type ActionErrorCode = "invalid" | "not_found" | "conflict" | "duplicate" | "busy";
+export type ActionErrorCode =
+  | "invalid"
+  | "not_found"
+  | "conflict"
+  | "duplicate"
+  | "busy"
+  | "unavailable"
+  | "failed";
 
 /** What an {@linkcode ActionError} carries beyond its code and message. */
 export interface ActionErrorOptions {

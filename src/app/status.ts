@@ -1,7 +1,7 @@
 /**
  * The status action: one view of the whole assistant — the server, the model
  * and its provider, jobs, heartbeat, tasks and workers, notifications, memory,
- * the database and the MCP servers — for `hob status` and `GET /api/status`.
+ * the database, the MCP servers, the channels and voice — for `hob status` and `GET /api/status`.
  * It reads jobs, tasks and notifications through the app's own actions and
  * the rest through {@linkcode StatusProbes} it is handed; it knows no
  * provider, no server and no wire format.
@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { IndexStats } from "../memory/search_index.ts";
 import type { McpServerStatus } from "../mcp/client.ts";
+import type { MediaCapabilities } from "../media/capabilities.ts";
 import type { ChannelState } from "./channels.ts";
 import type { HeartbeatState } from "../scheduler/heartbeat.ts";
 import type { JobView } from "../store/jobs.ts";
@@ -54,6 +55,8 @@ export interface HobStatus {
   mcp: McpServerStatus[];
   /** The channels of hob.yaml and how each is doing (`stopped` unless `hob serve` runs them). */
   channels: ChannelState[];
+  /** What hob can hear and say, and do with video, on this machine — or why not. */
+  voice: MediaCapabilities;
 }
 
 /** Most tasks looked through for the ones a worker holds: more than any queue has in flight. */
@@ -96,6 +99,8 @@ export interface StatusActionsDeps {
   schedules: ScheduleActions;
   tasks: TaskActions;
   notifications: NotificationActions;
+  /** The speech and video capabilities (the voice actions'). */
+  voice(): MediaCapabilities;
 }
 
 /** The status action. */
@@ -140,6 +145,7 @@ export function createStatusActions(deps: StatusActionsDeps): StatusActions {
         database,
         mcp,
         channels: probes.channels(),
+        voice: deps.voice(),
       });
     },
   };

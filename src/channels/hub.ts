@@ -15,7 +15,7 @@ import { collectReply } from "../core/reply.ts";
 import { sleep } from "../core/timeout.ts";
 import { untrusted } from "../core/untrusted.ts";
 import type { SqliteChannels } from "../store/channels.ts";
-import type { ChannelAdapter, ChannelIdentity, InboundMessage } from "./port.ts";
+import type { ChannelAdapter, ChannelIdentity, InboundFile, InboundMessage } from "./port.ts";
 
 /** How long a read may take beyond the adapter's own poll before it counts as stalled. */
 const stallGraceMs = (pollMs: number) => Math.max(2_000, pollMs / 2);
@@ -51,6 +51,10 @@ export interface HubDeps {
   ): Promise<AsyncGenerator<AgentEvent>>;
   /** Stores a file that came with a message among the uploads; its home-relative path. */
   saveUpload(name: string, bytes: Uint8Array<ArrayBuffer>): Promise<string>;
+  /** What a voice note says; absent when no speech-to-text provider is set up. */
+  hearVoice?(bytes: Uint8Array, name: string): Promise<string>;
+  /** A reply as a voice note (Ogg/Opus); absent when hob does not answer voice with voice. */
+  speakVoice?(text: string): Promise<Uint8Array>;
   /** Decides a pending approval by id or prefix; the refusal's message when it cannot. */
   decide(id: string, decision: "approve" | "deny"): string;
   /** Sets a conversation's model; what to tell the owner (done, or why not). */
@@ -426,13 +430,16 @@ class ChannelRunner {
     };
     const command = /^\/(new|model|status)(?:@\S+)?(?:\s+(.*))?$/is.exec(message.text.trim());
     if (command && owner) return this.#command(message, place, command[1], command[2]?.trim());
-    const { attachments, skipped } = await this.#saveFiles(message);
-    if (!message.text.trim() && !message.subject?.trim() && attachments.length === 0) {
+    // A voice note is heard as the sender's words; other files are saved among the uploads.
+    const { said, files } = await this.#hearVoices(message);
+    const { attachments, skipped } = await this.#saveFiles(files);
+    if (!said && !message.text.trim() && !message.subject?.trim() && attachments.length === 0) {
       return this.#reply(message, skipped || "There was nothing in that message I can read.");
     }
     const text = [
       message.subject?.trim(),
-      message.text.trim() || (message.subject ? "" : "(sent without a caption)"),
+      said,
+      message.text.trim() || (message.subject || said ? "" : "(sent without a caption)"),
       skipped,
     ].filter(Boolean).join("\n\n");
     const conversation = this.#deps.channels.conversationOf(place);
@@ -458,17 +465,59 @@ class ChannelRunner {
       const answer = reply.content.trim() ||
         (reply.error ? `Sorry, that failed: ${reply.error.message}` : "");
       if (answer) await this.send(message.chatId, answer, message.id);
+      if (answer && said && reply.content.trim()) await this.#speak(message, reply.content);
     } finally {
       clearInterval(typing);
       this.#running.delete(message.chatId);
     }
   }
 
-  /** The message's files, saved among the uploads; what could not be taken, said in a line. */
-  async #saveFiles(message: InboundMessage): Promise<{ attachments: string[]; skipped: string }> {
+  /** What the message's voice notes say, and its files that are not voice notes (or not heard). */
+  async #hearVoices(message: InboundMessage): Promise<{ said: string; files: InboundFile[] }> {
+    const hear = this.#deps.hearVoice;
+    if (!hear) return { said: "", files: message.files };
+    const said: string[] = [];
+    const files: InboundFile[] = [];
+    for (const file of message.files) {
+      if (!file.voice || (file.size ?? 0) > MAX_FILE_BYTES) {
+        files.push(file);
+        continue;
+      }
+      try {
+        const bytes = await file.fetch(AbortSignal.timeout(CONNECT_TIMEOUT_MS * 2));
+        said.push(
+          (await hear(bytes, file.name)).trim() || "(a voice note in which nothing was heard)",
+        );
+      } catch (error) {
+        // Not heard: it goes to the turn as a file, whose note says why.
+        this.#deps.log(
+          `${this.name}: a voice note was not transcribed: ${(error as Error).message}`,
+        );
+        files.push(file);
+      }
+    }
+    return { said: said.join("\n\n"), files };
+  }
+
+  /** Answers a voice note with one, where the platform and hob's speech can; a failure is logged. */
+  async #speak(message: InboundMessage, reply: string): Promise<void> {
+    const speak = this.#deps.speakVoice;
+    if (!speak || !this.#adapter.sendVoice) return;
+    try {
+      const audio = await speak(reply);
+      await this.#adapter.sendVoice(message.chatId, audio, { replyTo: message.id });
+    } catch (error) {
+      this.#deps.log(`${this.name}: the reply was not spoken: ${(error as Error).message}`);
+    }
+  }
+
+  /** Files of a message, saved among the uploads; what could not be taken, said in a line. */
+  async #saveFiles(
+    messageFiles: InboundFile[],
+  ): Promise<{ attachments: string[]; skipped: string }> {
     const attachments: string[] = [];
     const skipped: string[] = [];
-    for (const file of message.files) {
+    for (const file of messageFiles) {
       if ((file.size ?? 0) > MAX_FILE_BYTES) {
         skipped.push(`${file.name} (over ${MAX_FILE_BYTES / 1024 / 1024} MB)`);
         continue;

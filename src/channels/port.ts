@@ -16,6 +16,8 @@ export interface InboundFile {
   name: string;
   /** Its size in bytes, when the platform says. */
   size?: number;
+  /** A voice note: what the sender said aloud, heard as their words when speech is set up. */
+  voice?: boolean;
   /** Downloads it. */
   fetch(signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>>;
 }
@@ -96,4 +98,9 @@ export interface ChannelAdapter {
   send(chatId: string, text: string, options?: SendOptions): Promise<void>;
   /** Shows that hob is writing (a no-op where the platform has no such thing). */
   typing(chatId: string): Promise<void>;
+  /**
+   * Sends a voice note (Ogg/Opus), where the platform has them: a spoken
+   * message is answered by voice too.
+   */
+  sendVoice?(chatId: string, audio: Uint8Array, options?: SendOptions): Promise<void>;
 }

@@ -153,6 +153,15 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
     async typing(chatId) {
       await (await api()).sendChatAction(chatId, "typing");
     },
+    async sendVoice(chatId, audio, sendOptions: SendOptions = {}) {
+      const [client, { InputFile }] = await Promise.all([api(), import("grammy/web")]);
+      const replyTo = sendOptions.replyTo ? Number(sendOptions.replyTo.split(":").pop()) : 0;
+      await client.sendVoice(chatId, new InputFile(audio, "reply.ogg"), {
+        ...(replyTo
+          ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+          : {}),
+      });
+    },
   };
 }
 
@@ -171,8 +180,9 @@ function inbound(
     senderId: String(from.id),
     senderName: name || String(from.id),
     text: message.text ?? message.caption ?? "",
-    files: filesOf(message).map(({ file, name }) => ({
+    files: filesOf(message).map(({ file, name, voice }) => ({
       name,
+      voice,
       size: file.file_size,
       fetch: (signal) => download(file.file_id, signal),
     })),
@@ -201,11 +211,13 @@ function buttonPress(pressed: TelegramCallback): InboundMessage {
 }
 
 /** The files a message carries, each with a name to save it under. */
-function filesOf(message: TelegramMessage): { file: TelegramFile; name: string }[] {
-  const files: { file: TelegramFile; name: string }[] = [];
+function filesOf(
+  message: TelegramMessage,
+): { file: TelegramFile; name: string; voice: boolean }[] {
+  const files: { file: TelegramFile; name: string; voice: boolean }[] = [];
   // Telegram sends a photo in several sizes; the largest is the one to look at.
   const photo = message.photo?.at(-1);
-  if (photo) files.push({ file: photo, name: "photo.jpg" });
+  if (photo) files.push({ file: photo, name: "photo.jpg", voice: false });
   const kinds = [
     ["document", "file"],
     ["voice", "voice.ogg"],
@@ -214,7 +226,7 @@ function filesOf(message: TelegramMessage): { file: TelegramFile; name: string }
   ] as const;
   for (const [kind, fallback] of kinds) {
     const file = message[kind];
-    if (file) files.push({ file, name: file.file_name || fallback });
+    if (file) files.push({ file, name: file.file_name || fallback, voice: kind === "voice" });
   }
   return files;
 }

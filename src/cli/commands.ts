@@ -81,6 +81,16 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./channels.ts")).channels,
   },
   {
+    name: "transcribe",
+    summary: "Turn speech in an audio file into text",
+    load: async () => (await import("./voice.ts")).transcribe,
+  },
+  {
+    name: "say",
+    summary: "Speak text aloud, or into an audio file (-o FILE)",
+    load: async () => (await import("./voice.ts")).say,
+  },
+  {
     name: "approvals",
     summary: "List pending tool approvals, approve or deny one",
     load: async () => (await import("./approvals.ts")).approvals,

@@ -110,6 +110,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
       for (const channel of await runtime.channels.probe()) {
         report({ ...channel, name: `channel ${channel.name}` });
       }
+      for (const check of voiceChecks(runtime)) report(check);
       const reachable = await checkProvider(runtime, report);
       if (reachable && !parsed.values["skip-model"]) {
         report(await checkToolCalling(runtime));
@@ -132,6 +133,28 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
     return failed.length === 0 ? EXIT.ok : EXIT.failure;
   },
 };
+
+/**
+ * Speech in and out, audio conversion and video: a capability set up but
+ * broken fails; one not set up is a warning that says how to set it up.
+ */
+function voiceChecks(runtime: Runtime): Check[] {
+  const can = runtime.app.speech.capabilities();
+  const { speech } = runtime.config;
+  const check = (name: string, capability: typeof can.speak, configured: boolean): Check => ({
+    name,
+    ok: capability.available || !configured,
+    warning: !capability.available,
+    detail: capability.detail,
+  });
+  return [
+    check("speech in", can.transcribe, !!speech.transcribe),
+    check("speech out", can.speak, !!speech.speak),
+    // Without ffmpeg, a command provider hears WAV only and analyze_video cannot work.
+    check("ffmpeg", can.convert, false),
+    check("video", can.video, false),
+  ];
+}
 
 async function checkMemory(runtime: Runtime): Promise<Check> {
   const stats = await runtime.app.memory.stats();

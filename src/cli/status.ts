@@ -131,7 +131,18 @@ function render(s: HobStatus): string {
     `${dim("database")}   ${(s.database.bytes / 1_048_576).toFixed(1)} MiB ${dim(s.database.path)}`,
   );
   lines.push(...channelLines(s.channels ?? [], at), ...mcpLines(s.mcp));
+  if (s.voice) lines.push(voiceLine(s.voice));
   return lines.join("\n") + "\n";
+}
+
+/** One line: what hob hears and speaks with, and whether it can read video. */
+function voiceLine(voice: HobStatus["voice"]): string {
+  const hears = voice.transcribe.available ? `hears by ${voice.transcribe.by}` : "hears nothing";
+  const speaks = voice.speak.available
+    ? `speaks by ${voice.speak.by}`
+    : "speaks only in the page (the browser's voice)";
+  const video = voice.video.available ? "video frames by ffmpeg" : "no video (no ffmpeg)";
+  return `${dim("voice")}      ${hears} · ${speaks} · ${video}`;
 }
 
 /** A line per channel: its account, its state, when it last heard and spoke, its last error. */

@@ -93,6 +93,60 @@ const providerSchema = z.strictObject({
   ),
 });
 
+/** A speech program's argv; `{input}`, `{output}`, `{text}`, `{voice}`, `{language}` are filled in per request. */
+const speechCommand = credentialArgs(z.array(z.string().min(1)).min(1));
+const speechProvider = z.string().regex(/^[A-Za-z0-9][\w.-]*$/).describe(
+  "`command` (the program in `command`), or the name of an OpenAI-compatible provider in `providers` (its `base_url`, key and headers).",
+);
+const needsCommand = {
+  message: "needs `command` when `provider` is `command`",
+  path: ["command"],
+};
+
+const transcribeSchema = z.strictObject({
+  provider: speechProvider,
+  model: z.string().min(1).default("whisper-1").describe(
+    "The provider's transcription model (e.g. `whisper-1`, `whisper-large-v3`).",
+  ),
+  command: speechCommand.optional().describe(
+    'The program and its arguments, run on a 16 kHz mono WAV file `{input}`; its output is the text (`{language}` is filled in too). E.g. `[whisper-cli, -m, /models/ggml-base.en.bin, -nt, -np, -f, "{input}"]`.',
+  ),
+  language: z.string().regex(/^[a-z]{2,3}$/).optional().describe(
+    "The language spoken, as ISO 639-1 (`en`); by default the provider guesses.",
+  ),
+  timeout_s: z.number().int().min(1).max(3_600).default(120).describe(
+    "How long one transcription may take.",
+  ),
+}).refine((speech) => speech.provider !== "command" || !!speech.command, needsCommand);
+
+const speakSchema = z.strictObject({
+  provider: speechProvider,
+  model: z.string().min(1).default("tts-1").describe(
+    "The provider's speech model (e.g. `tts-1`, `kokoro`).",
+  ),
+  voice: z.string().min(1).max(100).default("alloy").describe(
+    "The voice, as the provider names it.",
+  ),
+  command: speechCommand.optional().describe(
+    'The program and its arguments; it reads the text on stdin (or as `{text}`) and writes WAV to `{output}` (or stdout). E.g. `[espeak-ng, --stdin, -w, "{output}"]`.',
+  ),
+  timeout_s: z.number().int().min(1).max(3_600).default(60).describe(
+    "How long speaking one reply may take.",
+  ),
+}).refine((speech) => speech.provider !== "command" || !!speech.command, needsCommand);
+
+const speechSchema = z.strictObject({
+  transcribe: transcribeSchema.optional().describe(
+    "Speech to text: the page's microphone, `hob transcribe`, `/v1/audio/transcriptions`, audio sent with a message, voice notes on channels.",
+  ),
+  speak: speakSchema.optional().describe(
+    "Text to speech: `hob say`, `/v1/audio/speech`, the page's voice mode (without it, the browser's own voice speaks).",
+  ),
+  voice_replies: z.boolean().default(true).describe(
+    "On a channel, answer a voice note with a voice note too (with `speak` set).",
+  ),
+}).prefault({});
+
 const policy = z.enum(["allow", "ask", "deny"]);
 const pathList = z.union([z.literal(false), z.array(z.string().min(1))]);
 const nameList = z.union([z.literal(false), z.array(z.string().min(1))]);
@@ -500,6 +554,9 @@ export const configSchema = z.strictObject({
   ),
   channels: channelsSchema.describe(
     "Where else hob answers you: Telegram (email and Matrix to come).",
+  ),
+  speech: speechSchema.describe(
+    "Voice: speech to text and text to speech, through an OpenAI-compatible provider or a local program.",
   ),
   scheduler: schedulerSchema,
   heartbeat: heartbeatSchema,

@@ -224,6 +224,10 @@ export interface Attachment {
   /** Its media type, e.g. `image/png`. */
   type: string;
   size: number;
+  /** What an audio file says, heard before the turn (untrusted, as the file is). */
+  transcript?: string;
+  /** Why an audio file could not be heard (no speech provider, no ffmpeg…). */
+  transcript_problem?: string;
 }
 
 /** The fields a caller supplies to store a message. */

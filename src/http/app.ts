@@ -8,7 +8,7 @@
  */
 
 import { Hono } from "hono";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
@@ -44,6 +44,7 @@ import { toolRouteDocs, toolRoutes } from "./tools.ts";
 import { openApiDocument, type RouteDoc } from "./openapi.ts";
 import { mcpRoutes } from "./mcp.ts";
 import { openAiRoutes } from "./openai_api.ts";
+import { audioRoutes, speechRouteDocs, speechRoutes } from "./speech.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 const modelsQuery = z.object({
@@ -158,6 +159,7 @@ const apiRouteDocs: RouteDoc[] = [
   ...memoryRouteDocs,
   ...backgroundRouteDocs,
   ...channelRouteDocs,
+  ...speechRouteDocs,
 ];
 
 /** Options for {@linkcode createApp}. */
@@ -207,6 +209,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   app.route("/api", memoryRoutes(runtime));
   app.route("/api", backgroundRoutes(runtime));
   app.route("/api/channels", channelRoutes(runtime));
+  app.route("/api", speechRoutes(runtime));
   return app;
 }
 
@@ -229,17 +232,19 @@ function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
     upload: limit(server.max_upload_bytes),
   };
   // Files may be larger than requests; everything else keeps the smaller limit.
-  app.use(
-    "/api/*",
-    (c, next) => (c.req.path === "/api/uploads" ? bodyLimitFor.upload : bodyLimitFor.json)(c, next),
-  );
+  // Files may be larger than requests: uploads and audio to transcribe get the file limit.
+  const files = new Set(["/api/uploads", "/v1/audio/transcriptions"]);
+  const sized: MiddlewareHandler = (c, next) =>
+    (files.has(c.req.path) ? bodyLimitFor.upload : bodyLimitFor.json)(c, next);
+  app.use("/api/*", sized);
   app.route("/api", uploadRoutes(runtime));
   // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
   app.use("/mcp", bodyLimitFor.json);
   app.route("/", mcpRoutes(runtime, auth));
   // The OpenAI-compatible API: the same token, the same body limit.
-  app.use("/v1/*", auth.require(), bodyLimitFor.json);
+  app.use("/v1/*", auth.require(), sized);
   app.route("/v1", openAiRoutes(runtime));
+  app.route("/v1/audio", audioRoutes(runtime));
 }
 
 /** `POST /chat`: a translator to the turn action; the reply as JSON, or the turn's events as SSE. */

@@ -222,6 +222,10 @@ function apiError(error: unknown, kind?: Resource, id?: string | number): unknow
       return new ApiError(400, "invalid_request", error.message, error.field);
     case "not_found":
       return new ApiError(404, "not_found", error.message);
+    case "unavailable":
+      return new ApiError(503, "unavailable", error.message);
+    case "failed":
+      return new ApiError(502, "upstream_failed", error.message);
     default:
       return new ApiError(409, error.code, error.message);
   }

@@ -6,13 +6,14 @@
 
 import type { AppActions } from "../app/app.ts";
 import { ActionError } from "../app/errors.ts";
-import { ChannelHub } from "../channels/hub.ts";
+import { speakable } from "../app/speech.ts";
+import { ChannelHub, type HubDeps } from "../channels/hub.ts";
 import { createEmailAdapter } from "../channels/email.ts";
 import { createMatrixAdapter } from "../channels/matrix.ts";
 import { createTelegramAdapter } from "../channels/telegram.ts";
 import type { HobConfig } from "../config/schema.ts";
 import type { SqliteChannels } from "../store/channels.ts";
-import { saveUpload } from "./uploads.ts";
+import { mediaType, saveUpload } from "./uploads.ts";
 
 /** What the hub is built from. */
 export interface ChannelWiring {
@@ -41,6 +42,7 @@ export function createChannelHub(wiring: ChannelWiring): ChannelHub {
     turn: (input, options) => app.conversations.turn(input, options),
     saveUpload: async (name, bytes) =>
       (await saveUpload(wiring.home, new File([bytes], name))).path,
+    ...voice(wiring),
     decide: (id, decision) =>
       answer(() => {
         const approval = app.approvals.decide({ id, decision });
@@ -58,6 +60,29 @@ export function createChannelHub(wiring: ChannelWiring): ChannelHub {
   addEmail(hub, wiring);
   addMatrix(hub, wiring);
   return hub;
+}
+
+/**
+ * Voice notes heard when speech to text is set up, and answered by voice
+ * when text to speech is too (and `speech.voice_replies` is on).
+ */
+function voice(wiring: ChannelWiring): Pick<HubDeps, "hearVoice" | "speakVoice"> {
+  const { speech } = wiring.app;
+  const can = speech.capabilities();
+  return {
+    ...(can.transcribe.available
+      ? {
+        hearVoice: async (bytes: Uint8Array, name: string) =>
+          (await speech.transcribe({ audio: bytes, type: mediaType(name), name })).text,
+      }
+      : {}),
+    ...(can.speak.available && wiring.config.speech.voice_replies
+      ? {
+        speakVoice: async (text: string) =>
+          (await speech.speak({ text: await speakable(text), format: "opus" })).bytes,
+      }
+      : {}),
+  };
 }
 
 /** What an action says it did, or why it refused, as a line for the chat. */

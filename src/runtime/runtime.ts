@@ -32,6 +32,7 @@ import { createMemoryReset } from "./reset.ts";
 import { createStatusProbes } from "./status.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
 import { attachmentPort, findUpload } from "./uploads.ts";
+import { speechDeps } from "./media.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
 const DRAFT_SAVE_INTERVAL_MS = 250;
@@ -336,6 +337,7 @@ function openAccess(
       toolbox: parts.toolbox,
       turn: parts.turn,
       findUpload: (path) => findUpload(home, path),
+      speech: speechDeps(home, parts.config),
     }),
     kv,
     serverRecord,

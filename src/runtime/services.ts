@@ -14,6 +14,9 @@ import { collectReply } from "../core/reply.ts";
 import type { AgentEvent, ImageContent } from "../core/types.ts";
 import type { HobServices, ServiceCallContext } from "../tools/registry.ts";
 import { NO_PERMISSIONS } from "../tools/sandbox/spawner.ts";
+import { resolveInRoots } from "../tools/sandbox/paths.ts";
+import { extractVideoFrames } from "../media/video.ts";
+import { Buffer } from "node:buffer";
 import type { Toolbox } from "./toolbox.ts";
 import type { AppActions } from "../app/app.ts";
 import type { MemoryActions } from "../app/memory.ts";
@@ -52,6 +55,14 @@ const memoryGetParams = z.object({
   lines: z.number().int().min(1).default(60),
 });
 const textParams = z.object({ text: z.string() });
+const videoParams = z.object({
+  path: z.string().min(1),
+  count: z.number().int().min(1).max(16).default(8),
+});
+/** Widest frame sent to a model, in pixels: enough to read, small enough to send many. */
+const FRAME_WIDTH = 768;
+/** Largest video looked at, in bytes. */
+const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 const sectionParams = z.object({ section: z.string(), content: z.string() });
 
 /** The hob services, and the skill runner the chat commands share with them. */
@@ -82,6 +93,7 @@ export function createServices(
     modelServices(agent),
     backgroundServices(app),
     toolServices(toolbox, runSkill),
+    mediaServices(toolbox),
   );
   return { services, runSkill };
 }
@@ -120,6 +132,35 @@ function modelServices(agent: AgentDeps): HobServices {
     async "agent.run"(params, context) {
       const { task, context: brief } = agentParams.parse(params);
       return await runSubAgent(agent, context, task, brief);
+    },
+  };
+}
+
+/**
+ * Frames of a video, for analyze_video: the path is resolved inside the
+ * tools' roots (as the tool's own would be), then ffmpeg reads it here.
+ */
+function mediaServices(toolbox: Toolbox): HobServices {
+  return {
+    async "media.video_frames"(params, context) {
+      const { path, count } = videoParams.parse(params);
+      const file = await resolveInRoots(path, toolbox.scope.roots);
+      const info = await Deno.stat(file);
+      if (!info.isFile) throw new Error(`${path} is not a file`);
+      if (info.size > MAX_VIDEO_BYTES) throw new Error(`${path} is larger than 2 GB`);
+      const video = await extractVideoFrames(file, {
+        count,
+        maxWidth: FRAME_WIDTH,
+        signal: context.signal,
+      });
+      return {
+        ...video,
+        frames: video.frames.map(({ at, jpeg }) => ({
+          at,
+          media_type: "image/jpeg",
+          data: Buffer.from(jpeg).toString("base64"),
+        })),
+      };
     },
   };
 }

@@ -100,11 +100,20 @@ export function attachmentPort(home: string): AttachmentPort {
         "upload",
         attachments.map((a) => {
           const where = join(home, a.path);
-          return a.type.startsWith("image/") && MODEL_IMAGES.has(a.type)
-            ? `[Attached image: ${a.name}, at ${where}]`
-            : `[Attached file: ${a.name} (${a.type}, ${
-              formatSize(a.size)
-            }), at ${where} — read it with read_file]`;
+          if (a.type.startsWith("image/") && MODEL_IMAGES.has(a.type)) {
+            return `[Attached image: ${a.name}, at ${where}]`;
+          }
+          const file = `${a.name} (${a.type}, ${formatSize(a.size)}), at ${where}`;
+          if (a.transcript !== undefined) {
+            return `[Attached audio: ${file}. What it says: ${a.transcript || "(nothing heard)"}]`;
+          }
+          if (a.transcript_problem) {
+            return `[Attached audio: ${file} — not transcribed: ${a.transcript_problem}]`;
+          }
+          if (a.type.startsWith("video/")) {
+            return `[Attached video: ${file} — see it with analyze_video]`;
+          }
+          return `[Attached file: ${file} — read it with read_file]`;
         }).join("\n"),
       );
     },

@@ -6,6 +6,7 @@
 
 import type { ToolDefinition } from "./definition.ts";
 import analyzeImage from "./builtin/analyze_image.ts";
+import analyzeVideo from "./builtin/analyze_video.ts";
 import buildSkill from "./builtin/build_skill.ts";
 import buildTool from "./builtin/build_tool.ts";
 import editFile from "./builtin/edit_file.ts";
@@ -55,6 +56,7 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   readJson,
   queryJson,
   analyzeImage,
+  analyzeVideo,
   emailFile,
   spawnAgent,
   buildTool,

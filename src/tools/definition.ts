@@ -46,7 +46,8 @@ export type ServiceName =
   | "skills"
   | "memory"
   | "schedule"
-  | "tasks";
+  | "tasks"
+  | "media";
 
 /** Calls a Worker makes to the hob process for a capability the tool declared. */
 export interface ServicesApi {

@@ -335,11 +335,19 @@ Deno.test("hob doctor checks config, provider, tool calling and permissions", as
       "permissions",
       "user tools",
       "memory",
+      "speech in",
+      "speech out",
+      "ffmpeg",
+      "video",
       "provider",
       "model",
       "tools",
     ]);
     assert(report.checks.every((c: { ok: boolean }) => c.ok));
+    // Voice not set up is a warning that says how, not a failure.
+    const speechIn = report.checks.find((c: { name: string }) => c.name === "speech in");
+    assertEquals(speechIn.warning, true);
+    assertMatch(speechIn.detail, /set speech\.transcribe in hob\.yaml/);
   });
   await t.step("a model that does not call tools", async () => {
     await using fake = startFakeOpenAI({ replies: [{ text: "I cannot use tools." }] });

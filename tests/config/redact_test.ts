@@ -192,6 +192,9 @@ channels:
     homeserver: "http://hob:hs-secret-23@127.0.0.1:${PORT}/"
     user_id: "@hob:example.org"
     access_token: mx-secret-24
+speech:
+  transcribe: { provider: command, command: [whisper-cli, --api-key, stt-arg-secret-25, -f, "{input}"] }
+  speak: { provider: command, command: [piper, "--token=tts-arg-secret-26", --output_file, "{output}"] }
 `;
 const SECRETS = [...YAML.matchAll(/[\w.-]*secret-\d\d[\w-]*/g)].map((match) => match[0]);
 
@@ -213,7 +216,7 @@ Deno.test("redactConfig hides every secret, and the fixture sets every secret ke
     );
     assert(values.length > 0, `the fixture sets no ${key.path}: add one, so it is tested`);
   }
-  assertEquals(SECRETS.length, 24);
+  assertEquals(SECRETS.length, 26);
   const shown = redactConfig(config);
   assertNoSecret(JSON.stringify(shown), "redactConfig");
   // What is not secret stays, so the output still helps.

@@ -27,6 +27,8 @@ export interface BotCall {
   body: Record<string, unknown>;
   /** `performance.now()` when it arrived (the stand-in runs in the caller's process). */
   at: number;
+  /** The file a multipart call uploaded (sendVoice's voice). */
+  file?: Uint8Array;
 }
 
 /** The stand-in. `await using` closes it. */
@@ -160,10 +162,9 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
     if (!match) return refuse(404, "Not Found");
     if (match[1] !== token) return refuse(401, "Unauthorized");
     const method = match[2];
-    const text = await request.text();
-    const body = text ? JSON.parse(text) as Record<string, unknown> : {};
+    const { body, file } = await readBody(request);
     if (method === "getUpdates") return await getUpdates(body);
-    calls.push({ method, body, at: performance.now() });
+    calls.push({ method, body, at: performance.now(), ...(file ? { file } : {}) });
     wake();
     switch (method) {
       case "getMe":
@@ -173,6 +174,9 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
       case "sendChatAction":
       case "answerCallbackQuery":
         return ok(true);
+      case "sendVoice":
+        if (!file) return refuse(400, "Bad Request: there is no voice in the request");
+        return ok({ message_id: 10_000 + nextMessage++, date: Math.floor(Date.now() / 1000) });
       case "getFile": {
         const file = files.get(String(body.file_id));
         if (!file) return refuse(400, "Bad Request: invalid file_id");
@@ -292,4 +296,22 @@ function htmlProblem(html: string): string | null {
   if (open.length > 0) return `unclosed tag "${open.at(-1)}"`;
   if (/&(?!(lt|gt|amp|quot);)/.test(html)) return "unsupported entity";
   return null;
+}
+
+/** A call's parameters: JSON, or a multipart form (grammy uploads files so) with its file. */
+async function readBody(
+  request: Request,
+): Promise<{ body: Record<string, unknown>; file?: Uint8Array }> {
+  if ((request.headers.get("content-type") ?? "").startsWith("multipart/form-data")) {
+    const form = await request.formData();
+    const body: Record<string, unknown> = {};
+    let file: Uint8Array | undefined;
+    for (const [name, value] of form) {
+      if (value instanceof File) file = new Uint8Array(await value.arrayBuffer());
+      else body[name] = value;
+    }
+    return { body, file };
+  }
+  const text = await request.text();
+  return { body: text ? JSON.parse(text) as Record<string, unknown> : {} };
 }

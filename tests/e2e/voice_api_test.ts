@@ -1,0 +1,205 @@
+/**
+ * Voice through hob, as users reach it: the official `openai` client's
+ * `audio.transcriptions` and `audio.speech` against a real `hob serve`
+ * (backed by a stand-in OpenAI-compatible speech server, and by Debian's
+ * pocketsphinx and espeak-ng for real where installed), `GET /api/speech`,
+ * `hob transcribe` and `hob say`, and audio sent with a chat message heard
+ * before the turn.
+ */
+
+import OpenAI, { toFile } from "openai";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
+import { startFakeOpenAI } from "../fakes/openai_server.ts";
+import { startFakeSpeech, toneWav } from "../fakes/speech_server.ts";
+import { tempHome } from "../helpers/home.ts";
+import { runHob, startHob } from "../helpers/hob_process.ts";
+import { findProgram } from "../../src/media/programs.ts";
+import { wavInfo } from "../../src/media/audio.ts";
+import { festival, OFFLINE_SPEECH_YAML } from "../helpers/speech.ts";
+
+const offline = ["text2wave", "pocketsphinx_continuous", "espeak-ng", "ffmpeg"]
+  .every((program) => findProgram(program));
+
+function speechYaml(url: string): string {
+  return `memory: { embedder: none }
+providers:
+  voice: { type: openai, base_url: "${url}", api_key: sk-voice }
+speech:
+  transcribe: { provider: voice, model: whisper-large-v3 }
+  speak: { provider: voice, model: kokoro, voice: af_bella }
+`;
+}
+
+Deno.test("the openai client transcribes and speaks through hob serve", async (t) => {
+  await using speech = startFakeSpeech({ key: "sk-voice", fallback: "book a table for two" });
+  await using home = await tempHome(speechYaml(speech.url));
+  await using hob = await startHob(home.home);
+  const client = new OpenAI({ baseURL: `${hob.url}/v1`, apiKey: hob.token, maxRetries: 0 });
+
+  await t.step("audio.transcriptions: json, text, verbose_json and srt", async () => {
+    const file = await toFile(toneWav(1), "note.wav", { type: "audio/wav" });
+    const json = await client.audio.transcriptions.create({ file, model: "whisper-1" });
+    assertEquals(json.text, "book a table for two");
+    // hob sent the file on with the model hob.yaml names, under its own key.
+    const sent = speech.transcriptions.at(-1)!;
+    assertEquals([sent.model, sent.authorization], ["whisper-large-v3", "Bearer sk-voice"]);
+    assertEquals(sent.file.bytes.byteLength, toneWav(1).byteLength);
+    const text = await client.audio.transcriptions.create({
+      file: await toFile(toneWav(1), "note.wav"),
+      model: "whisper-1",
+      response_format: "text",
+    });
+    assertEquals(String(text).trim(), "book a table for two");
+    const verbose = await client.audio.transcriptions.create({
+      file: await toFile(toneWav(1), "note.wav"),
+      model: "whisper-1",
+      response_format: "verbose_json",
+    });
+    assertEquals([verbose.text, verbose.duration], ["book a table for two", 1.5]);
+    const srt = await client.audio.transcriptions.create({
+      file: await toFile(toneWav(1), "note.wav"),
+      model: "whisper-1",
+      response_format: "srt",
+    });
+    assertMatch(String(srt), /^1\n00:00:00,000 --> 00:00:01,500\nbook a table for two\n/);
+  });
+
+  await t.step("audio.speech: the audio's bytes, in the format asked", async () => {
+    const response = await client.audio.speech.create({
+      model: "tts-1",
+      voice: "alloy",
+      input: "Your table is booked.",
+      response_format: "wav",
+    });
+    assertEquals(response.headers.get("content-type"), "audio/wav");
+    const wav = new Uint8Array(await response.arrayBuffer());
+    assertEquals(wavInfo(wav)?.durationS, 0.5);
+    // An OpenAI voice name means "the default" to another provider: hob.yaml's voice is used.
+    assertEquals(speech.speeches.at(-1)!.body, {
+      model: "kokoro",
+      input: "Your table is booked.",
+      voice: "af_bella",
+      response_format: "wav",
+    });
+  });
+
+  await t.step("errors in OpenAI's shape: the provider's, and the caller's", async () => {
+    speech.fail(500, "the GPU caught fire");
+    const failed = await client.audio.speech.create({ model: "tts-1", voice: "alloy", input: "x" })
+      .catch((error) => error);
+    assert(failed instanceof OpenAI.APIError, String(failed));
+    assertEquals(failed.status, 502);
+    assertStringIncludes(failed.message, "the GPU caught fire");
+    const empty = await client.audio.speech.create({ model: "tts-1", voice: "alloy", input: "" })
+      .catch((error) => error);
+    assertEquals([empty.status, empty.param], [400, "input"]);
+    const noFile = await hob.fetch("/v1/audio/transcriptions", {
+      method: "POST",
+      body: (() => {
+        const form = new FormData();
+        form.append("model", "whisper-1");
+        return form;
+      })(),
+    });
+    assertEquals(noFile.status, 400);
+    assertEquals((await noFile.json()).error.param, "file");
+  });
+
+  await t.step("GET /api/speech says what this hob can hear and say", async () => {
+    const can = await (await hob.fetch("/api/speech")).json();
+    assertEquals([can.transcribe.available, can.transcribe.by], [true, "voice/whisper-large-v3"]);
+    assertEquals([can.speak.available, can.speak.by], [true, "voice/kokoro"]);
+  });
+});
+
+Deno.test("without a speech provider, /v1/audio answers 503 saying what to set", async () => {
+  await using home = await tempHome("memory: { embedder: none }\n");
+  await using hob = await startHob(home.home);
+  const client = new OpenAI({ baseURL: `${hob.url}/v1`, apiKey: hob.token, maxRetries: 0 });
+  const error = await client.audio.transcriptions.create({
+    file: await toFile(toneWav(0.2), "a.wav"),
+    model: "whisper-1",
+  }).catch((error) => error);
+  assertEquals(error.status, 503);
+  assertStringIncludes(error.message, "set speech.transcribe in hob.yaml");
+});
+
+Deno.test("audio sent with a chat message is heard before the turn", async () => {
+  await using speech = startFakeSpeech({ key: "sk-voice", fallback: "please summarise my week" });
+  await using llm = startFakeOpenAI({ replies: [{ text: "Here is your week." }] });
+  await using home = await tempHome(
+    speechYaml(speech.url).replace(
+      "providers:\n",
+      `model: fake/fake-model\nproviders:\n  fake: { type: openai, base_url: "${llm.url}", api_key: t }\n`,
+    ),
+  );
+  await using hob = await startHob(home.home);
+  const form = new FormData();
+  form.append("file", new File([toneWav(1) as Uint8Array<ArrayBuffer>], "memo.wav"));
+  const { uploads } = await (await hob.fetch("/api/uploads", { method: "POST", body: form }))
+    .json();
+  const reply = await (await hob.fetch("/api/chat", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message: "Listen to this", attachments: [uploads[0].path] }),
+  })).json();
+  assertEquals(reply.content, "Here is your week.");
+  const sent = llm.requests[0].body.messages as { role: string; content: string }[];
+  const user = sent.findLast((message) => message.role === "user")!.content;
+  // What the recording says reached the model, labelled as untrusted like the file it came from.
+  assertMatch(
+    user,
+    /<untrusted source="upload">[\s\S]*Attached audio: memo\.wav[\s\S]*What it says: please summarise my week/,
+  );
+});
+
+Deno.test({
+  name: "offline: the openai client and the CLI through pocketsphinx and espeak-ng",
+  ignore: !offline,
+  async fn(t) {
+    await using home = await tempHome(OFFLINE_SPEECH_YAML);
+    const wav = await festival("turn off the lights in the kitchen");
+    await Deno.writeFile(`${home.home}/lights.wav`, wav);
+
+    await t.step("hob transcribe FILE and hob say TEXT -o FILE", async () => {
+      const heard = await runHob(["transcribe", "--home", home.home, `${home.home}/lights.wav`]);
+      assertEquals([heard.code, heard.stdout.trim()], [0, "turn off the lights in the kitchen"]);
+      const said = await runHob([
+        "say",
+        "--home",
+        home.home,
+        "Good night",
+        "-o",
+        `${home.home}/n.mp3`,
+      ]);
+      assertEquals(said.code, 0, said.stderr);
+      assert((await Deno.stat(`${home.home}/n.mp3`)).size > 1_000);
+      const missing = await runHob(["transcribe", "--home", home.home, `${home.home}/none.wav`]);
+      assertEquals([missing.code, missing.stderr.trim()], [
+        1,
+        `hob: There is no file ${home.home}/none.wav`,
+      ]);
+      const empty = await runHob(["say", "--home", home.home, " "]);
+      assertEquals(empty.code, 2);
+      assertStringIncludes(empty.stderr, "TEXT: must not be empty");
+    });
+
+    await t.step("the openai client against hob serve", async () => {
+      await using hob = await startHob(home.home);
+      const client = new OpenAI({ baseURL: `${hob.url}/v1`, apiKey: hob.token, maxRetries: 0 });
+      const transcript = await client.audio.transcriptions.create({
+        file: await toFile(wav, "lights.wav"),
+        model: "whisper-1",
+      });
+      assertEquals(transcript.text, "turn off the lights in the kitchen");
+      const speech = await client.audio.speech.create({
+        model: "tts-1",
+        voice: "alloy",
+        input: "The kitchen lights are off.",
+        response_format: "opus",
+      });
+      const bytes = new Uint8Array(await speech.arrayBuffer());
+      assertEquals(new TextDecoder().decode(bytes.subarray(0, 4)), "OggS");
+    });
+  },
+});
