@@ -3,7 +3,8 @@
  * Chromium from a real `hob serve` talking to the fake model the tests use.
  * Writes docs/screenshot-light.png and -dark.png (the README's), and the
  * phone layout at 390×844 (docs/page.md's): docs/screenshot-phone-chat.png,
- * -phone-menu.png and -phone-tools.png.
+ * -phone-menu.png and -phone-tools.png; and docs/screenshot-voice.png, the
+ * microphone recording (Chromium's fake one) with voice mode on.
  */
 
 import type { Browser } from "playwright-core";
@@ -32,9 +33,21 @@ await using fake = startFakeOpenAI({
     return { tool_calls: [{ name: "get_time", arguments: { timezone: "Europe/Lisbon" } }] };
   },
 });
-await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+// The fake stands in for speech to text too: the microphone is on, though nothing is transcribed.
+await using home = await tempHome(
+  fakeProviderYaml(
+    fake.url,
+    "memory: { embedder: none }\nspeech: { transcribe: { provider: fake } }",
+  ),
+);
 await using hob = await startHob(home.home);
-await using browser = await launchBrowser();
+const wav = `${home.home}/voice.wav`;
+await new Deno.Command("espeak-ng", { args: ["-w", wav, "What is on for Saturday?"] }).output();
+await using browser = await launchBrowser([
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  `--use-file-for-fake-audio-capture=${wav}`,
+]);
 
 for (const scheme of ["light", "dark"] as const) {
   const context = await browser.newContext({
@@ -66,7 +79,32 @@ for (const scheme of ["light", "dark"] as const) {
   await context.close();
 }
 await phoneShots(browser, hob);
+await voiceShot(browser, hob);
 Deno.exit(0);
+
+/** The microphone recording, with voice mode on, under the Saturday conversation. */
+async function voiceShot(browser: Browser, hob: { url: string; token: string }): Promise<void> {
+  const context = await browser.newContext({
+    colorScheme: "light",
+    viewport: { width: 1180, height: 720 },
+  });
+  const page = await context.newPage();
+  await page.goto(`${hob.url}/?token=${hob.token}`);
+  await page.click("#conversation-list a >> text=Saturday");
+  await page.waitForSelector(".msg.assistant .meta:not(:empty)");
+  await page.click("#voice-mode");
+  await page.locator("#mic:not([disabled])").click();
+  await page.waitForFunction(() =>
+    (globalThis as unknown as {
+      document: { querySelector(s: string): { textContent: string } | null };
+    }).document.querySelector("#mic .mic-time")?.textContent === "0:03"
+  );
+  const path = new URL("../docs/screenshot-voice.png", import.meta.url).pathname;
+  await page.screenshot({ path });
+  console.log(`wrote ${path}`);
+  await page.keyboard.press("Escape");
+  await context.close();
+}
 
 /** The phone layout: the chat with the sidebar folded, the sidebar opened, the Tools table. */
 async function phoneShots(browser: Browser, hob: { url: string; token: string }): Promise<void> {

@@ -32,6 +32,8 @@ export const PAGE_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
+  // The page plays the speech it fetches from /v1/audio/speech as a blob: URL.
+  "media-src 'self' blob:",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

@@ -24,6 +24,23 @@ const HTMX_CONFIG = JSON.stringify({
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
+/** The voice controls' icons (24×24, in the text's colour); app.js copies them for each reply. */
+const MIC_ICON = icon(
+  "M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.92V21h2v-3.08A7 7 0 0 0 19 11h-2z",
+);
+const SPEAKER_ICON = icon(
+  "M3 9v6h4l5 5V4L7 9H3zm13.5 3A4.5 4.5 0 0 0 14 7.97v8.05A4.5 4.5 0 0 0 16.5 12zM14 3.23v2.06a7 7 0 0 1 0 13.42v2.06a9 9 0 0 0 0-17.54z",
+);
+const STOP_ICON = icon("M6 6h12v12H6z");
+
+function icon(path: string): Html {
+  return html`
+    <svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path d="${path}" />
+    </svg>
+  `;
+}
+
 function page(title: string, body: Html, scripts = true): Html {
   return html`<!doctype html>
 <html lang="en">
@@ -116,8 +133,22 @@ export function shell(): Html {
                     autocomplete="off"></textarea>
                   <button id="send" type="submit" class="primary">Send</button>
                   <button id="stop" type="button" class="danger" hidden>Stop</button>
+                  <button id="mic" type="button" class="icon" aria-label="Record a message"
+                    title="Record a message (Escape cancels)" aria-pressed="false" hidden disabled>
+                    ${MIC_ICON}<span class="mic-time" hidden></span>
+                  </button>
                 </form>
-                <p class="hint">Enter sends · Shift+Enter for a new line · drop files to attach them</p>
+                <div class="composer-bar">
+                  <button id="voice-mode" type="button" aria-pressed="false"
+                    title="Speak each reply, and send what the microphone hears at once">
+                    ${SPEAKER_ICON}<span>Voice mode</span>
+                  </button>
+                  <button id="stop-speaking" type="button" class="danger" hidden>
+                    ${STOP_ICON}<span>Stop speaking</span>
+                  </button>
+                  <span id="voice-status" class="voice-status" role="status"></span>
+                  <p class="hint">Enter sends · Shift+Enter for a new line · drop files to attach them</p>
+                </div>
               </div>
             </section>
             <section id="panel" class="panel" hidden aria-live="polite"></section>

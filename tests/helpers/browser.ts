@@ -16,8 +16,11 @@ const FLAGS = [
   "--no-first-run",
 ];
 
-/** Launches the browser; `await using` closes it. */
-export async function launchBrowser(): Promise<Browser & AsyncDisposable> {
+/**
+ * Launches the browser; `await using` closes it. `args` adds to its flags,
+ * e.g. `--use-fake-device-for-media-stream` for a microphone.
+ */
+export async function launchBrowser(args: string[] = []): Promise<Browser & AsyncDisposable> {
   try {
     await Deno.stat(CHROMIUM);
   } catch {
@@ -25,7 +28,10 @@ export async function launchBrowser(): Promise<Browser & AsyncDisposable> {
       `The page's tests need Debian's chromium at ${CHROMIUM}: apt-get install chromium`,
     );
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [...FLAGS, ...args],
+  });
   return Object.assign(browser, { [Symbol.asyncDispose]: () => browser.close() });
 }
 

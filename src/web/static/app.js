@@ -38,6 +38,11 @@ const els = {
   attach: $("#attach"),
   attachInput: $("#attach-input"),
   pending: $("#pending-attachments"),
+  mic: $("#mic"),
+  micTime: $("#mic .mic-time"),
+  voiceMode: $("#voice-mode"),
+  stopSpeaking: $("#stop-speaking"),
+  voiceStatus: $("#voice-status"),
 };
 
 /** Files chosen or dropped, sent with the next message. */
@@ -45,7 +50,8 @@ const pending = [];
 
 // ---------------------------------------------------------------- API
 
-async function api(path, init = {}) {
+/** A request to hob as the page sends it (its header, a JSON body); a refusal is thrown with hob's reason. */
+async function request(path, init = {}) {
   const headers = {
     ...PAGE_HEADERS,
     ...(init.json ? { "content-type": "application/json" } : {}),
@@ -64,6 +70,12 @@ async function api(path, init = {}) {
     const body = await response.json().catch(() => ({}));
     throw new Error(body.error?.message ?? `HTTP ${response.status}`);
   }
+  return response;
+}
+
+/** A request to hob's API, answered in JSON. */
+async function api(path, init = {}) {
+  const response = await request(path, init);
   return response.status === 204 ? null : response.json();
 }
 
@@ -219,12 +231,17 @@ els.chatView.addEventListener("drop", (event) => {
   els.input.focus();
 });
 
-/** An assistant reply whose Markdown re-renders (at most once a frame) as text streams in. */
+/**
+ * An assistant reply whose Markdown re-renders (at most once a frame) as text
+ * streams in; once written, a button reads it aloud.
+ */
 function addAssistantMessage(initial = "") {
   const node = el("div", "msg assistant");
   const body = el("div", "markdown");
+  const footer = el("div", "reply-footer");
   const meta = el("div", "meta");
-  node.append(body, meta);
+  footer.append(meta);
+  node.append(body, footer);
   els.inner.append(node);
   let text = initial;
   let queued = false;
@@ -233,7 +250,18 @@ function addAssistantMessage(initial = "") {
     renderMarkdown(body, text);
     scrollToEnd();
   };
-  if (initial) paint();
+  /** Reads what the page shows of the reply, not its Markdown. */
+  const readAloud = () => {
+    if (queued) paint();
+    speak(speechText(body), $(".play", footer));
+  };
+  const written = () => {
+    if (text.trim() && !$(".play", footer)) footer.prepend(playButton(readAloud));
+  };
+  if (initial) {
+    paint();
+    written();
+  }
   return {
     node,
     get text() {
@@ -248,7 +276,9 @@ function addAssistantMessage(initial = "") {
     },
     streaming(on) {
       body.classList.toggle("cursor", on);
+      if (!on) written();
     },
+    readAloud,
     meta(line) {
       meta.textContent = line;
     },
@@ -257,7 +287,7 @@ function addAssistantMessage(initial = "") {
       node.classList.add("failed");
       const why = $(".error", node) ?? el("p", "error");
       why.textContent = message;
-      if (!why.isConnected) node.insertBefore(why, meta);
+      if (!why.isConnected) node.insertBefore(why, footer);
     },
   };
 }
@@ -466,6 +496,7 @@ function setBusy(busy) {
 }
 
 async function send(text) {
+  stopSpeaking();
   const controller = new AbortController();
   state.controller = controller;
   setBusy(true);
@@ -558,6 +589,8 @@ async function send(text) {
           target.streaming(false);
           const note = { interrupted: " · stopped", error: " · failed" }[data.status] ?? "";
           target.meta(`${line}${note}`);
+          // Voice mode reads a finished reply, never one stopped or failed.
+          if (voice.on && !note && target.text.trim()) target.readAloud();
           htmx.trigger(document.body, "hob:conversations");
           break;
         }
@@ -706,10 +739,429 @@ function showModel(model) {
   els.model.value = state.model;
 }
 
+// ---------------------------------------------------------------- Voice
+
+/** Longest recording: a microphone left on stops (10 minutes of Opus is ~2.5 MB of the 25 MB hob takes). */
+const MAX_RECORDING_MS = 10 * 60_000;
+/** What MediaRecorder is asked for, best first: the formats speech-to-text servers take as they are. */
+const RECORDING_TYPES = [
+  "audio/webm;codecs=opus",
+  "audio/ogg;codecs=opus",
+  "audio/webm",
+  "audio/mp4",
+];
+/** Text per `/v1/audio/speech` request: short, so the first words play soon (hob takes 4,096). */
+const SERVER_PIECE_CHARS = 1_000;
+/** Text per browser utterance: Chrome's voices fall silent ~15 s into one utterance. */
+const BROWSER_PIECE_CHARS = 240;
+const VOICE_MODE_KEY = "hob.voice-mode";
+/** The elements that end a spoken sentence. */
+const SPOKEN_BLOCKS = new Set([
+  "P",
+  "DIV",
+  "LI",
+  "H1",
+  "H2",
+  "H3",
+  "H4",
+  "H5",
+  "H6",
+  "BLOCKQUOTE",
+  "TR",
+  "TH",
+  "TD",
+  "DT",
+  "DD",
+]);
+
+const voice = {
+  /** `GET /api/speech`: what hob can hear and say; null until it answers. */
+  speech: null,
+  /** Voice mode: replies are read aloud, and what the microphone hears is sent at once. */
+  on: false,
+  /** The recording under way: { stream, recorder, chunks, started, timer, cancelled }. */
+  recording: null,
+  /** What is being read aloud: { signal, button, stop() }. */
+  speaking: null,
+  /** The microphone's title while it is not recording. */
+  micTitle: "",
+};
+
+/** Shows the microphone as hob and the browser allow: hidden without MediaRecorder, disabled with the reason. */
+async function loadSpeech() {
+  const canRecord = typeof globalThis.MediaRecorder === "function";
+  els.mic.hidden = !canRecord;
+  try {
+    voice.speech = await api("/api/speech");
+  } catch (error) {
+    if (canRecord) disableMic(`hob could not say whether it hears speech: ${error.message}`);
+    return;
+  }
+  const { transcribe } = voice.speech;
+  if (!canRecord) return;
+  if (!navigator.mediaDevices?.getUserMedia) {
+    disableMic("The microphone needs a secure page: open hob at localhost, or over HTTPS");
+  } else if (!transcribe.available) {
+    disableMic(`Speech to text is not set up: ${transcribe.detail}`);
+  } else {
+    els.mic.disabled = false;
+    voice.micTitle = `Record a message, written down by ${transcribe.by} (Escape cancels)`;
+    els.mic.title = voice.micTitle;
+  }
+}
+
+function disableMic(why) {
+  els.mic.disabled = true;
+  els.mic.title = why;
+  els.mic.setAttribute("aria-label", `Record a message — unavailable. ${why}`);
+}
+
+function setVoiceStatus(text) {
+  els.voiceStatus.textContent = text;
+}
+
+els.mic.addEventListener("click", () => {
+  if (voice.recording) stopRecording(false);
+  else startRecording();
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  if (voice.recording) {
+    event.preventDefault();
+    stopRecording(true);
+  } else if (voice.speaking) stopSpeaking();
+});
+
+/** Asks for the microphone and records until the button is pressed again (or Escape cancels). */
+async function startRecording() {
+  stopSpeaking();
+  const recording = { chunks: [], started: 0, timer: 0, cancelled: false };
+  voice.recording = recording;
+  showRecording(true);
+  try {
+    recording.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+  } catch (error) {
+    if (voice.recording === recording) stopRecording(true);
+    addNotice(`Could not use the microphone: ${error.message}`);
+    return;
+  }
+  // Stopped while the browser asked for permission: nothing was said.
+  if (recording.cancelled) return stopTracks(recording.stream);
+  const type = RECORDING_TYPES.find((t) => MediaRecorder.isTypeSupported(t));
+  const recorder = new MediaRecorder(recording.stream, type ? { mimeType: type } : undefined);
+  recording.recorder = recorder;
+  recorder.addEventListener("dataavailable", (event) => {
+    if (event.data.size > 0) recording.chunks.push(event.data);
+  });
+  recorder.addEventListener("stop", () => recorded(recording));
+  recorder.start();
+  recording.started = performance.now();
+  recording.timer = setInterval(() => tick(recording), 250);
+}
+
+/** Ends the recording: transcribed, or dropped when `cancel` (or when recording never began). */
+function stopRecording(cancel) {
+  const recording = voice.recording;
+  if (!recording) return;
+  voice.recording = null;
+  clearInterval(recording.timer);
+  recording.cancelled = cancel || !recording.recorder;
+  if (recording.recorder?.state === "recording") recording.recorder.stop();
+  stopTracks(recording.stream);
+  showRecording(false);
+  if (recording.cancelled) setVoiceStatus("");
+}
+
+function stopTracks(stream) {
+  for (const track of stream?.getTracks() ?? []) track.stop();
+}
+
+function tick(recording) {
+  const elapsed = performance.now() - recording.started;
+  const seconds = Math.floor(elapsed / 1000);
+  els.micTime.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  if (elapsed >= MAX_RECORDING_MS) stopRecording(false);
+}
+
+function showRecording(on) {
+  els.mic.classList.toggle("recording", on);
+  els.mic.setAttribute("aria-pressed", String(on));
+  els.mic.setAttribute("aria-label", on ? "Stop recording and write it down" : "Record a message");
+  els.mic.title = on ? "Stop recording and write it down (Escape cancels)" : voice.micTitle;
+  els.micTime.hidden = !on;
+  els.micTime.textContent = "0:00";
+  setVoiceStatus(on ? "Recording… press the microphone again to stop (Escape cancels)" : "");
+}
+
+/** The recorder stopped: its audio goes to hob to be written down, unless it was cancelled. */
+function recorded(recording) {
+  if (recording.cancelled) return;
+  const type = recording.recorder.mimeType || recording.chunks[0]?.type || "audio/webm";
+  const audio = new Blob(recording.chunks, { type });
+  if (audio.size === 0) return addNotice("The microphone recorded nothing.");
+  transcribe(audio);
+}
+
+/** The recording through `/v1/audio/transcriptions`; the words join the message box. */
+async function transcribe(audio) {
+  const form = new FormData();
+  const extension = { "audio/ogg": "ogg", "audio/mp4": "m4a" }[audio.type.split(";")[0]] ?? "webm";
+  form.append("file", audio, `recording.${extension}`);
+  form.append("model", "whisper-1");
+  els.mic.disabled = true;
+  els.mic.setAttribute("aria-busy", "true");
+  setVoiceStatus("Writing down what you said…");
+  try {
+    const { text } = await api("/v1/audio/transcriptions", { method: "POST", body: form });
+    heard(text.trim());
+  } catch (error) {
+    addNotice(`Could not write down the recording: ${error.message}`);
+  } finally {
+    els.mic.disabled = false;
+    els.mic.removeAttribute("aria-busy");
+    setVoiceStatus("");
+  }
+}
+
+/** Words heard: added to what the box holds; voice mode sends them at once. */
+function heard(text) {
+  if (!text) return addNotice("No words were heard in the recording.", true);
+  const before = els.input.value;
+  els.input.value = before && !/\s$/.test(before) ? `${before} ${text}` : before + text;
+  growInput();
+  if (voice.on && !state.controller) els.form.requestSubmit();
+  else els.input.focus();
+}
+
+function setVoiceMode(on) {
+  voice.on = on;
+  els.voiceMode.setAttribute("aria-pressed", String(on));
+  try {
+    localStorage.setItem(VOICE_MODE_KEY, on ? "on" : "off");
+  } catch {
+    // Storage refused (a private window): voice mode lasts as long as the page.
+  }
+  if (!on) stopSpeaking();
+}
+
+function savedVoiceMode() {
+  try {
+    return localStorage.getItem(VOICE_MODE_KEY) === "on";
+  } catch {
+    return false;
+  }
+}
+
+els.voiceMode.addEventListener("click", () => setVoiceMode(!voice.on));
+els.stopSpeaking.addEventListener("click", () => stopSpeaking());
+setVoiceMode(savedVoiceMode());
+
+/** A reply's read-aloud button; while it reads, it stops. */
+function playButton(readAloud) {
+  const button = el("button", "play");
+  button.type = "button";
+  showPlaying(button, false);
+  button.addEventListener("click", () => {
+    if (voice.speaking?.button === button) stopSpeaking();
+    else readAloud();
+  });
+  return button;
+}
+
+function showPlaying(button, playing) {
+  const label = playing ? "Stop reading this reply" : "Read this reply aloud";
+  button.classList.toggle("playing", playing);
+  button.setAttribute("aria-pressed", String(playing));
+  button.setAttribute("aria-label", label);
+  button.title = label;
+  // The icons are the page's own: the speaker of Voice mode, the square of Stop speaking.
+  button.replaceChildren($("svg", playing ? els.stopSpeaking : els.voiceMode).cloneNode(true));
+}
+
+/**
+ * Reads `text` aloud — with hob's voice when hob.yaml sets one (speech.speak),
+ * the browser's own otherwise — after stopping whatever was reading.
+ */
+async function speak(text, button = null) {
+  stopSpeaking();
+  if (!text) return;
+  const controller = new AbortController();
+  const speaking = { signal: controller.signal, button, stop: () => controller.abort() };
+  voice.speaking = speaking;
+  showSpeaking(speaking);
+  try {
+    if (!voice.speech?.speak.available) return await speakInBrowser(text, speaking.signal);
+    try {
+      await speakOnServer(text, speaking.signal);
+    } catch (error) {
+      if (speaking.signal.aborted || !globalThis.speechSynthesis) throw error;
+      addNotice(`hob could not speak (${error.message}); the browser's voice reads instead.`, true);
+      await speakInBrowser(text, speaking.signal);
+    }
+  } catch (error) {
+    if (!speaking.signal.aborted) addNotice(`Could not read the reply aloud: ${error.message}`);
+  } finally {
+    if (voice.speaking === speaking) {
+      voice.speaking = null;
+      showSpeaking(null);
+    }
+  }
+}
+
+function stopSpeaking() {
+  const speaking = voice.speaking;
+  if (!speaking) return;
+  voice.speaking = null;
+  showSpeaking(null);
+  speaking.stop();
+}
+
+function showSpeaking(speaking) {
+  els.stopSpeaking.hidden = speaking === null;
+  for (const button of els.inner.querySelectorAll("button.play.playing")) {
+    showPlaying(button, false);
+  }
+  if (speaking?.button) showPlaying(speaking.button, true);
+}
+
+/** hob's voice: each piece fetched from `/v1/audio/speech` while the one before plays. */
+async function speakOnServer(text, signal) {
+  // Without ffmpeg a local speech program's WAV is sent as it is.
+  const format = voice.speech.convert?.available ? "mp3" : "wav";
+  const fetchAudio = async (input) => {
+    const json = { model: "tts-1", input, response_format: format };
+    return await (await request("/v1/audio/speech", { method: "POST", json, signal })).blob();
+  };
+  const pieces = speechPieces(text, SERVER_PIECE_CHARS);
+  let next = fetchAudio(pieces[0]);
+  for (let i = 0; i < pieces.length; i++) {
+    const audio = await next;
+    if (i + 1 < pieces.length) {
+      next = fetchAudio(pieces[i + 1]);
+      // Awaited on the next turn of the loop; stopped before then, its failure is nobody's.
+      next.catch(() => {});
+    }
+    if (signal.aborted) return;
+    await playAudio(audio, signal);
+  }
+}
+
+/** Plays audio bytes to the end, or until `signal` stops it. */
+function playAudio(blob, signal) {
+  const url = URL.createObjectURL(blob);
+  const audio = new Audio(url);
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const end = (error) => {
+      if (settled) return;
+      settled = true;
+      URL.revokeObjectURL(url);
+      signal.removeEventListener("abort", stop);
+      if (error) reject(error);
+      else resolve();
+    };
+    const stop = () => {
+      audio.pause();
+      end();
+    };
+    signal.addEventListener("abort", stop, { once: true });
+    audio.addEventListener("ended", () => end(), { once: true });
+    audio.addEventListener("error", () => {
+      end(new Error(audio.error?.message || "the browser could not play hob's audio"));
+    }, { once: true });
+    audio.play().catch(end);
+  });
+}
+
+/** The browser's own voice (speechSynthesis), a sentence or a few at a time. */
+function speakInBrowser(text, signal) {
+  const synth = globalThis.speechSynthesis;
+  if (!synth) {
+    throw new Error(
+      "this browser has no voice, and hob has none set up (speech.speak in hob.yaml)",
+    );
+  }
+  return new Promise((resolve, reject) => {
+    const pieces = speechPieces(text, BROWSER_PIECE_CHARS);
+    let left = pieces.length;
+    for (const piece of pieces) {
+      const utterance = new SpeechSynthesisUtterance(piece);
+      utterance.addEventListener("end", () => --left === 0 && resolve());
+      utterance.addEventListener("error", (event) => {
+        if (event.error === "interrupted" || event.error === "canceled") return resolve();
+        synth.cancel();
+        reject(new Error(`the browser's voice failed (${event.error})`));
+      });
+      synth.speak(utterance);
+    }
+    signal.addEventListener("abort", () => {
+      synth.cancel();
+      resolve();
+    }, { once: true });
+  });
+}
+
+/** `text` cut at sentence ends into pieces of at most `max` characters (a longer sentence at spaces). */
+function speechPieces(text, max) {
+  const pieces = [];
+  let piece = "";
+  for (const sentence of text.split(/(?<=[.!?])\s+/)) {
+    let rest = sentence;
+    while (rest) {
+      const space = rest.length > max ? rest.lastIndexOf(" ", max) : rest.length;
+      const part = rest.slice(0, space > 0 ? space : max);
+      rest = rest.slice(part.length).trimStart();
+      if (piece && piece.length + 1 + part.length > max) {
+        pieces.push(piece);
+        piece = "";
+      }
+      piece = piece ? `${piece} ${part}` : part;
+    }
+  }
+  if (piece) pieces.push(piece);
+  return pieces;
+}
+
+/**
+ * What a rendered reply says aloud: its words, not its Markdown. Each block
+ * ends a sentence; a code block is only mentioned; a link is its text, a bare
+ * address its site.
+ */
+function speechText(root) {
+  const lines = [""];
+  const walk = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) lines[lines.length - 1] += node.textContent;
+    if (node.nodeType !== Node.ELEMENT_NODE || node.tagName === "BUTTON") return;
+    if (node.tagName === "PRE") return lines.push("(code on screen)", "");
+    if (node.tagName === "IMG") lines[lines.length - 1] += node.alt;
+    if (node.tagName === "BR" || node.tagName === "HR") lines.push("");
+    const block = SPOKEN_BLOCKS.has(node.tagName);
+    if (block) lines.push("");
+    for (const child of node.childNodes) walk(child);
+    if (block) lines.push("");
+  };
+  walk(root);
+  return lines
+    .map((line) => line.replace(/\bhttps?:\/\/[^\s<>()]+/g, siteOf).replace(/\s+/g, " ").trim())
+    .filter(Boolean)
+    .map((line) => /[.!?:;,]$/.test(line) ? line : `${line}.`)
+    .join(" ");
+}
+
+function siteOf(address) {
+  try {
+    return new URL(address).hostname.replace(/^www\./, "");
+  } catch {
+    return "a link";
+  }
+}
+
 // ---------------------------------------------------------------- Conversations
 
 async function openConversation(id) {
   state.controller?.abort();
+  stopSpeaking();
   state.conversationId = id;
   markCurrent();
   try {
@@ -728,6 +1180,7 @@ async function openConversation(id) {
 
 function newChat() {
   state.controller?.abort();
+  stopSpeaking();
   state.conversationId = null;
   els.title.textContent = "New chat";
   showModel("");
@@ -859,6 +1312,7 @@ addEventListener("popstate", route);
 // htmx loads after this module may run; wait for it before the first route.
 function start() {
   loadModels();
+  loadSpeech();
   route();
 }
 if (globalThis.htmx) start();
