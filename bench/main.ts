@@ -3,7 +3,8 @@
  * figure printed as itself and as a ratio to a floor measured in the same
  * run: an empty `deno run` with hob's flags for times and memory, the model
  * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
- * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`) or one
+ * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`,
+ * `speech`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`); none means all. `--compare REV` checks REV out beside this
  * tree and takes the start-up figures of both in turns, side by side.
@@ -17,6 +18,7 @@ import { formatRss, measureRss } from "./rss.ts";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
 import { formatReleaseSize, measureReleaseSize } from "./release_size.ts";
 import { formatScheduling, measureScheduling } from "./scheduling.ts";
+import { formatSpeech, measureSpeech } from "./speech.ts";
 import {
   formatStartup,
   measureFloor,
@@ -48,6 +50,7 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
   indexing: async () => formatIndexing(await measureIndexing()),
   size: async () => formatReleaseSize(await measureReleaseSize()),
   channels: async () => formatChannelLatency(await measureChannelLatency()),
+  speech: async () => formatSpeech(await measureSpeech()),
 };
 
 const { values, positionals } = parseArgs({
