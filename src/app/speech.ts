@@ -44,7 +44,10 @@ export const transcribeInput = z.object({
 export const speakInput = z.strictObject({
   text: z.string().trim().min(1, "must not be empty").max(MAX_SPEECH_CHARS)
     .describe("What to say"),
-  voice: z.string().min(1).max(100).optional().describe("The voice; by default speech.speak.voice"),
+  // A command provider may put the voice on its command line: it must not read as an option.
+  voice: z.string().min(1).max(100).regex(/^[A-Za-z0-9][\w.:+@-]*$/, "expected a voice name")
+    .refine((voice) => !voice.includes(".."), "expected a voice name")
+    .optional().describe("The voice; by default speech.speak.voice"),
   format: z.enum(SPEECH_FORMATS).default("mp3").describe("The audio format"),
   speed: z.number().min(0.25).max(4).optional().describe("1 is normal"),
 });

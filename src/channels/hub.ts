@@ -52,9 +52,9 @@ export interface HubDeps {
   /** Stores a file that came with a message among the uploads; its home-relative path. */
   saveUpload(name: string, bytes: Uint8Array<ArrayBuffer>): Promise<string>;
   /** What a voice note says; absent when no speech-to-text provider is set up. */
-  hearVoice?(bytes: Uint8Array, name: string): Promise<string>;
+  hearVoice?(bytes: Uint8Array, name: string, signal: AbortSignal): Promise<string>;
   /** A reply as a voice note (Ogg/Opus); absent when hob does not answer voice with voice. */
-  speakVoice?(text: string): Promise<Uint8Array>;
+  speakVoice?(text: string, signal: AbortSignal): Promise<Uint8Array>;
   /** Decides a pending approval by id or prefix; the refusal's message when it cannot. */
   decide(id: string, decision: "approve" | "deny"): string;
   /** Sets a conversation's model; what to tell the owner (done, or why not). */
@@ -430,8 +430,27 @@ class ChannelRunner {
     };
     const command = /^\/(new|model|status)(?:@\S+)?(?:\s+(.*))?$/is.exec(message.text.trim());
     if (command && owner) return this.#command(message, place, command[1], command[2]?.trim());
+    const controller = new AbortController();
+    // Hearing a voice note is part of the answer: /stop stops it too.
+    this.#running.set(message.chatId, controller);
+    try {
+      await this.#answerIn(message, owner, place, controller);
+    } finally {
+      this.#running.delete(message.chatId);
+    }
+  }
+
+  /** {@linkcode ChannelHub.#answer}'s work, stopped by `controller`. */
+  async #answerIn(
+    message: InboundMessage,
+    owner: boolean,
+    place: ChatPlace,
+    controller: AbortController,
+  ): Promise<void> {
     // A voice note is heard as the sender's words; other files are saved among the uploads.
-    const { said, files } = await this.#hearVoices(message);
+    const { said, files } = await this.#hearVoices(message, controller.signal);
+    // Stopped while hearing: /stop has said so already.
+    if (controller.signal.aborted) return;
     const { attachments, skipped } = await this.#saveFiles(files);
     if (!said && !message.text.trim() && !message.subject?.trim() && attachments.length === 0) {
       return this.#reply(message, skipped || "There was nothing in that message I can read.");
@@ -443,8 +462,6 @@ class ChannelRunner {
       skipped,
     ].filter(Boolean).join("\n\n");
     const conversation = this.#deps.channels.conversationOf(place);
-    const controller = new AbortController();
-    this.#running.set(message.chatId, controller);
     const typing = setInterval(() => this.#typing(message.chatId), TYPING_EVERY_MS);
     this.#typing(message.chatId);
     // Anyone but the owner writes untrusted text: delimited for the model, and the turn is
@@ -465,15 +482,19 @@ class ChannelRunner {
       const answer = reply.content.trim() ||
         (reply.error ? `Sorry, that failed: ${reply.error.message}` : "");
       if (answer) await this.send(message.chatId, answer, message.id);
-      if (answer && said && reply.content.trim()) await this.#speak(message, reply.content);
+      if (answer && said && reply.content.trim()) {
+        await this.#speak(message, reply.content, controller.signal);
+      }
     } finally {
       clearInterval(typing);
-      this.#running.delete(message.chatId);
     }
   }
 
   /** What the message's voice notes say, and its files that are not voice notes (or not heard). */
-  async #hearVoices(message: InboundMessage): Promise<{ said: string; files: InboundFile[] }> {
+  async #hearVoices(
+    message: InboundMessage,
+    signal: AbortSignal,
+  ): Promise<{ said: string; files: InboundFile[] }> {
     const hear = this.#deps.hearVoice;
     if (!hear) return { said: "", files: message.files };
     const said: string[] = [];
@@ -486,9 +507,11 @@ class ChannelRunner {
       try {
         const bytes = await file.fetch(AbortSignal.timeout(CONNECT_TIMEOUT_MS * 2));
         said.push(
-          (await hear(bytes, file.name)).trim() || "(a voice note in which nothing was heard)",
+          (await hear(bytes, file.name, signal)).trim() ||
+            "(a voice note in which nothing was heard)",
         );
       } catch (error) {
+        if (signal.aborted) break;
         // Not heard: it goes to the turn as a file, whose note says why.
         this.#deps.log(
           `${this.name}: a voice note was not transcribed: ${(error as Error).message}`,
@@ -500,11 +523,11 @@ class ChannelRunner {
   }
 
   /** Answers a voice note with one, where the platform and hob's speech can; a failure is logged. */
-  async #speak(message: InboundMessage, reply: string): Promise<void> {
+  async #speak(message: InboundMessage, reply: string, signal: AbortSignal): Promise<void> {
     const speak = this.#deps.speakVoice;
     if (!speak || !this.#adapter.sendVoice) return;
     try {
-      const audio = await speak(reply);
+      const audio = await speak(reply, signal);
       await this.#adapter.sendVoice(message.chatId, audio, { replyTo: message.id });
     } catch (error) {
       this.#deps.log(`${this.name}: the reply was not spoken: ${(error as Error).message}`);

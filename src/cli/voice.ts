@@ -14,9 +14,9 @@ import { type Command, CommandError, EXIT, type ParsedArgs, UsageError } from ".
 import { existingHome } from "./open.ts";
 import { out, outJson } from "./output.ts";
 
-/** Players tried, in order, when `hob say` has no `-o` and a terminal for output. */
+/** Players tried, in order, when `hob say` has no `-o` and a terminal for output; each gets a file. */
 const PLAYERS: string[][] = [
-  ["ffplay", "-nodisp", "-autoexit", "-loglevel", "error", "-"],
+  ["ffplay", "-nodisp", "-autoexit", "-loglevel", "error"],
   ["paplay"],
   ["aplay", "-q"],
   ["afplay"],
@@ -44,14 +44,13 @@ Options:
     const [file] = parsed.positionals;
     const audio = file === "-" ? await readStdin() : await readAudio(file);
     const speech = await speechOf(parsed);
-    const transcript = await acting(() =>
+    const transcript = await acting("transcribe", () =>
       speech.transcribe({
         audio,
         type: mediaTypeOf(file),
         name: file === "-" ? undefined : file,
         language: parsed.values.language as string | undefined,
-      })
-    );
+      }));
     if (parsed.values.json) outJson(transcript);
     else out(`${transcript.text}\n`);
     return EXIT.ok;
@@ -89,7 +88,7 @@ Options:
     const output = parsed.values.output as string | undefined;
     const input = sayInput(text, parsed, output);
     const speech = await speechOf(parsed);
-    const audio = await acting(() => speech.speak(input));
+    const audio = await acting("say", () => speech.speak(input));
     if (output) {
       await Deno.writeFile(output, audio.bytes);
       return EXIT.ok;
@@ -140,13 +139,16 @@ async function speechOf(parsed: ParsedArgs): Promise<SpeechActions> {
   return createSpeechActions(speechDeps(home, config));
 }
 
-/** Runs a voice action; its refusal is one line and exit 1. */
-async function acting<T>(action: () => Promise<T>): Promise<T> {
+/** Runs a voice action; its refusal is one line: exit 2 for bad input, else 1. */
+async function acting<T>(command: string, action: () => Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {
-    if (error instanceof ActionError) throw new CommandError(error.message);
-    throw error;
+    if (!(error instanceof ActionError)) throw error;
+    if (error.code === "invalid" && error.field) {
+      throw new UsageError(`hob ${command}: ${error.message}`);
+    }
+    throw new CommandError(error.message);
   }
 }
 
@@ -187,15 +189,18 @@ async function play(bytes: Uint8Array): Promise<void> {
       "No audio player found (ffplay, paplay, aplay, afplay): write the audio with -o FILE",
     );
   }
-  const child = new Deno.Command(player[0], {
-    args: player.slice(1),
-    stdin: "piped",
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(bytes).catch(() => {});
-  await writer.close().catch(() => {});
-  const { code } = await child.status;
-  if (code !== 0) throw new CommandError(`${player[0]} could not play the audio (exit ${code})`);
+  const dir = await Deno.makeTempDir({ prefix: "hob-say-" });
+  try {
+    const file = `${dir}/speech.wav`;
+    await Deno.writeFile(file, bytes);
+    const { code } = await new Deno.Command(player[0], {
+      args: [...player.slice(1), file],
+      stdin: "null",
+      stdout: "null",
+      stderr: "inherit",
+    }).output();
+    if (code !== 0) throw new CommandError(`${player[0]} could not play the audio (exit ${code})`);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 }

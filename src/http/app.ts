@@ -231,7 +231,6 @@ function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
     json: limit(server.max_body_bytes),
     upload: limit(server.max_upload_bytes),
   };
-  // Files may be larger than requests; everything else keeps the smaller limit.
   // Files may be larger than requests: uploads and audio to transcribe get the file limit.
   const files = new Set(["/api/uploads", "/v1/audio/transcriptions"]);
   const sized: MiddlewareHandler = (c, next) =>

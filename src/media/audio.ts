@@ -41,6 +41,13 @@ const FFMPEG_OUTPUT: Record<SpeechFormat, string[]> = {
   pcm: ["-f", "s16le", "-c:a", "pcm_s16le", "-ar", "24000", "-ac", "1"],
 };
 
+/**
+ * Demuxers ffmpeg may use on audio people send: containers of one recording,
+ * never a playlist (HLS) or a list that names other files to read.
+ */
+const AUDIO_FORMATS =
+  "wav,w64,ogg,mp3,flac,aac,matroska,webm,mov,mp4,m4a,3gp,3g2,mj2,aiff,caf,amr,asf";
+
 /** Longest an ffmpeg conversion may take. */
 const CONVERT_TIMEOUT_MS = 120_000;
 
@@ -125,7 +132,9 @@ export async function toSpeechWav(clip: AudioClip, signal?: AbortSignal): Promis
         "-hide_banner",
         "-loglevel",
         "error",
-        // Local files only: a playlist inside the audio names nothing else for ffmpeg to open.
+        // One local file, read as a recording: a playlist inside it opens nothing else.
+        "-format_whitelist",
+        AUDIO_FORMATS,
         "-protocol_whitelist",
         "file,pipe",
         "-i",

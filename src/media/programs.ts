@@ -68,7 +68,10 @@ export interface ProgramResult {
 /**
  * Runs a program to its end with no shell, a timeout and optional input,
  * and returns its streams; throws when it cannot start, times out, or
- * exits non-zero (with the tail of its stderr).
+ * exits non-zero (with the tail of its stderr). The input is written while
+ * the output is read — a converter fills its output pipe long before it has
+ * read all its input — and a program past its time is killed outright
+ * (SIGKILL: one blocked writing would not hear SIGTERM).
  */
 export async function runProgram(
   argv: string[],
@@ -83,15 +86,19 @@ export async function runProgram(
     stdin: options.stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
-    signal,
   }).spawn();
-  if (options.stdin) {
-    const writer = child.stdin.getWriter();
-    // A program that exits without reading all its input closes the pipe: its exit code says why.
-    await writer.write(options.stdin).catch(() => {});
-    await writer.close().catch(() => {});
-  }
-  const output = await child.output();
+  const kill = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  };
+  if (signal.aborted) kill();
+  signal.addEventListener("abort", kill, { once: true });
+  const writing = options.stdin ? feed(child, options.stdin) : Promise.resolve();
+  const [output] = await Promise.all([child.output(), writing])
+    .finally(() => signal.removeEventListener("abort", kill));
   const stderr = new TextDecoder().decode(output.stderr);
   if (timeout.aborted) {
     throw new Error(`${program} took longer than ${Math.round(options.timeoutMs / 1000)} s`);
@@ -102,4 +109,12 @@ export async function runProgram(
     throw new Error(`${program} failed (exit ${output.code})${tail ? `: ${tail}` : ""}`);
   }
   return { code: output.code, stdout: output.stdout, stderr };
+}
+
+/** Writes `input` to the child's stdin and closes it; a program that stops reading early is no error here. */
+async function feed(child: Deno.ChildProcess, input: Uint8Array): Promise<void> {
+  const writer = child.stdin.getWriter();
+  // A program that exits without reading all its input closes the pipe: its exit code says why.
+  await writer.write(input).catch(() => {});
+  await writer.close().catch(() => {});
 }

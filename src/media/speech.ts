@@ -249,7 +249,8 @@ async function request(
     `${provider.name} refused the speech request (HTTP ${response.status})${
       message ? `: ${message}` : ""
     }`,
-    response.status >= 500 || response.status === 429 ? 502 : 400,
+    // The request's own faults are the caller's; a key refused or a model not found is hob's setup.
+    [400, 413, 415, 422].includes(response.status) ? 400 : 502,
   );
 }
 

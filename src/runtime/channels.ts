@@ -72,14 +72,14 @@ function voice(wiring: ChannelWiring): Pick<HubDeps, "hearVoice" | "speakVoice">
   return {
     ...(can.transcribe.available
       ? {
-        hearVoice: async (bytes: Uint8Array, name: string) =>
-          (await speech.transcribe({ audio: bytes, type: mediaType(name), name })).text,
+        hearVoice: async (bytes: Uint8Array, name: string, signal: AbortSignal) =>
+          (await speech.transcribe({ audio: bytes, type: mediaType(name), name }, signal)).text,
       }
       : {}),
     ...(can.speak.available && wiring.config.speech.voice_replies
       ? {
-        speakVoice: async (text: string) =>
-          (await speech.speak({ text: await speakable(text), format: "opus" })).bytes,
+        speakVoice: async (text: string, signal: AbortSignal) =>
+          (await speech.speak({ text: await speakable(text), format: "opus" }, signal)).bytes,
       }
       : {}),
   };

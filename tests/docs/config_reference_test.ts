@@ -36,7 +36,7 @@ Deno.test("configKeyRows describes every key of hob.yaml", () => {
 });
 
 Deno.test("configKeyRows shows each default as the value hob takes when the key is left out", async (t) => {
-  // An empty file, but for the keys `email` and the channels require, so their defaults show too.
+  // An empty file, but for the keys `email`, the channels and speech require, so their defaults show too.
   const effective = configSchema.parse({
     email: { smtp: { host: "mail.example.org" }, from: "me@example.org" },
     channels: {
@@ -44,6 +44,7 @@ Deno.test("configKeyRows shows each default as the value hob takes when the key 
       email: { address: "hob@example.org", imap: { host: "imap" }, smtp: { host: "smtp" } },
       matrix: { homeserver: "https://m.example.org", user_id: "@hob:x", access_token: "t" },
     },
+    speech: { transcribe: { provider: "openai" }, speak: { provider: "openai" } },
   }) as Record<string, unknown>;
   const rows = configKeyRows();
   for (const row of rows.filter((row) => row.default.startsWith("`"))) {

@@ -136,14 +136,20 @@ Deno.test("audio sent with a chat message is heard before the turn", async () =>
   await using hob = await startHob(home.home);
   const form = new FormData();
   form.append("file", new File([toneWav(1) as Uint8Array<ArrayBuffer>], "memo.wav"));
+  form.append("file", new File([new Uint8Array(64)], "clip.mp4"));
   const { uploads } = await (await hob.fetch("/api/uploads", { method: "POST", body: form }))
     .json();
   const reply = await (await hob.fetch("/api/chat", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message: "Listen to this", attachments: [uploads[0].path] }),
+    body: JSON.stringify({
+      message: "Listen to this",
+      attachments: uploads.map((upload: { path: string }) => upload.path),
+    }),
   })).json();
   assertEquals(reply.content, "Here is your week.");
+  // A video is not heard; the model is told how to look at it.
+  assertEquals(speech.transcriptions.length, 1);
   const sent = llm.requests[0].body.messages as { role: string; content: string }[];
   const user = sent.findLast((message) => message.role === "user")!.content;
   // What the recording says reached the model, labelled as untrusted like the file it came from.
@@ -151,6 +157,12 @@ Deno.test("audio sent with a chat message is heard before the turn", async () =>
     user,
     /<untrusted source="upload">[\s\S]*Attached audio: memo\.wav[\s\S]*What it says: please summarise my week/,
   );
+  assertMatch(user, /Attached video: clip\.mp4 \(video\/mp4[^\]]*see it with analyze_video\]/);
+  // The transcript is kept with the message, so later turns read it without hearing it again.
+  const { messages } =
+    await (await hob.fetch(`/api/conversations/${reply.conversation_id}/messages`))
+      .json();
+  assertEquals(messages[0].attachments[0].transcript, "please summarise my week");
 });
 
 Deno.test({

@@ -96,6 +96,34 @@ Deno.test({
       },
     );
 
+    await t.step("a playlist posing as audio makes ffmpeg read nothing else", async () => {
+      // An HLS playlist naming a recording elsewhere on the machine: ffmpeg would follow it.
+      const elsewhere = await Deno.makeTempFile({ suffix: ".wav" });
+      await Deno.writeFile(elsewhere, spoken[0]);
+      const playlist =
+        `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile://${elsewhere}\n#EXT-X-ENDLIST\n`;
+      try {
+        const error = await speech.transcribe({
+          audio: new TextEncoder().encode(playlist),
+          type: "audio/ogg",
+        }).then(() => null, (error: Error) => error);
+        assert(error, "the playlist was transcribed");
+        assertMatch(error.message, /ffmpeg failed/);
+      } finally {
+        await Deno.remove(elsewhere);
+      }
+    });
+
+    await t.step(
+      "a long reply is spoken to MP3 whole: ffmpeg's output is read as it writes",
+      async () => {
+        const text = "This reply goes on for a while, sentence after sentence. ".repeat(20);
+        const mp3 = await speech.speak({ text, format: "mp3" });
+        // Over a minute of speech at 64 kb/s: far past what one pipe holds.
+        assert(mp3.bytes.length > 200_000, `only ${mp3.bytes.length} bytes`);
+      },
+    );
+
     await t.step(
       "hob's command speaker (espeak-ng) writes WAV, and MP3 through ffmpeg",
       async () => {

@@ -75,8 +75,12 @@ Deno.test("an OpenAI-compatible speech provider gets OpenAI's wire format", asyn
     const error = await refused(() =>
       speech.transcribe({ audio: toneWav(0.2), type: "audio/wav" })
     );
-    assertEquals(error.code, "invalid");
+    // A refused key is hob's setup, not the caller's fault: a failure, with the provider's words.
+    assertEquals(error.code, "failed");
     assertMatch(error.message, /voice refused the speech request \(HTTP 401\): Incorrect API key/);
+    fake.fail(400, "Invalid file format");
+    const bad = await refused(() => speech.transcribe({ audio: toneWav(0.2), type: "audio/wav" }));
+    assertEquals(bad.code, "invalid");
     fake.fail(503, "overloaded");
     const down = await refused(() => speech.speak({ text: "Hi" }));
     assertEquals(down.code, "failed");
@@ -89,6 +93,9 @@ Deno.test("an OpenAI-compatible speech provider gets OpenAI's wire format", asyn
     assertEquals([empty.code, empty.field], ["invalid", "text"]);
     const long = await refused(() => speech.speak({ text: "a".repeat(4_097) }));
     assertEquals(long.field, "text");
+    // A voice that would read as an option on a command provider's command line.
+    const option = await refused(() => speech.speak({ text: "hi", voice: "--output=/tmp/x" }));
+    assertEquals(option.field, "voice");
     const nothing = await refused(() => speech.transcribe({ audio: new Uint8Array(0) }));
     assertEquals(nothing.field, "audio");
     assertEquals(fake.speeches.length, before);
