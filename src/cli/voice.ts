@@ -10,6 +10,7 @@ import { type SpeakInput, speakInput } from "../app/speech.ts";
 import type { SpeechActions } from "../app/speech.ts";
 import { loadConfig } from "../config/load.ts";
 import { findProgram } from "../media/programs.ts";
+import { mediaType } from "../runtime/uploads.ts";
 import { type Command, CommandError, EXIT, type ParsedArgs, UsageError } from "./command.ts";
 import { existingHome } from "./open.ts";
 import { out, outJson } from "./output.ts";
@@ -47,7 +48,7 @@ Options:
     const transcript = await acting("transcribe", () =>
       speech.transcribe({
         audio,
-        type: mediaTypeOf(file),
+        type: mediaType(file),
         name: file === "-" ? undefined : file,
         language: parsed.values.language as string | undefined,
       }));
@@ -163,22 +164,6 @@ async function readAudio(file: string): Promise<Uint8Array> {
 
 async function readStdin(): Promise<Uint8Array> {
   return new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer());
-}
-
-function mediaTypeOf(file: string): string {
-  const types: Record<string, string> = {
-    ".wav": "audio/wav",
-    ".mp3": "audio/mpeg",
-    ".ogg": "audio/ogg",
-    ".oga": "audio/ogg",
-    ".opus": "audio/ogg",
-    ".webm": "audio/webm",
-    ".m4a": "audio/mp4",
-    ".mp4": "video/mp4",
-    ".flac": "audio/flac",
-    ".aac": "audio/aac",
-  };
-  return types[extname(file).toLowerCase()] ?? "application/octet-stream";
 }
 
 /** Plays audio through the first player installed; says what to do when none is. */

@@ -5,6 +5,8 @@
  * concat lists, which would name other files) and only from local files.
  */
 
+import { MissingProgramError, runProgram } from "./programs.ts";
+
 /** Demuxers ffmpeg may use: video containers, never playlists or lists of other files. */
 const FORMATS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,flv,mpegts,mpeg,ogg,gif,asf";
 const INPUT = ["-format_whitelist", FORMATS, "-protocol_whitelist", "file"];
@@ -115,27 +117,16 @@ async function frameAt(path: string, at: number, options: FrameOptions): Promise
 
 /** Runs ffprobe or ffmpeg; a missing program or a failure is an Error that says what to do. */
 async function run(program: string, args: string[], signal?: AbortSignal): Promise<Uint8Array> {
-  const timeout = AbortSignal.timeout(STEP_TIMEOUT_MS);
-  let output: Deno.CommandOutput;
   try {
-    output = await new Deno.Command(program, {
-      args,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    }).output();
+    const { stdout } = await runProgram([program, ...args], {
+      timeoutMs: STEP_TIMEOUT_MS,
+      signal,
+      purpose: "Looking at videos",
+    });
+    return stdout;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new Error(
-        `${program} is not installed: install ffmpeg (apt-get install ffmpeg, brew install ffmpeg) to look at videos`,
-      );
-    }
-    throw error;
-  }
-  if (output.code !== 0) {
-    const why = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1) ?? "";
+    if (error instanceof MissingProgramError || signal?.aborted) throw error;
+    const why = (error as Error).message.replace(/^\S+ failed \(exit \d+\):?\s*/, "");
     throw new Error(`${program} could not read the video${why ? `: ${why}` : ""}`);
   }
-  return output.stdout;
 }

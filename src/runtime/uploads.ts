@@ -42,6 +42,8 @@ const TYPES: Record<string, string> = {
   ".opus": "audio/ogg",
   ".mp3": "audio/mpeg",
   ".m4a": "audio/mp4",
+  ".flac": "audio/flac",
+  ".aac": "audio/aac",
   ".wav": "audio/wav",
   ".mp4": "video/mp4",
   ".webm": "video/webm",
