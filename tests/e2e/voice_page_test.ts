@@ -109,7 +109,8 @@ interface WatchedWindow {
 
 interface MediaElement {
   src: string;
-  addEventListener(type: string, listener: () => void): void;
+  dataset: Record<string, string | undefined>;
+  addEventListener(type: string, listener: () => void, options?: { once: boolean }): void;
 }
 
 /** Records what the browser's voice is asked to say (it never finishes by itself) and what audio plays. */
@@ -123,8 +124,10 @@ async function watchVoice(context: BrowserContext): Promise<void> {
     w.speechSynthesis.cancel = () => watched.cancels++;
     const play = w.HTMLMediaElement.prototype.play;
     w.HTMLMediaElement.prototype.play = function () {
+      // The moment of silence a tap plays to let phones play hob's voice later is not speech.
+      if (this.dataset.silence !== undefined) return play.call(this);
       watched.played.push(this.src);
-      this.addEventListener("ended", () => watched.ended++);
+      this.addEventListener("ended", () => watched.ended++, { once: true });
       return play.call(this);
     };
   });

@@ -614,6 +614,8 @@ els.form.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = els.input.value.trim() || (pending.length ? "Here are the attached files." : "");
   if (!text || state.controller) return;
+  // Sending (a tap or Enter) may end in a reply read aloud: let the phone play it then.
+  if (voice.on) unlockAudio();
   send(text);
 });
 
@@ -963,8 +965,9 @@ function playButton(readAloud) {
   button.type = "button";
   showPlaying(button, false);
   button.addEventListener("click", () => {
-    if (voice.speaking?.button === button) stopSpeaking();
-    else readAloud();
+    if (voice.speaking?.button === button) return stopSpeaking();
+    unlockAudio();
+    readAloud();
   });
   return button;
 }
@@ -1047,15 +1050,62 @@ async function speakOnServer(text, signal) {
   }
 }
 
+/**
+ * The one element hob's voice plays through. Phones (iOS Safari above all)
+ * let a page play sound later only from an element it first played in a
+ * tap, so the taps that may lead to speech — the microphone, Voice mode, a
+ * reply's play button, sending in voice mode — play a moment of silence on it first.
+ */
+const player = new Audio();
+let playerUnlocked = false;
+
+function unlockAudio() {
+  if (playerUnlocked) return;
+  playerUnlocked = true;
+  const url = URL.createObjectURL(silentWav());
+  player.dataset.silence = "";
+  player.src = url;
+  player.play().catch(() => playerUnlocked = false).finally(() => {
+    delete player.dataset.silence;
+    URL.revokeObjectURL(url);
+  });
+}
+
+/** A WAV file of 10 ms of silence (8 kHz, 8-bit mono), made here: the page fetches nothing for it. */
+function silentWav() {
+  const samples = 80;
+  const bytes = new Uint8Array(44 + samples).fill(128);
+  const view = new DataView(bytes.buffer);
+  const ascii = (at, text) => [...text].forEach((c, i) => bytes[at + i] = c.charCodeAt(0));
+  ascii(0, "RIFF");
+  view.setUint32(4, 36 + samples, true);
+  ascii(8, "WAVEfmt ");
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true);
+  view.setUint16(22, 1, true);
+  view.setUint32(24, 8000, true);
+  view.setUint32(28, 8000, true);
+  view.setUint16(32, 1, true);
+  view.setUint16(34, 8, true);
+  ascii(36, "data");
+  view.setUint32(40, samples, true);
+  return new Blob([bytes], { type: "audio/wav" });
+}
+
+for (const tap of [els.mic, els.voiceMode]) tap.addEventListener("click", unlockAudio);
+
 /** Plays audio bytes to the end, or until `signal` stops it. */
 function playAudio(blob, signal) {
   const url = URL.createObjectURL(blob);
-  const audio = new Audio(url);
+  const audio = player;
+  audio.src = url;
   return new Promise((resolve, reject) => {
+    const listening = new AbortController();
     let settled = false;
     const end = (error) => {
       if (settled) return;
       settled = true;
+      listening.abort();
       URL.revokeObjectURL(url);
       signal.removeEventListener("abort", stop);
       if (error) reject(error);
@@ -1066,10 +1116,10 @@ function playAudio(blob, signal) {
       end();
     };
     signal.addEventListener("abort", stop, { once: true });
-    audio.addEventListener("ended", () => end(), { once: true });
+    audio.addEventListener("ended", () => end(), { signal: listening.signal });
     audio.addEventListener("error", () => {
       end(new Error(audio.error?.message || "the browser could not play hob's audio"));
-    }, { once: true });
+    }, { signal: listening.signal });
     audio.play().catch(end);
   });
 }
