@@ -333,4 +333,32 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: "file versions: every write to memory, identity, skills and user tools",
+    sql: `
+      -- Each distinct content once, by its SHA-256.
+      CREATE TABLE file_contents (
+        hash    TEXT PRIMARY KEY,
+        content TEXT NOT NULL
+      );
+
+      -- One row per write, never updated or deleted: history, diffs and reverts read it.
+      CREATE TABLE file_versions (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        path            TEXT NOT NULL,              -- relative to the hob home: memory/MEMORY.md
+        hash            TEXT REFERENCES file_contents (hash),  -- NULL: the file was deleted
+        size            INTEGER NOT NULL,
+        at              TEXT NOT NULL,
+        author          TEXT NOT NULL
+          CHECK (author IN ('owner', 'agent', 'flush', 'job', 'mcp', 'hob')),
+        via             TEXT NOT NULL DEFAULT '',   -- page, cli, api, editor, remember_this, revert…
+        conversation_id TEXT,                       -- no reference: history outlives conversations
+        taint           TEXT,                       -- the untrusted source the writing turn had read
+        reverts         INTEGER                     -- the version this one restored
+      );
+      CREATE INDEX file_versions_by_path ON file_versions (path, id);
+      CREATE INDEX file_versions_tainted ON file_versions (id) WHERE taint IS NOT NULL;
+    `,
+  },
 ];
