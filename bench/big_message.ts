@@ -55,7 +55,9 @@ export async function measureBigMessages(sizes = SIZES): Promise<BigMessageResul
   await using home = await tempHome(fakeProviderYaml(fake.url));
   const runtime = await openRuntime({ home: home.home, env: {} });
   try {
-    for (const note of NOTES) await runtime.memory.remember(note);
+    for (const note of NOTES) {
+      await runtime.memory.remember(note, { author: "owner", via: "bench" });
+    }
     await runtime.memory.settle();
     const results: BigMessageResult[] = [];
     for (const bytes of sizes) {

@@ -1,7 +1,8 @@
 /**
  * The memory actions — search, stats, list the files, read lines of one,
  * replace one, remember a fact, log a note, write a section of MEMORY.md,
- * rebuild the index — each defined once: one zod schema for its input (the
+ * rebuild the index, and the history of every versioned file (list, show,
+ * diff, revert) — each defined once: one zod schema for its input (the
  * one the OpenAPI document shows), its defaults, and its refusals as
  * {@linkcode ActionError}s. REST, the page and the CLI are translators over
  * these. It knows the home's memory (files and index) and nothing of any
@@ -11,6 +12,7 @@
 import { z } from "zod";
 import { derivedText } from "../core/untrusted.ts";
 import { MemoryWriteError } from "../memory/files.ts";
+import { isVersioned, UndoConflict, type VersionDiff } from "../memory/history.ts";
 import type { Memory, MemoryExcerpt } from "../memory/memory.ts";
 import {
   type IndexProgress,
@@ -18,6 +20,7 @@ import {
   listMarkdown,
   type MemoryHit,
 } from "../memory/search_index.ts";
+import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import { PathError } from "../tools/sandbox/paths.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
@@ -55,11 +58,49 @@ export const memorySectionInput = z.strictObject({
   content: z.string().max(20_000),
 });
 
+/** The identity files the owner edits, by name. */
+export const IDENTITY_FILES = ["SOUL.md", "USER.md", "HEARTBEAT.md"] as const;
+/** An identity file's new content. */
+export const writeIdentityInput = z.strictObject({
+  name: z.enum(IDENTITY_FILES),
+  content: z.string().max(1_000_000),
+});
+/** Which versions to list, newest first: one file's (`path` relative to the home or to memory/). */
+export const historyInput = z.object({
+  path: z.string().trim().min(1).max(1_000).optional(),
+  tainted: z.union([z.boolean(), z.enum(["true", "false", "1", "0"])])
+    .transform((value) => value === true || value === "true" || value === "1")
+    .optional(),
+  before: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+/** A version, by its number. */
+export const versionInput = z.object({ id: z.coerce.number().int().min(1) });
+/** Two versions of one file; without `to`, what the write `from` changed. */
+export const diffInput = z.object({
+  from: z.coerce.number().int().min(1),
+  to: z.coerce.number().int().min(1).optional(),
+});
+
 export type SearchMemoryInput = z.input<typeof searchMemoryInput>;
 export type ReadMemoryInput = z.input<typeof readMemoryInput>;
 export type ReplaceMemoryInput = z.input<typeof replaceMemoryInput>;
 export type MemoryTextInput = z.input<typeof memoryTextInput>;
 export type MemorySectionInput = z.input<typeof memorySectionInput>;
+export type WriteIdentityInput = z.input<typeof writeIdentityInput>;
+export type HistoryInput = z.input<typeof historyInput>;
+export type VersionInput = z.input<typeof versionInput>;
+export type DiffInput = z.input<typeof diffInput>;
+
+export type { FileVersion, WrittenBy };
+
+/** A version with what the file held then (null: the write deleted it). */
+export type FileVersionWithContent = FileVersion & { content: string | null };
+/** What a revert (or an undo) did: the version put back (or undone) and the new one it made (null: nothing changed). */
+export interface RevertResult {
+  reverted: FileVersion;
+  version: FileVersion | null;
+}
 
 /** What a search found, and with which embedder (null: keywords alone). */
 export interface MemorySearchResult {
@@ -85,31 +126,32 @@ export interface MemoryActions {
   /** Every Markdown file under the memory directory, sorted. */
   files(): Promise<string[]>;
   read(input: ReadMemoryInput): Promise<MemoryExcerpt>;
-  replace(input: ReplaceMemoryInput): Promise<string>;
+  replace(input: ReplaceMemoryInput, by: WrittenBy): Promise<string>;
   /** Adds a fact to MEMORY.md. */
-  remember(input: MemoryTextInput, options?: MemoryWriteOptions): Promise<string>;
+  remember(input: MemoryTextInput, by: WrittenBy): Promise<string>;
   /** Adds a note to today's log. */
-  log(input: MemoryTextInput, options?: MemoryWriteOptions): Promise<string>;
+  log(input: MemoryTextInput, by: WrittenBy): Promise<string>;
   /** Replaces one section of MEMORY.md, or adds it. */
-  writeSection(input: MemorySectionInput, options?: MemoryWriteOptions): Promise<string>;
+  writeSection(input: MemorySectionInput, by: WrittenBy): Promise<string>;
+  /** Replaces an identity file (SOUL.md, USER.md, HEARTBEAT.md); returns its path in the home. */
+  writeIdentity(input: WriteIdentityInput, by: WrittenBy): Promise<string>;
+  /** Versions of memory, identity, skill and tool files, newest first. */
+  history(input?: HistoryInput): Promise<FileVersion[]>;
+  /** One version and its content; `not_found` naming `id`. */
+  version(input: VersionInput): Promise<FileVersionWithContent>;
+  /** The unified diff between two versions of one file, or of one write. */
+  diff(input: DiffInput): Promise<VersionDiff>;
+  /** Puts a file back as it was at a version, as a new version. */
+  revert(input: VersionInput, by: WrittenBy): Promise<RevertResult>;
+  /**
+   * Takes back what one write changed, keeping later writes, as a new
+   * version; `conflict` when later writes changed the same lines.
+   */
+  undo(input: VersionInput, by: WrittenBy): Promise<RevertResult>;
   /** Rebuilds the index from the files, telling `onProgress` as it goes. */
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<ReindexResult>;
   /** Today's log, relative to the memory directory (`2026-03-01.md`). */
   todayPath(): string;
-}
-
-/** Options of a write by a tool in a turn. */
-export interface MemoryWriteOptions {
-  /**
-   * The writing turn had read untrusted content: from where. The text is
-   * stored labelled, so every later turn that reads it is tainted too and an
-   * injection cannot launder itself through memory. Only the services tools
-   * call set it; a person at the API, page or CLI writes their own words.
-   * @default {null}
-   */
-  taint?: string | null;
-  /** Who wrote it, for the label: `remember_this in a turn`. */
-  by?: string;
 }
 
 /**
@@ -118,7 +160,7 @@ export interface MemoryWriteOptions {
  * @example
  * ```ts
  * const actions = createMemoryActions(memory);
- * await actions.remember({ text: "Ada prefers tea." }); // "MEMORY.md"
+ * await actions.remember({ text: "Ada prefers tea." }, { author: "owner", via: "cli" }); // "MEMORY.md"
  * const { hits } = await actions.search({ q: "what does Ada drink?" });
  * ```
  */
@@ -138,21 +180,72 @@ export function createMemoryActions(memory: Memory): MemoryActions {
       const { path, from, lines } = checkInput(readMemoryInput, input);
       return fileCall(path, () => memory.get(path, from, lines));
     },
-    replace(input) {
+    replace(input, by) {
       const { path, content } = checkInput(replaceMemoryInput, input);
-      return fileCall(path, () => memory.replace(path, content));
+      return fileCall(path, () => memory.replace(path, content, by));
     },
-    remember(input, options) {
+    remember(input, by) {
       const { text } = checkInput(memoryTextInput, input);
-      return fileCall("MEMORY.md", () => memory.remember(written(text, options)));
+      return fileCall("MEMORY.md", () => memory.remember(written(text, by), by));
     },
-    log(input, options) {
+    log(input, by) {
       const { text } = checkInput(memoryTextInput, input);
-      return fileCall(memory.files.dailyPath(), () => memory.logNote(written(text, options)));
+      return fileCall(memory.files.dailyPath(), () => memory.logNote(written(text, by), by));
     },
-    writeSection(input, options) {
+    writeSection(input, by) {
       const { section, content } = checkInput(memorySectionInput, input);
-      return fileCall("MEMORY.md", () => memory.writeSection(section, written(content, options)));
+      return fileCall("MEMORY.md", () => memory.writeSection(section, written(content, by), by));
+    },
+    async writeIdentity(input, by) {
+      const { name, content } = checkInput(writeIdentityInput, input);
+      return await memory.history.files.replace(`identity/${name}`, content, by);
+    },
+    async history(input = {}) {
+      const { path, tainted, before, limit } = checkInput(historyInput, input);
+      await memory.ready;
+      return memory.history.list({
+        path: path === undefined ? undefined : versionedPath(path),
+        tainted,
+        before,
+        limit,
+      });
+    },
+    async version(input) {
+      const { id } = checkInput(versionInput, input);
+      await memory.ready;
+      const version = findVersion(memory, id, "id");
+      return { ...version, content: memory.history.content(version) };
+    },
+    async diff(input) {
+      const { from, to } = checkInput(diffInput, input);
+      await memory.ready;
+      const older = findVersion(memory, from, "from");
+      const newer = to === undefined ? undefined : findVersion(memory, to, "to");
+      if (newer && newer.path !== older.path) {
+        throw new ActionError(
+          "invalid",
+          `Versions ${from} and ${to} are of different files (${older.path}, ${newer.path})`,
+          { field: "to" },
+        );
+      }
+      return await memory.history.diff(older, newer);
+    },
+    async revert(input, by) {
+      const { id } = checkInput(versionInput, input);
+      await memory.ready;
+      const reverted = findVersion(memory, id, "id");
+      return { reverted, version: await memory.revert(reverted, by) };
+    },
+    async undo(input, by) {
+      const { id } = checkInput(versionInput, input);
+      await memory.ready;
+      const undone = findVersion(memory, id, "id");
+      try {
+        return { reverted: undone, version: await memory.undo(undone, by) };
+      } catch (error) {
+        if (!(error instanceof UndoConflict)) throw error;
+        throw new ActionError("conflict", error.message, { field: "id", cause: error });
+      }
     },
     async reindex(onProgress) {
       const changed = await memory.reindex(onProgress);
@@ -162,9 +255,39 @@ export function createMemoryActions(memory: Memory): MemoryActions {
   };
 }
 
-/** What a write stores: the text, labelled when the writing turn was tainted. */
-function written(text: string, options: MemoryWriteOptions = {}): string {
-  return options.taint ? derivedText(text, options.taint, options.by ?? "a tool in a turn") : text;
+/**
+ * What a write stores: the text, labelled when the writing turn was tainted,
+ * so every later turn that reads it is tainted too and an injection cannot
+ * launder itself through memory. A person at the API, page or CLI writes
+ * their own words (no taint).
+ */
+function written(text: string, by: WrittenBy): string {
+  return by.taint ? derivedText(text, by.taint, `${by.via} in a turn`) : text;
+}
+
+/**
+ * A path as the history names it (relative to the home): `identity/…`,
+ * `skills/…`, `tools/…` and `memory/…` as they are, anything else taken as
+ * relative to memory/ (`MEMORY.md`). `invalid` naming `path` when hob keeps
+ * no versions of it.
+ */
+function versionedPath(path: string): string {
+  const clean = path.replace(/^\.\//, "");
+  const homePath = /^(memory|identity|skills|tools)\//.test(clean) ? clean : `memory/${clean}`;
+  if (!isVersioned(homePath)) {
+    throw new ActionError(
+      "invalid",
+      `hob keeps no versions of '${path}': only Markdown in memory/ and identity/, and files in skills/ and tools/`,
+      { field: "path" },
+    );
+  }
+  return homePath;
+}
+
+function findVersion(memory: Memory, id: number, field: string): FileVersion {
+  const version = memory.history.get(id);
+  if (!version) throw new ActionError("not_found", `No version ${id}`, { field });
+  return version;
 }
 
 /**

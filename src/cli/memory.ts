@@ -1,5 +1,6 @@
 /**
- * `hob memory`: search, read and write memory, and rebuild its index. A
+ * `hob memory`: search, read and write memory, rebuild its index, and the
+ * history of every versioned file (list, diff, revert). A
  * translator: arguments become the app's memory actions (src/app/memory.ts),
  * checked before the home is opened, and their refusals become exit 2 (text
  * memory will not take) or exit 1 (a file it cannot read), one line each.
@@ -7,13 +8,18 @@
 
 import { ActionError, checkInput } from "../app/errors.ts";
 import {
+  diffInput,
+  historyInput,
   MAX_READ_LINES,
   MAX_SEARCH_HITS,
   type MemoryActions,
   memorySectionInput,
   memoryTextInput,
   searchMemoryInput,
+  versionInput,
 } from "../app/memory.ts";
+import { showTime } from "../app/times.ts";
+import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { z } from "zod";
 import {
   type Command,
@@ -24,17 +30,21 @@ import {
   UsageError,
 } from "./command.ts";
 import { openHome } from "./open.ts";
-import { dim, err, out, outJson } from "./output.ts";
+import { dim, err, green, out, outJson, red } from "./output.ts";
 
-/** Each action and how many arguments it takes. */
+/** Each action and how many arguments it takes: [at least, at most]. */
 const ARGUMENTS = {
-  search: 1,
-  get: 1,
-  remember: 1,
-  log: 1,
-  write: 2,
-  reindex: 0,
-  stats: 0,
+  search: [1, 1],
+  get: [1, 1],
+  remember: [1, 1],
+  log: [1, 1],
+  write: [2, 2],
+  reindex: [0, 0],
+  stats: [0, 0],
+  history: [0, 1],
+  diff: [1, 2],
+  revert: [1, 1],
+  undo: [1, 1],
 } as const;
 type Action = keyof typeof ARGUMENTS;
 const ACTIONS = Object.keys(ARGUMENTS) as Action[];
@@ -43,6 +53,8 @@ const ACTIONS = Object.keys(ARGUMENTS) as Action[];
 const DEFAULT_GET_LINES = 60;
 /** Width of the reindex progress bar, in characters. */
 const BAR_WIDTH = 30;
+/** Every write from the command line is the owner's. */
+const BY_CLI: WrittenBy = { author: "owner", via: "cli" };
 
 export const memory: Command = {
   name: "memory",
@@ -54,14 +66,28 @@ export const memory: Command = {
        hob memory write SECTION "new content of that section of MEMORY.md"
        hob memory reindex
        hob memory stats [--json]
+       hob memory history [FILE] [--tainted] [--limit N] [--json]
+       hob memory diff V1 [V2]
+       hob memory revert V
+       hob memory undo V
 
 Memory is the Markdown files in HOME/memory: MEMORY.md, the daily logs
 YYYY-MM-DD.md, and any notes you put there. Search fuses keyword (BM25) and
 meaning (embeddings). 'reindex' rebuilds the index from the files, with a
 progress bar; deleting the index loses nothing.
 
+Every write to memory, to identity/ (SOUL.md, USER.md, HEARTBEAT.md), to
+skills/ and to tools/ is a version: 'history' lists them with who wrote each
+(owner, agent, flush, job, mcp) and flags writes made by a turn that had read
+untrusted content (--tainted lists only those). FILE is relative to memory/
+(MEMORY.md) or to the home (identity/USER.md). 'diff V1' shows what the write
+V1 changed; 'diff V1 V2' the change from V1 to V2. 'revert V' puts the file
+back as it was at V; 'undo V' takes back what the write V changed and keeps
+later writes. Each is itself a new version, so nothing is ever lost.
+
 Options:
-  --limit N      search results (default 5)
+  --limit N      search results (default 5), versions listed (default 50)
+  --tainted      history: only writes by turns that had read untrusted content
   --from N       first line for 'get' (default 1)
   --lines N      lines for 'get' (default ${DEFAULT_GET_LINES})
   --json         print machine-readable output
@@ -72,6 +98,7 @@ Options:
     from: { type: "string" },
     lines: { type: "string" },
     json: { type: "boolean" },
+    tainted: { type: "boolean" },
   },
   positionals: [1, 3],
   async run(parsed) {
@@ -96,6 +123,7 @@ interface MemoryRequest {
   from: number;
   lines: number;
   json: boolean;
+  tainted: boolean;
 }
 
 /** Reads and checks the arguments; bad usage is a UsageError naming the problem. */
@@ -109,10 +137,11 @@ function readRequest(parsed: ParsedArgs): MemoryRequest {
     action: action as Action,
     first,
     second,
-    limit: intOption(parsed, "limit", [1, MAX_SEARCH_HITS]),
+    limit: intOption(parsed, "limit", [1, action === "history" ? 500 : MAX_SEARCH_HITS]),
     from: intOption(parsed, "from", [1, Number.MAX_SAFE_INTEGER]) ?? 1,
     lines: intOption(parsed, "lines", [1, MAX_READ_LINES]) ?? DEFAULT_GET_LINES,
     json: Boolean(parsed.values.json),
+    tainted: Boolean(parsed.values.tainted),
   };
   if (request.action === "search") checkText(request, searchMemoryInput, { q: first });
   if (request.action === "remember" || request.action === "log") {
@@ -121,12 +150,17 @@ function readRequest(parsed: ParsedArgs): MemoryRequest {
   if (request.action === "write") {
     checkText(request, memorySectionInput, { section: first, content: second });
   }
+  if (request.action === "history") checkText(request, historyInput, { path: first });
+  if (request.action === "diff") checkText(request, diffInput, { from: first, to: second });
+  if (request.action === "revert" || request.action === "undo") {
+    checkText(request, versionInput, { id: first });
+  }
   return request;
 }
 
 /** As many arguments as the action takes; an empty one (`""` in the shell) is a missing one. */
 function checkArguments(action: Action, first?: string, second?: string): void {
-  const needs = ARGUMENTS[action];
+  const [needs, most] = ARGUMENTS[action];
   const given = [first, second].filter((p) => p !== undefined).length;
   // A section's new content may be empty; a query, path, text or section may not.
   const empty = (action === "write" ? [first] : [first, second]).some((text) =>
@@ -135,9 +169,9 @@ function checkArguments(action: Action, first?: string, second?: string): void {
   if (given < needs || empty) {
     throw new UsageError(`hob memory ${action}: missing argument — see 'hob memory --help'`);
   }
-  if (given > needs) {
+  if (given > most) {
     throw new UsageError(
-      `hob memory ${action}: unexpected argument '${needs === 0 ? first : second}'`,
+      `hob memory ${action}: unexpected argument '${most === 0 ? first : second}'`,
     );
   }
 }
@@ -181,6 +215,13 @@ function perform(memory: MemoryActions, request: MemoryRequest): Promise<number>
       return reindex(memory);
     case "stats":
       return stats(memory, request.json);
+    case "history":
+      return history(memory, request);
+    case "diff":
+      return diff(memory, request);
+    case "revert":
+    case "undo":
+      return revert(memory, request);
   }
 }
 
@@ -211,11 +252,11 @@ async function get(memory: MemoryActions, request: MemoryRequest): Promise<numbe
 async function write(memory: MemoryActions, request: MemoryRequest): Promise<number> {
   const { first, second } = request;
   if (request.action === "remember") {
-    out(`Remembered in memory/${await memory.remember({ text: first })}.\n`);
+    out(`Remembered in memory/${await memory.remember({ text: first }, BY_CLI)}.\n`);
   } else if (request.action === "log") {
-    out(`Noted in memory/${await memory.log({ text: first })}.\n`);
+    out(`Noted in memory/${await memory.log({ text: first }, BY_CLI)}.\n`);
   } else {
-    const path = await memory.writeSection({ section: first, content: second });
+    const path = await memory.writeSection({ section: first, content: second }, BY_CLI);
     out(`Wrote the section '${first}' of memory/${path}.\n`);
   }
   return EXIT.ok;
@@ -254,5 +295,65 @@ async function stats(memory: MemoryActions, json: boolean): Promise<number> {
     }`,
   );
   out(counts.pending ? `; ${counts.pending} chunks waiting for vectors\n` : "\n");
+  return EXIT.ok;
+}
+
+async function history(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const versions = await memory.history({
+    path: request.first,
+    tainted: request.tainted,
+    limit: request.limit,
+  });
+  if (request.json) outJson({ versions });
+  else if (versions.length === 0) out("No versions yet.\n");
+  else for (const version of versions) out(versionLine(version, request.first === undefined));
+  return EXIT.ok;
+}
+
+/** One version as `history` lists it: number, time, author (how), what, and the taint flag. */
+function versionLine(version: FileVersion, withPath: boolean): string {
+  const change = version.hash === null
+    ? red("deleted")
+    : version.reverts
+    ? `reverted to ${version.reverts}`
+    : `${version.size} bytes`;
+  const taint = version.taint ? `  ${red(`⚠ tainted: ${version.taint}`)}` : "";
+  return `${String(version.id).padStart(5)}  ${showTime(version.at)}  ${
+    `${version.author}`.padEnd(6)
+  } ${dim(`(${version.via})`)}  ${withPath ? `${version.path}  ` : ""}${change}${taint}\n`;
+}
+
+async function diff(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const found = await memory.diff({ from: request.first, to: request.second });
+  if (request.json) {
+    outJson(found);
+    return EXIT.ok;
+  }
+  const colour = Deno.stdout.isTerminal();
+  for (const line of found.diff.replace(/\n$/, "").split("\n")) {
+    if (!colour || line.startsWith("+++") || line.startsWith("---")) out(`${line}\n`);
+    else if (line.startsWith("+")) out(`${green(line)}\n`);
+    else if (line.startsWith("-")) out(`${red(line)}\n`);
+    else if (line.startsWith("@@")) out(`${dim(line)}\n`);
+    else out(`${line}\n`);
+  }
+  return EXIT.ok;
+}
+
+/** `revert` and `undo`: the file rewritten, and the version that made. */
+async function revert(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const undo = request.action === "undo";
+  const by = { ...BY_CLI, via: `cli ${request.action}` };
+  const { reverted, version } = undo
+    ? await memory.undo({ id: request.first }, by)
+    : await memory.revert({ id: request.first }, by);
+  if (request.json) outJson({ reverted, version });
+  else if (!version) out(`${reverted.path} did not change.\n`);
+  else {
+    const what = undo
+      ? `without the change of version ${reverted.id}`
+      : `back as it was at version ${reverted.id}`;
+    out(`${reverted.path} is ${what} (now version ${version.id}).\n`);
+  }
   return EXIT.ok;
 }

@@ -85,7 +85,10 @@ export async function* flushIfNeeded(
   const title = store.getConversation(conversationId)?.title || "a conversation";
   let path: string;
   try {
-    path = await memory.logNote(summary, `Summary of "${title}"`);
+    path = await memory.logNote(summary, `Summary of "${title}"`, {
+      conversation_id: conversationId,
+      taint,
+    });
   } catch (error) {
     yield {
       type: "notice",

@@ -55,8 +55,19 @@ export interface ConversationStore {
 
 /** Writing to the user's memory files, for the auto-flush. */
 export interface MemoryPort {
-  /** Appends to today's log under a heading; returns the file's path, relative to memory/. */
-  logNote(text: string, heading?: string): Promise<string>;
+  /**
+   * Appends to today's log under a heading; returns the file's path,
+   * relative to memory/. `from` is the conversation summarised, for the
+   * file's history.
+   */
+  logNote(text: string, heading: string, from: WrittenFrom): Promise<string>;
+}
+
+/** The conversation a write to memory came from, and whether it had read untrusted content. */
+export interface WrittenFrom {
+  conversation_id: string;
+  /** Where the untrusted content came from; null for a clean conversation. */
+  taint: string | null;
 }
 
 /** Context the tools get for one call. */

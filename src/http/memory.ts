@@ -1,6 +1,7 @@
 /**
- * The memory routes: search, reading and writing memory files, and rebuilding
- * the index (with progress as server-sent events). Mounted under /api, behind
+ * The memory routes: search, reading and writing memory files, rebuilding
+ * the index (with progress as server-sent events), and the versions of every
+ * memory, identity, skill and tool file (list, show, diff, revert). Mounted under /api, behind
  * the token. Translators from HTTP to the app's memory actions
  * (src/app/memory.ts), and from their refusals to the API's errors.
  */
@@ -10,6 +11,8 @@ import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { ActionError } from "../app/errors.ts";
 import {
+  diffInput,
+  historyInput,
   type MemoryActions,
   memorySectionInput,
   memoryTextInput,
@@ -17,6 +20,7 @@ import {
   replaceMemoryBody,
   searchMemoryInput,
 } from "../app/memory.ts";
+import type { WrittenBy } from "../app/memory.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -24,6 +28,9 @@ import { actAsync } from "./errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { pathTail, readJson, readQuery } from "./validate.ts";
+
+/** Every write over the API is the owner's: the token is theirs. */
+const BY_API: WrittenBy = { author: "owner", via: "api" };
 
 const pathReply = z.object({
   path: z.string().describe("The memory file written, e.g. `MEMORY.md`"),
@@ -94,6 +101,51 @@ export const memoryRouteDocs: RouteDoc[] = [
     response: { description: "The file written", schema: pathReply },
   },
   {
+    method: "get",
+    path: "/api/memory/history",
+    tag: "memory",
+    summary: "Versions of memory, identity, skill and tool files, newest first",
+    query: historyInput,
+    response: {
+      description:
+        "`{versions}`: id, path, author (owner, agent, flush, job, mcp), via, conversation_id, taint (set when the writing turn had read untrusted content), reverts",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/memory/versions/{id}",
+    tag: "memory",
+    summary: "One version and the file's content at it (null: the write deleted the file)",
+    response: { description: "The version with `content`" },
+  },
+  {
+    method: "get",
+    path: "/api/memory/diff",
+    tag: "memory",
+    summary: "The unified diff between two versions of one file; without `to`, what `from` changed",
+    query: diffInput,
+    response: { description: "`{path, from, to, diff}`" },
+  },
+  {
+    method: "post",
+    path: "/api/memory/versions/{id}/revert",
+    tag: "memory",
+    summary: "Put a file back as it was at a version (itself a new version; nothing is lost)",
+    response: {
+      description: "`{reverted, version}`: the version put back, and the new one (null: unchanged)",
+    },
+  },
+  {
+    method: "post",
+    path: "/api/memory/versions/{id}/undo",
+    tag: "memory",
+    summary:
+      "Take back what one write changed, keeping later writes (a new version); 409 when later writes changed the same lines",
+    response: {
+      description: "`{reverted, version}`: the write undone, and the new version (null: unchanged)",
+    },
+  },
+  {
     method: "post",
     path: "/api/memory/reindex",
     tag: "memory",
@@ -134,22 +186,47 @@ export function memoryRoutes(runtime: Runtime): Hono {
   app.put("/memory/files/*", async (c) => {
     const path = pathTail(c, "/api/memory/files/");
     const { content } = await readJson(c, replaceMemoryBody);
-    return c.json({ path: await act(() => memory.replace({ path, content })) });
+    return c.json({ path: await act(() => memory.replace({ path, content }, BY_API)) });
   });
 
   app.post("/memory/remember", async (c) => {
     const body = await readJson(c, memoryTextInput);
-    return c.json({ path: await act(() => memory.remember(body)) }, 201);
+    return c.json({ path: await act(() => memory.remember(body, BY_API)) }, 201);
   });
 
   app.post("/memory/log", async (c) => {
     const body = await readJson(c, memoryTextInput);
-    return c.json({ path: await act(() => memory.log(body)) }, 201);
+    return c.json({ path: await act(() => memory.log(body, BY_API)) }, 201);
   });
 
   app.put("/memory/sections", async (c) => {
     const body = await readJson(c, memorySectionInput);
-    return c.json({ path: await act(() => memory.writeSection(body)) });
+    return c.json({ path: await act(() => memory.writeSection(body, BY_API)) });
+  });
+
+  app.get("/memory/history", async (c) => {
+    const query = readQuery(c, historyInput);
+    return c.json({ versions: await act(() => memory.history(query)) });
+  });
+
+  app.get("/memory/versions/:id", async (c) => {
+    return c.json(await act(() => memory.version({ id: c.req.param("id") })));
+  });
+
+  app.get("/memory/diff", async (c) => {
+    return c.json(await act(() => memory.diff(readQuery(c, diffInput))));
+  });
+
+  app.post("/memory/versions/:id/undo", async (c) => {
+    return c.json(
+      await act(() => memory.undo({ id: c.req.param("id") }, { ...BY_API, via: "api undo" })),
+    );
+  });
+
+  app.post("/memory/versions/:id/revert", async (c) => {
+    return c.json(
+      await act(() => memory.revert({ id: c.req.param("id") }, { ...BY_API, via: "api revert" })),
+    );
   });
 
   app.post("/memory/reindex", async (c) => {

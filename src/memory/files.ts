@@ -8,6 +8,7 @@
  */
 
 import { dirname, join } from "node:path";
+import type { WrittenBy } from "../store/versions.ts";
 import { localDate } from "./dates.ts";
 
 /** Longest entry accepted, so one call cannot bloat MEMORY.md. */
@@ -22,10 +23,23 @@ export class MemoryWriteError extends Error {
 
 /** Where things are in the memory directory. */
 export interface MemoryLayout {
-  /** HOME/memory. */
+  /** HOME/memory (or the hob home itself, for the identity files, skills and tools). */
   dir: string;
   now(): Date;
+  /**
+   * Told of every write, under the write's lock, with the content before
+   * (null: there was no file) and after (null: deleted): the file history.
+   */
+  recorder?: WriteRecorder;
 }
+
+/** Hears each write of a {@linkcode MemoryFiles}, path relative to its directory. */
+export type WriteRecorder = (
+  path: string,
+  before: string | null,
+  after: string | null,
+  by: WrittenBy,
+) => void;
 
 /**
  * The writer for one memory directory.
@@ -63,9 +77,9 @@ export class MemoryFiles {
    * Adds a timestamped entry to MEMORY.md: at the end of its "Facts" section
    * when it has one, else at the end of the file. Returns the relative path.
    */
-  remember(text: string): Promise<string> {
+  remember(text: string, by: WrittenBy): Promise<string> {
     const entry = clean(text);
-    return this.#change(this.longTermPath, (current) => {
+    return this.#change(this.longTermPath, by, (current) => {
       const line = `- [${stampOf(this.#layout.now())}] ${indentContinuation(entry)}`;
       const lines = (current || "# Memory\n").replace(/\n+$/, "").split("\n");
       const facts = lines.findIndex((l) => /^#{1,6}\s+facts\s*$/i.test(l));
@@ -81,11 +95,11 @@ export class MemoryFiles {
   }
 
   /** Appends a timestamped note to today's log. Returns the relative path written. */
-  logNote(text: string, options: { heading?: string } = {}): Promise<string> {
+  logNote(text: string, by: WrittenBy, options: { heading?: string } = {}): Promise<string> {
     const entry = clean(text);
     const now = this.#layout.now();
     const path = this.dailyPath(now);
-    return this.#change(path, (current) => {
+    return this.#change(path, by, (current) => {
       const time = stampOf(now).slice(11);
       const base = ensureNewline(current || `# ${localDate(now)}\n`);
       if (options.heading) return `${base}\n## ${time} ${options.heading}\n\n${entry}\n`;
@@ -97,13 +111,13 @@ export class MemoryFiles {
    * Replaces the body of the section titled `section` in MEMORY.md (any
    * heading level; the first match), or adds it as a new `##` section.
    */
-  writeSection(section: string, content: string): Promise<string> {
+  writeSection(section: string, content: string, by: WrittenBy): Promise<string> {
     const title = section.trim().replace(/^#+\s*/, "");
     if (!title || title.includes("\n")) {
       throw new MemoryWriteError("The section name must be one line of text");
     }
     const body = content.trim();
-    return this.#change(this.longTermPath, (current) => {
+    return this.#change(this.longTermPath, by, (current) => {
       const lines = (current || "# Memory\n").split("\n");
       const start = lines.findIndex((line) => {
         const heading = /^(#{1,6})\s+(.+?)\s*$/.exec(line);
@@ -125,56 +139,103 @@ export class MemoryFiles {
 
   /** Reads a memory file (relative path); empty when it does not exist. */
   async read(path: string): Promise<string> {
-    try {
-      return await Deno.readTextFile(join(this.#layout.dir, path));
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return "";
-      throw error;
-    }
+    return await this.#readOrNull(path) ?? "";
   }
 
   /** Replaces a whole memory file, as an editor would. */
-  replace(path: string, content: string): Promise<string> {
-    return this.#change(path, () => content);
+  replace(path: string, content: string, by: WrittenBy): Promise<string> {
+    return this.#change(path, by, () => content);
+  }
+
+  /** Writes a new file; refuses (Deno.errors.AlreadyExists) when there is one. */
+  create(path: string, content: string, by: WrittenBy): Promise<string> {
+    return this.#change(path, by, (_current, exists) => {
+      if (exists) throw new Deno.errors.AlreadyExists(`${path} exists already`);
+      return content;
+    });
+  }
+
+  /**
+   * Rewrites a file from what it holds now (null: no file), under the lock;
+   * `change` returns the next content, null to delete it.
+   */
+  update(path: string, by: WrittenBy, change: (current: string | null) => string | null) {
+    return this.#change(path, by, (current, exists) => change(exists ? current : null));
+  }
+
+  /** Deletes a file, if it is there. */
+  remove(path: string, by: WrittenBy): Promise<string> {
+    return this.#change(path, by, () => null);
+  }
+
+  /**
+   * Tells the recorder what the file holds now, in turn with the writes (an
+   * edit made outside hob, seen by a watcher): a write running meanwhile
+   * cannot be taken for the edit.
+   */
+  observe(path: string, by: WrittenBy): Promise<string> {
+    return this.#change(path, by, undefined);
   }
 
   /**
    * Reads, changes and atomically rewrites one file under both locks. The
-   * change function sees the current content ("" for a new file).
+   * change function sees the current content ("" for a new file) and returns
+   * the next (null: delete the file); without one, nothing is written.
    */
-  #change(path: string, change: (current: string) => string): Promise<string> {
-    const run = this.#queue.then(() => this.#locked(path, change));
+  #change(path: string, by: WrittenBy, change: Change | undefined): Promise<string> {
+    const run = this.#queue.then(() => this.#locked(path, by, change));
     this.#queue = run.catch(() => {});
     return run;
   }
 
-  async #locked(path: string, change: (current: string) => string): Promise<string> {
+  async #locked(path: string, by: WrittenBy, change: Change | undefined): Promise<string> {
     const dir = this.#layout.dir;
     await Deno.mkdir(dir, { recursive: true });
     const lock = await Deno.open(join(dir, ".write.lock"), { create: true, write: true });
     try {
       await lock.lock(true);
-      const file = join(dir, path);
-      const current = await this.read(path);
-      const next = change(current);
-      const folder = dirname(file);
-      await Deno.mkdir(folder, { recursive: true });
-      await this.#sweep(folder);
-      const temp = join(folder, `${TEMP_PREFIX}${crypto.randomUUID()}.tmp`);
-      try {
-        await writeSynced(temp, next);
-        await Deno.rename(temp, file);
-        await syncDirectory(folder);
-      } catch (error) {
-        await Deno.remove(temp).catch(() => {});
-        throw new MemoryWriteError(`Cannot write ${path}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
+      const current = await this.#readOrNull(path);
+      const next = change ? change(current ?? "", current !== null) : current;
+      if (change) await this.#put(path, next);
+      this.#layout.recorder?.(path, current, next, by);
       return path;
     } finally {
       await lock.unlock().catch(() => {});
       lock.close();
+    }
+  }
+
+  async #readOrNull(path: string): Promise<string | null> {
+    try {
+      return await Deno.readTextFile(join(this.#layout.dir, path));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw error;
+    }
+  }
+
+  /** Puts `next` in place atomically, or deletes the file for null. */
+  async #put(path: string, next: string | null): Promise<void> {
+    const file = join(this.#layout.dir, path);
+    if (next === null) {
+      await Deno.remove(file).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      });
+      return;
+    }
+    const folder = dirname(file);
+    await Deno.mkdir(folder, { recursive: true });
+    await this.#sweep(folder);
+    const temp = join(folder, `${TEMP_PREFIX}${crypto.randomUUID()}.tmp`);
+    try {
+      await writeSynced(temp, next);
+      await Deno.rename(temp, file);
+      await syncDirectory(folder);
+    } catch (error) {
+      await Deno.remove(temp).catch(() => {});
+      throw new MemoryWriteError(`Cannot write ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -192,6 +253,9 @@ export class MemoryFiles {
     }
   }
 }
+
+/** A change of a file's content: null deletes it. */
+type Change = (current: string, exists: boolean) => string | null;
 
 /**
  * Writes a new file and waits until its bytes are on disk, so the rename that

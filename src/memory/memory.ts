@@ -11,8 +11,10 @@ import type { PromptSources } from "../core/ports.ts";
 import { excerptLines } from "../core/untrusted.ts";
 import { resolveInRoots } from "../tools/sandbox/paths.ts";
 import { boundedQuery, LOOKUP_QUERY_CHARS } from "./bounded_query.ts";
+import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { Embedder } from "./embedder.ts";
-import { MemoryFiles } from "./files.ts";
+import type { MemoryFiles } from "./files.ts";
+import { FileHistory, loadDiff } from "./history.ts";
 import { createOpenAiEmbedder } from "./openai_embeddings.ts";
 import {
   defaultFusion,
@@ -24,8 +26,6 @@ import {
 import { createTransformersEmbedder } from "./transformers.ts";
 import { createUseLiteEmbedder } from "./use_lite.ts";
 
-/** How long file changes settle before they are indexed. */
-const WATCH_DEBOUNCE_MS = 300;
 /** Lines memory_get returns by default, and at most. */
 const DEFAULT_GET_LINES = 60;
 const MAX_GET_LINES = 500;
@@ -66,12 +66,14 @@ export function createEmbedder(config: HobConfig): Embedder | null {
  * @example
  * ```ts
  * const memory = new Memory({ home, db, config, now: () => new Date() });
- * await memory.remember("Ada's sister is called Grace.");
+ * await memory.remember("Ada's sister is called Grace.", { author: "owner", via: "cli" });
  * const hits = await memory.search("who is Ada's sibling?");
  * ```
  */
 export class Memory {
   readonly files: MemoryFiles;
+  /** Every write to memory, identity, skills and tools, as versions. */
+  readonly history: FileHistory;
   readonly index: MemoryIndex;
   /** Settles when the index has caught up with the files at start. */
   readonly ready: Promise<void>;
@@ -88,6 +90,8 @@ export class Memory {
       config: HobConfig;
       now: () => Date;
       embedder?: Embedder | null;
+      /** The home's file history; one over `db` when not given. */
+      history?: FileHistory;
     },
   ) {
     this.#home = options.home;
@@ -100,11 +104,16 @@ export class Memory {
     if (options.config.memory.vector_weight !== undefined) {
       fusion.vectorWeight = options.config.memory.vector_weight;
     }
-    this.files = new MemoryFiles({ dir: join(options.home, "memory"), now: options.now });
+    this.history = options.history ??
+      new FileHistory({ home: options.home, db: options.db, now: options.now });
+    this.files = this.history.memory;
     this.index = new MemoryIndex(options.db, this.files.dir, this.#embedder, fusion);
     // Catch up with edits made while hob was not running; vectors follow deferred, while nobody waits.
     this.ready = this.index.sync().then(() => {}, (error) => {
       console.error(`hob: indexing memory failed: ${(error as Error).message}`);
+    }).then(() => this.history.scan()).then(() => {}, (error) => {
+      // Versions resume with the next write; the files themselves are untouched.
+      console.error(`hob: recording file versions failed: ${(error as Error).message}`);
     });
   }
 
@@ -147,59 +156,79 @@ export class Memory {
     };
   }
 
-  async remember(text: string): Promise<string> {
-    return await this.#indexed(await this.files.remember(text));
+  async remember(text: string, by: WrittenBy): Promise<string> {
+    return await this.#indexed(await this.files.remember(text, by));
   }
 
-  async logNote(text: string, heading?: string): Promise<string> {
-    return await this.#indexed(await this.files.logNote(text, { heading }));
+  async logNote(text: string, by: WrittenBy, heading?: string): Promise<string> {
+    return await this.#indexed(await this.files.logNote(text, by, { heading }));
   }
 
-  async writeSection(section: string, content: string): Promise<string> {
-    return await this.#indexed(await this.files.writeSection(section, content));
+  async writeSection(section: string, content: string, by: WrittenBy): Promise<string> {
+    return await this.#indexed(await this.files.writeSection(section, content, by));
   }
 
   /** Replaces a whole file (the page's editor). */
-  async replace(path: string, content: string): Promise<string> {
+  async replace(path: string, content: string, by: WrittenBy): Promise<string> {
     const file = await resolveInRoots(path, [this.files.dir], { allowMissing: true });
     if (!file.endsWith(".md")) throw new Error("Only Markdown (.md) files live in memory");
     return await this.#indexed(
-      await this.files.replace(file.slice(this.files.dir.length + 1), content),
+      await this.files.replace(file.slice(this.files.dir.length + 1), content, by),
     );
+  }
+
+  /**
+   * Puts a file back as it was at `version` — itself a new version, so
+   * nothing is lost — and the index follows. A version that deleted the file
+   * deletes it again. Returns the new version (null: the file already held it).
+   */
+  revert(version: FileVersion, by: WrittenBy): Promise<FileVersion | null> {
+    const content = this.history.content(version);
+    return this.#rewrite(version, by, () => content);
+  }
+
+  /**
+   * Takes back what the write `version` changed, keeping later writes to the
+   * file — a new version too. Throws `UndoConflict` when later writes changed
+   * the same lines. Returns the new version (null: nothing changed).
+   */
+  async undo(version: FileVersion, by: WrittenBy): Promise<FileVersion | null> {
+    await loadDiff();
+    return await this.#rewrite(version, by, (current) => this.history.undone(version, current));
+  }
+
+  /** Rewrites `version`'s file under its lock, as `by` restoring from `version`; the index follows. */
+  async #rewrite(
+    version: FileVersion,
+    by: WrittenBy,
+    change: (current: string | null) => string | null,
+  ): Promise<FileVersion | null> {
+    const inMemory = version.path.startsWith("memory/");
+    const writer = inMemory ? this.files : this.history.files;
+    const path = inMemory ? version.path.slice("memory/".length) : version.path;
+    const before = this.history.versions.latest(version.path)?.id;
+    await writer.update(path, { ...by, reverts: version.id }, change);
+    if (inMemory) await this.#indexed(path);
+    const after = this.history.versions.latest(version.path);
+    return after && after.id !== before ? after : null;
   }
 
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<string[]> {
     return this.index.reindex(onProgress);
   }
 
-  /** Indexes memory files as they change on disk (an editor, a sync tool), until closed. */
+  /**
+   * Records and indexes the files as they change on disk (an editor, a sync
+   * tool), until closed: memory's files are indexed, and every versioned file
+   * (memory, identity, skills, tools) gets a version as the owner's edit.
+   */
   watch(): void {
     if (this.#watcher) return;
-    this.#watcher = Deno.watchFs(this.files.dir, { recursive: true });
-    const changed = new Set<string>();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    (async () => {
-      for await (const event of this.#watcher!) {
-        for (const path of event.paths) {
-          const relative = path.slice(this.files.dir.length + 1);
-          if (
-            !relative.endsWith(".md") || relative.split("/").some((part) => part.startsWith("."))
-          ) continue;
-          changed.add(relative);
-        }
-        if (changed.size === 0) continue;
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          const paths = [...changed];
-          changed.clear();
-          for (const path of paths) {
-            this.index.indexFile(path).catch((error) =>
-              console.error(`hob: indexing ${path}: ${error.message}`)
-            );
-          }
-        }, WATCH_DEBOUNCE_MS);
-      }
-    })().catch(() => {/* closed */});
+    this.#watcher = this.history.watch((path) => {
+      this.index.indexFile(path).catch((error) =>
+        console.error(`hob: indexing ${path}: ${error.message}`)
+      );
+    }) ?? undefined;
   }
 
   /**

@@ -110,7 +110,8 @@ export function createBackground(deps: BackgroundDeps): Background {
     turn: (input) => deps.turn(input),
     conversations: store,
     checklist: () => readOrEmpty(join(deps.home, "identity", "HEARTBEAT.md")),
-    logNote: (text, heading) => deps.memory.logNote(text, heading),
+    logNote: (text, heading, from) =>
+      deps.memory.logNote(text, { author: "job", via: "heartbeat", ...from }, heading),
     notify,
     loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
     saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),

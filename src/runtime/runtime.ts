@@ -16,6 +16,7 @@ import type { ChannelState } from "../app/channels.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
 import { Memory } from "../memory/memory.ts";
+import { FileHistory } from "../memory/history.ts";
 import { McpHub } from "../mcp/client.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
@@ -117,8 +118,10 @@ export async function openRuntime(
   const store = new SqliteConversationStore(db);
   const recovered = store.recoverInterrupted();
   const llm = createLlmRouter(config);
-  const toolbox = await openToolbox({ home, config, db, now: () => clock.now() });
-  const memory = new Memory({ home, db, config, now: () => clock.now() });
+  const now = () => clock.now();
+  const history = new FileHistory({ home, db, now });
+  const toolbox = await openToolbox({ home, config, db, now, files: history.files });
+  const memory = new Memory({ home, db, config, now, history });
   const mcp = new McpHub(config.mcpServers, toolbox.registry, {
     cwd: join(home, "workspace"),
     log: options.log,
@@ -214,7 +217,10 @@ function agentDeps(
     store: parts.store,
     tools: parts.toolbox.registry,
     prompt: memory.promptSources(),
-    memory: { logNote: (text, heading) => memory.logNote(text, heading) },
+    memory: {
+      logNote: (text, heading, from) =>
+        memory.logNote(text, { author: "flush", via: "auto-flush", ...from }, heading),
+    },
     attachments: attachmentPort(parts.home),
     clock: parts.clock,
     settings: {

@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { type AgentDeps, runTurn } from "../core/agent.ts";
 import { derivedText } from "../core/untrusted.ts";
-import type { CommandPort, ToolCallContext } from "../core/ports.ts";
+import type { CommandPort, ConversationStore, ToolCallContext } from "../core/ports.ts";
+import type { WrittenBy } from "../store/versions.ts";
 import { completeText } from "../core/complete.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent, ImageContent } from "../core/types.ts";
@@ -89,10 +90,10 @@ export function createServices(
   const runSkill = skillRunner(agent, toolbox, services);
   Object.assign(
     services,
-    memoryServices(app.memory),
+    memoryServices(app.memory, agent.store),
     modelServices(agent),
     backgroundServices(app),
-    toolServices(toolbox, runSkill),
+    toolServices(toolbox, runSkill, agent.store),
     mediaServices(toolbox),
   );
   return { services, runSkill };
@@ -104,11 +105,8 @@ export function createServices(
  * tainted too: an injection cannot launder itself into a clean conversation
  * through memory.
  */
-function memoryServices(memory: MemoryActions): HobServices {
-  const by = (context: ServiceCallContext) => ({
-    taint: context.tainted,
-    by: `${context.tool} in a turn`,
-  });
+function memoryServices(memory: MemoryActions, conversations: ConversationStore): HobServices {
+  const by = (context: ServiceCallContext) => writtenBy(context, conversations);
   return {
     async "memory.search"(params) {
       const { query, limit } = memorySearchParams.parse(params);
@@ -120,6 +118,27 @@ function memoryServices(memory: MemoryActions): HobServices {
     "memory.write": (params, context) =>
       memory.writeSection(sectionParams.parse(params), by(context)),
   };
+}
+
+/**
+ * Who a tool's write is by, for the file history: the agent in a turn (a job
+ * or the heartbeat when the turn is theirs), or whoever called the tool
+ * directly — the owner through the API or CLI, another agent through MCP.
+ */
+export function writtenBy(
+  context: ServiceCallContext,
+  conversations: ConversationStore,
+): WrittenBy {
+  const base = {
+    via: context.tool,
+    conversation_id: context.conversation_id,
+    taint: context.tainted,
+  };
+  if (context.conversation_id === null) {
+    return { ...base, author: context.source === "mcp" ? "mcp" : "owner" };
+  }
+  const kind = conversations.getConversation(context.conversation_id)?.kind;
+  return { ...base, author: kind === "job" || kind === "heartbeat" ? "job" : "agent" };
 }
 
 /** The turn's model: one answer, or a sub-agent's whole turn. */
@@ -166,7 +185,11 @@ function mediaServices(toolbox: Toolbox): HobServices {
 }
 
 /** Calling and building tools and skills. */
-function toolServices(toolbox: Toolbox, runSkill: ServiceSet["runSkill"]): HobServices {
+function toolServices(
+  toolbox: Toolbox,
+  runSkill: ServiceSet["runSkill"],
+  conversations: ConversationStore,
+): HobServices {
   return {
     async "tools.call"(params, context) {
       const { name, args } = toolCallParams.parse(params);
@@ -175,13 +198,13 @@ function toolServices(toolbox: Toolbox, runSkill: ServiceSet["runSkill"]): HobSe
         { ...toolContext(context), source: "skill" },
       );
     },
-    "tools.build"(params) {
+    "tools.build"(params, context) {
       const { name, description, code } = buildParams.parse(params);
-      return toolbox.buildTool(name, description, code);
+      return toolbox.buildTool(name, description, code, writtenBy(context, conversations));
     },
-    "skills.build"(params) {
+    "skills.build"(params, context) {
       const { name, description, code } = buildParams.parse(params);
-      return toolbox.buildSkill(name, description, code);
+      return toolbox.buildSkill(name, description, code, writtenBy(context, conversations));
     },
     "skills.list"() {
       return Promise.resolve(
@@ -374,6 +397,7 @@ export function createSkillCommands(toolbox: Toolbox, { runSkill }: ServiceSet):
           signal: context.signal,
           emit: context.emit,
           model: context.model,
+          source: "skill",
         });
         return result;
       } catch (error) {

@@ -9,6 +9,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { HobConfig } from "../config/schema.ts";
+import type { MemoryFiles } from "../memory/files.ts";
+import type { WrittenBy } from "../store/versions.ts";
 import { SqliteApprovals } from "../store/approvals.ts";
 import { SqliteInspections } from "../store/inspections.ts";
 import { SqliteToolEvents } from "../store/tool_events.ts";
@@ -54,15 +56,22 @@ export interface Toolbox {
   /** Reloads whenever HOME/tools or HOME/skills change, until closed. */
   watch(): void;
   /** Writes, checks and registers a new user tool; never overwrites. */
-  buildTool(name: string, description: string, code: string): Promise<string>;
+  buildTool(name: string, description: string, code: string, by: WrittenBy): Promise<string>;
   /** Writes and checks a new skill; never overwrites. */
-  buildSkill(name: string, description: string, code: string): Promise<string>;
+  buildSkill(name: string, description: string, code: string, by: WrittenBy): Promise<string>;
   close(): void;
 }
 
 /** Opens the tools of a home. */
 export async function openToolbox(
-  options: { home: string; config: HobConfig; db: DatabaseSync; now: () => Date },
+  options: {
+    home: string;
+    config: HobConfig;
+    db: DatabaseSync;
+    now: () => Date;
+    /** The writer of the home's versioned files (the file history's), for built tools and skills. */
+    files: MemoryFiles;
+  },
 ): Promise<Toolbox> {
   const { home, config } = options;
   const scope = await permissionScope(home, config.tools.roots);
@@ -84,6 +93,7 @@ export async function openToolbox(
     scope,
     builtins,
     inspections,
+    files: options.files,
   });
   let loading: Promise<void> | undefined;
   const load = () =>
@@ -195,21 +205,24 @@ function builtinLoader(registry: ToolRegistry): Builtins {
   };
 }
 
+/** What the user's tools and skills are loaded with. */
+interface UserFilesOptions {
+  home: string;
+  config: HobConfig;
+  registry: ToolRegistry;
+  spawner: ToolSpawner;
+  scope: PermissionScope;
+  builtins: Builtins;
+  inspections: SqliteInspections<ToolDescription>;
+  /** The writer of the home's versioned files: a built tool or skill is a version. */
+  files: MemoryFiles;
+}
+
 /**
  * The user's tools (registered in `registry`) and skills from HOME/tools and
  * HOME/skills: loading them again, and building new ones.
  */
-function userToolsAndSkills(
-  options: {
-    home: string;
-    config: HobConfig;
-    registry: ToolRegistry;
-    spawner: ToolSpawner;
-    scope: PermissionScope;
-    builtins: Builtins;
-    inspections: SqliteInspections<ToolDescription>;
-  },
-) {
+function userToolsAndSkills(options: UserFilesOptions) {
   const { registry, spawner, builtins } = options;
   const reserved = builtins.names;
   const inspections = usedInspections(options.inspections);
@@ -247,17 +260,22 @@ function userToolsAndSkills(
     inspections.keepOnly(inspections.used);
   }
 
-  async function buildTool(name: string, description: string, code: string): Promise<string> {
+  const write = (path: string, code: string, kind: "tool" | "skill", by: WrittenBy) =>
+    writeAndLoad(options.files, { path, code, kind, by });
+
+  async function buildTool(
+    name: string,
+    description: string,
+    code: string,
+    by: WrittenBy,
+  ): Promise<string> {
     await builtins.load();
     if (reserved.has(name) || registry.get(name)) {
       throw new Error(
         `A tool named '${name}' exists already; pick another name (tools are never overwritten)`,
       );
     }
-    const tool = await writeAndLoad(
-      join(toolsDir, `${name}.ts`),
-      code,
-      "tool",
+    const tool = await write(`tools/${name}.ts`, code, "tool", by)(
       (file) => loadUserTool(file, userOptions),
     );
     if (!tool.description) tool.description = description;
@@ -271,17 +289,19 @@ function userToolsAndSkills(
     }). It can be called now.`;
   }
 
-  async function buildSkill(name: string, description: string, code: string): Promise<string> {
+  async function buildSkill(
+    name: string,
+    description: string,
+    code: string,
+    by: WrittenBy,
+  ): Promise<string> {
     if (!SKILL_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
     if (skills.has(name)) {
       throw new Error(
         `A skill named '${name}' exists already; pick another name (skills are never overwritten)`,
       );
     }
-    const skill = await writeAndLoad(
-      join(skillsDir, `${name}.ts`),
-      code,
-      "skill",
+    const skill = await write(`skills/${name}.ts`, code, "skill", by)(
       (file) => loadSkill(file, spawner, inspections),
     );
     if (!skill.description) skill.description = description;
@@ -348,27 +368,29 @@ async function expandRoot(root: string, home: string): Promise<string> {
 }
 
 /**
- * Writes a new tool or skill file (never over an existing one) and loads it;
- * on any failure the file is deleted, so nothing half-built stays behind.
+ * Writes a new tool or skill file (never over an existing one; a version in
+ * the file history) and returns a function that loads it; on any failure the
+ * file is deleted — a version too — so nothing half-built stays behind.
  */
-async function writeAndLoad<T>(
-  file: string,
-  code: string,
-  kind: "tool" | "skill",
-  load: (file: string) => Promise<T>,
-): Promise<T> {
-  try {
-    await Deno.writeTextFile(file, code, { createNew: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) {
-      throw new Error(`${basename(file)} exists already; a ${kind} is never overwritten`);
+function writeAndLoad(
+  files: MemoryFiles,
+  build: { path: string; code: string; kind: "tool" | "skill"; by: WrittenBy },
+) {
+  const { path, code, kind, by } = build;
+  return async <T>(load: (file: string) => Promise<T>): Promise<T> => {
+    try {
+      await files.create(path, code, by);
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new Error(`${basename(path)} exists already; a ${kind} is never overwritten`);
+      }
+      throw error;
     }
-    throw error;
-  }
-  try {
-    return await load(file);
-  } catch (error) {
-    await Deno.remove(file).catch(() => {});
-    throw new Error(`The ${kind} was not built: ${(error as Error).message}`);
-  }
+    try {
+      return await load(join(files.dir, path));
+    } catch (error) {
+      await files.remove(path, { ...by, via: `${by.via} (did not load)` }).catch(() => {});
+      throw new Error(`The ${kind} was not built: ${(error as Error).message}`);
+    }
+  };
 }

@@ -7,7 +7,9 @@
  */
 
 import type { TurnInput } from "../core/agent.ts";
+import type { WrittenFrom } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
+import { derivedText } from "../core/untrusted.ts";
 import type { AgentEvent, Conversation, ConversationKind } from "../core/types.ts";
 import { onMinute } from "./clock.ts";
 import { zonedParts } from "./zones.ts";
@@ -78,7 +80,7 @@ export interface HeartbeatDeps {
   };
   /** The checklist, identity/HEARTBEAT.md; empty when there is none. */
   checklist(): Promise<string>;
-  logNote(text: string, heading: string): Promise<unknown>;
+  logNote(text: string, heading: string, from: WrittenFrom): Promise<unknown>;
   notify(notification: { kind: string; title: string; body: string }): void;
   loadState(): HeartbeatState | undefined;
   saveState(state: HeartbeatState): void;
@@ -260,7 +262,12 @@ export class Heartbeat {
       if (text.includes(HEARTBEAT_OK)) {
         return save({ status: "ok", reply: text, conversation_id: conversationId });
       }
-      await this.#deps.logNote(text, "Heartbeat");
+      // A report from a turn that read untrusted content keeps its label in the log.
+      await this.#deps.logNote(
+        reply.taint ? derivedText(text, reply.taint, "the heartbeat's report") : text,
+        "Heartbeat",
+        { conversation_id: conversationId, taint: reply.taint },
+      );
       this.#deps.notify({ kind: "heartbeat", title: "Heartbeat", body: text });
       return save({ status: "reported", reply: text, conversation_id: conversationId });
     } catch (error) {

@@ -8,7 +8,7 @@
 import type { ToolCallContext } from "../core/ports.ts";
 import type { ServiceName } from "./definition.ts";
 import { carriedTaint, type RawOutput } from "./call_label.ts";
-import type { HobServices, InProcessRun, RegisteredTool } from "./registered.ts";
+import type { CallSource, HobServices, InProcessRun, RegisteredTool } from "./registered.ts";
 import type { PermissionScope } from "./sandbox/permissions.ts";
 import type { ToSandbox } from "./sandbox/protocol.ts";
 import type { ToolSpawner } from "./sandbox/spawner.ts";
@@ -32,6 +32,8 @@ export interface DispatchCall {
   /** Longest output the tool should produce. */
   cap: number;
   context: ToolCallContext;
+  /** Who called: a turn's agent, a skill, or the owner through the API, CLI or MCP. */
+  source: CallSource;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface DispatchCall {
  *
  * @example
  * ```ts
- * const raw = await dispatchCall({ scope, spawner, services: () => services }, { tool, args, settings, cap, context });
+ * const raw = await dispatchCall({ scope, spawner, services: () => services }, { tool, args, settings, cap, context, source: "agent" });
  * ```
  */
 export async function dispatchCall(env: DispatchEnv, call: DispatchCall): Promise<RawOutput> {
@@ -108,7 +110,7 @@ function callMessage(
 /** Answers one service call from the sandbox, if the tool declared the capability. */
 function answerService(
   env: DispatchEnv,
-  { tool, context }: DispatchCall,
+  { tool, context, source }: DispatchCall,
   method: string,
   params: unknown,
 ): Promise<unknown> {
@@ -126,6 +128,7 @@ function answerService(
     emit: context.emit,
     model: context.model,
     tainted: context.tainted,
+    source,
   });
 }
 

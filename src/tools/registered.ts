@@ -75,6 +75,8 @@ export interface ServiceCallContext {
   model?: string;
   /** The calling turn's taint, which a sub-agent inherits. */
   tainted?: string;
+  /** Who called the tool: a turn's agent, a skill, or the owner through the API, CLI or MCP. */
+  source: CallSource;
 }
 
 /** Services of the hob process that tools reach from their Workers, by method name. */

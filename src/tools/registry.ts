@@ -286,7 +286,7 @@ export class ToolRegistry implements ToolRegistryPort {
         services: () => this.#services,
         now: this.#options.now,
       },
-      { tool, args, settings, cap, context },
+      { tool, args, settings, cap, context, source },
     );
     return audit.record(
       { content: labelOutput(raw, tool, args, cap), is_error: raw.is_error },

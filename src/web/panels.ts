@@ -14,6 +14,8 @@ import type { ChannelState } from "../app/channels.ts";
 import type { Task, TaskStatus } from "../store/tasks.ts";
 import type { Approval } from "../store/approvals.ts";
 import type { MemoryHit } from "../memory/search_index.ts";
+import type { VersionDiff } from "../memory/history.ts";
+import type { FileVersion } from "../store/versions.ts";
 import type { ToolInfo } from "../tools/registry.ts";
 import { showTime } from "../app/times.ts";
 
@@ -102,7 +104,117 @@ export function memoryPanel(options: { today: string; file?: Html; message?: Fla
       )}
     </div>
     <div id="memory-file">${options.file ?? ""}</div>
+    <h2>History</h2>
+    <p class="muted">Every write to memory, identity, skills and tools is kept: see what changed,
+      and put any file back as it was.</p>
+    <div class="toolbar" role="group" aria-label="History">
+      <button type="button" hx-get="/ui/memory/history" hx-target="#memory-history">All changes</button>
+      <button type="button" hx-get="/ui/memory/history?tainted=1" hx-target="#memory-history">
+        Written after reading untrusted content</button>
+    </div>
+    <div id="memory-history" aria-live="polite"></div>
   `;
+}
+
+/** What the history list shows above its versions. */
+export interface HistoryView {
+  /** One file's history, or null for every file. */
+  path: string | null;
+  tainted: boolean;
+  message?: Flash;
+}
+
+/**
+ * Versions, newest first, each with who wrote it and how, a flag when the
+ * writing turn had read untrusted content, its changes on demand, and a
+ * button that puts the file back as it was then.
+ */
+export function versionList(versions: FileVersion[], view: HistoryView): Html {
+  const title = view.tainted
+    ? "Writes made after reading untrusted content"
+    : view.path
+    ? `History of ${view.path}`
+    : "All changes";
+  return html`<section class="history" aria-label="${title}">
+  ${flash(view.message)}
+  <h3>${title}</h3>
+  ${
+    versions.length === 0
+      ? html`<p class="empty">${
+        view.tainted ? "No write was made after reading untrusted content." : "No versions yet."
+      }</p>`
+      : html`<ol class="cards versions">${
+        versions.map((version) => versionItem(version, view))
+      }</ol>`
+  }
+</section>`;
+}
+
+function versionItem(version: FileVersion, view: HistoryView): Html {
+  const change = version.hash === null
+    ? "deleted"
+    : version.reverts
+    ? `restored version ${version.reverts}`
+    : `${version.size} bytes`;
+  return html`<li data-version="${version.id}" class="${version.taint ? "tainted" : ""}">
+  <div class="title">#${version.id} ${version.path}
+    <span class="muted">${
+    at(version.at)
+  } · ${version.author} (${version.via}) · ${change}</span></div>
+  ${
+    version.taint
+      ? html`
+        <p
+          class="taint">⚠ Written by a turn that had read untrusted content (${version
+            .taint}): check it is what you want.</p>
+      `
+      : ""
+  }
+  <div class="actions">
+    <button type="button" hx-get="/ui/memory/diff?from=${version.id}"
+      hx-target="#diff-${version.id}">Changes</button>
+    <button type="button" hx-post="/ui/memory/revert" hx-vals='${revertValues(version, view, true)}'
+      hx-target="closest section" hx-swap="outerHTML"
+      hx-confirm="Take back what version ${version.id} changed in ${version.path}, keeping later changes?">Undo this change</button>
+    <button type="button" hx-post="/ui/memory/revert" hx-vals='${
+    revertValues(version, view, false)
+  }'
+      hx-target="closest section" hx-swap="outerHTML"
+      hx-confirm="Put ${version.path} back as it was at version ${version.id}? The current content stays in the history.">Restore this version</button>
+  </div>
+  <div id="diff-${version.id}"></div>
+</li>`;
+}
+
+/** What a revert or undo button sends: the version, and the list to show after it. */
+function revertValues(version: FileVersion, view: HistoryView, undo: boolean): string {
+  return JSON.stringify({
+    id: String(version.id),
+    path: view.path ?? "",
+    tainted: view.tainted ? "1" : "",
+    undo: undo ? "1" : "",
+  });
+}
+
+/** A unified diff, each line marked as added, removed or a hunk's header. */
+export function diffView(found: VersionDiff): Html {
+  const lines = found.diff.replace(/\n$/, "").split("\n").slice(2);
+  if (lines.length === 0) {
+    return html`<p class="muted">No change.</p>`;
+  }
+  return html`<pre class="diff" aria-label="Changes to ${found.path}">${
+    lines.map((line) =>
+      html`<span class="${
+        line.startsWith("+")
+          ? "add"
+          : line.startsWith("-")
+          ? "del"
+          : line.startsWith("@@")
+          ? "hunk"
+          : ""
+      }">${line}</span>\n`
+    )
+  }</pre>`;
 }
 
 export function memoryResults(query: string, hits: MemoryHit[]): Html {
@@ -128,7 +240,9 @@ export function memoryEditor(path: string, content: string, message?: Flash): Ht
   <label>${path}
     <textarea class="editor" name="content" spellcheck="false">${content}</textarea>
   </label>
-  <div><button type="submit" class="primary">Save</button></div>
+  <div class="actions"><button type="submit" class="primary">Save</button>
+    <button type="button" hx-get="/ui/memory/history?path=${encodeURIComponent(path)}"
+      hx-target="#memory-history">History</button></div>
 </form>`;
 }
 

@@ -18,8 +18,8 @@ import type { Runtime } from "../runtime/runtime.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
 import { readForm } from "../http/validate.ts";
-import { writeAtomic } from "../tools/fs_helpers.ts";
 import { readOrEmpty } from "../memory/memory.ts";
+import type { WrittenBy } from "../store/versions.ts";
 import { type Asset, getAsset, getClientModule } from "./assets.ts";
 import { shell, signIn } from "./layout.ts";
 import {
@@ -27,6 +27,7 @@ import {
   badges,
   channelsPanel,
   conversationList,
+  diffView,
   EDITABLE_FILES,
   type Flash,
   memoryEditor,
@@ -38,7 +39,11 @@ import {
   schedulesPanel,
   tasksPanel,
   toolsPanel,
+  versionList,
 } from "./panels.ts";
+
+/** Every write from the page is the owner's. */
+const BY_PAGE: WrittenBy = { author: "owner", via: "page" };
 
 /** The paths that show the shell (the views app.js routes between). */
 const VIEWS = [
@@ -222,15 +227,66 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     if (path.startsWith("memory/")) {
       // Through memory: atomic, serialised with other writers, re-indexed at once.
       try {
-        await runtime.app.memory.replace({ path: path.slice("memory/".length), content });
+        await runtime.app.memory.replace({ path: path.slice("memory/".length), content }, BY_PAGE);
       } catch (error) {
         const text = formRefusal(error, {});
         return c.html(memoryEditor(path, content, { ok: false, text }), 422);
       }
     } else {
-      await writeAtomic(join(runtime.home, path), content);
+      const name = path.slice("identity/".length) as "SOUL.md";
+      await runtime.app.memory.writeIdentity({ name, content }, BY_PAGE);
     }
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
+  });
+  historyFragments(ui, runtime);
+}
+
+/** The history: versions of one file or all, their changes, and putting a file back. */
+function historyFragments(ui: Hono, runtime: Runtime): void {
+  const { memory } = runtime.app;
+  const view = (path: string | undefined, tainted: string | undefined) => ({
+    path: path || null,
+    tainted: tainted === "1",
+  });
+  ui.get("/memory/history", async (c) => {
+    const shown = view(c.req.query("path"), c.req.query("tainted"));
+    const versions = await memory.history({
+      path: shown.path ?? undefined,
+      tainted: shown.tainted,
+    });
+    return c.html(versionList(versions, shown));
+  });
+
+  ui.get("/memory/diff", async (c) => {
+    return c.html(diffView(await memory.diff({ from: c.req.query("from") ?? "" })));
+  });
+
+  ui.post("/memory/revert", async (c) => {
+    const form = await readForm(c);
+    const shown = view(String(form.path ?? ""), String(form.tainted ?? ""));
+    const undo = form.undo === "1";
+    const id = { id: String(form.id ?? "") };
+    const by = { ...BY_PAGE, via: undo ? "page undo" : "page revert" };
+    let message: Flash;
+    try {
+      const { reverted, version } = undo ? await memory.undo(id, by) : await memory.revert(id, by);
+      const what = undo
+        ? `without the change of version ${reverted.id}`
+        : `back as it was at version ${reverted.id}`;
+      message = {
+        ok: true,
+        text: version
+          ? `${reverted.path} is ${what} (now version ${version.id}).`
+          : `${reverted.path} did not change.`,
+      };
+    } catch (error) {
+      message = { ok: false, text: formRefusal(error, {}) };
+    }
+    const versions = await memory.history({
+      path: shown.path ?? undefined,
+      tainted: shown.tainted,
+    });
+    return c.html(versionList(versions, { ...shown, message }));
   });
 }
 

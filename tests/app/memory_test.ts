@@ -6,6 +6,9 @@
 import { ActionError } from "../../src/app/errors.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/assert.ts";
 import { tempRuntime } from "../helpers/home.ts";
+import type { WrittenBy } from "../../src/store/versions.ts";
+
+const BY: WrittenBy = { author: "owner", via: "test" };
 
 const YAML = "memory: { embedder: none }\ntasks: { workers: 0 }\nheartbeat: { enabled: false }\n";
 
@@ -20,12 +23,15 @@ Deno.test("createMemoryActions writes, reads, searches and reindexes memory", as
   const memory = env.runtime.app.memory;
 
   await t.step("writes return the path they wrote", async () => {
-    assertEquals(await memory.remember({ text: " Ada prefers green tea. " }), "MEMORY.md");
-    assertEquals(await memory.log({ text: "Called the plumber" }), memory.todayPath());
+    assertEquals(await memory.remember({ text: " Ada prefers green tea. " }, BY), "MEMORY.md");
+    assertEquals(await memory.log({ text: "Called the plumber" }, BY), memory.todayPath());
     assertMatch(memory.todayPath(), /^\d{4}-\d\d-\d\d\.md$/);
-    assertEquals(await memory.writeSection({ section: "Plans", content: "Tulips" }), "MEMORY.md");
     assertEquals(
-      await memory.replace({ path: "notes/garden.md", content: "# Garden\n\nDig.\n" }),
+      await memory.writeSection({ section: "Plans", content: "Tulips" }, BY),
+      "MEMORY.md",
+    );
+    assertEquals(
+      await memory.replace({ path: "notes/garden.md", content: "# Garden\n\nDig.\n" }, BY),
       "notes/garden.md",
     );
     assertEquals(await memory.files(), ["MEMORY.md", "notes/garden.md", memory.todayPath()].sort());
@@ -56,9 +62,9 @@ Deno.test("createMemoryActions writes, reads, searches and reindexes memory", as
       [() => memory.read({ path: "MEMORY.md", lines: 5_001 }), "invalid", "lines"],
       [() => memory.read({ path: "../token" }), "invalid", "path"],
       [() => memory.read({ path: "nope.md" }), "invalid", "path"],
-      [() => memory.replace({ path: "notes.txt", content: "x" }), "invalid", "path"],
-      [() => memory.remember({ text: "x".repeat(10_001) }), "invalid", "text"],
-      [() => memory.writeSection({ section: "A\nB", content: "x" }), "invalid", undefined],
+      [() => memory.replace({ path: "notes.txt", content: "x" }, BY), "invalid", "path"],
+      [() => memory.remember({ text: "x".repeat(10_001) }, BY), "invalid", "text"],
+      [() => memory.writeSection({ section: "A\nB", content: "x" }, BY), "invalid", undefined],
     ];
     for (const [call, code, field] of cases) {
       const error = await refusal(call);

@@ -133,7 +133,7 @@ async function serviceRefusal(call: () => Promise<unknown>): Promise<ActionError
 }
 
 function serviceContext(tainted?: string): ServiceCallContext {
-  return { tool: "create_task", conversation_id: null, depth: 0, tainted };
+  return { tool: "create_task", conversation_id: null, depth: 0, tainted, source: "agent" };
 }
 
 Deno.test("a bad new task is refused alike by REST, the CLI, the page and the tool services", async (t) => {

@@ -417,7 +417,7 @@ Deno.test("a memory writer killed at the moment it starts writing a large file l
     const module = new URL("../../src/memory/files.ts", import.meta.url).href;
     const script = `import { MemoryFiles } from "${module}";
       const files = new MemoryFiles({ dir: Deno.args[0], now: () => new Date() });
-      await files.replace("big.md", "# new\\n" + "new content line\\n".repeat(4_000_000));`;
+      await files.replace("big.md", "# new\\n" + "new content line\\n".repeat(4_000_000), { author: "owner", via: "test" });`;
     const old = `# old\n${"old content line\n".repeat(100_000)}`;
     for (let round = 1; round <= 3; round++) {
       await Deno.writeTextFile(`${dir}/big.md`, old);

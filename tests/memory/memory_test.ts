@@ -12,6 +12,9 @@ import { Memory } from "../../src/memory/memory.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { fakeEmbedder } from "../fakes/embedder.ts";
 import { tempHome } from "../helpers/home.ts";
+import type { WrittenBy } from "../../src/store/versions.ts";
+
+const BY: WrittenBy = { author: "owner", via: "test" };
 
 const NOW = new Date(2026, 10, 22, 18, 0);
 
@@ -35,8 +38,8 @@ async function tempMemory(yaml = "") {
 
 Deno.test("Memory.context carries MEMORY.md, today's and yesterday's logs and search hits, with paths", async () => {
   await using t = await tempMemory();
-  await t.memory.remember("Grace lives in Lisbon and loves sardines.");
-  await t.memory.logNote("Booked the dentist for Tuesday.");
+  await t.memory.remember("Grace lives in Lisbon and loves sardines.", BY);
+  await t.memory.logNote("Booked the dentist for Tuesday.", BY);
   await Deno.writeTextFile(
     `${t.home}/memory/2026-11-21.md`,
     "# 2026-11-21\n- 10:00 Paid the rent.\n",
@@ -60,7 +63,9 @@ Deno.test("Memory.context carries MEMORY.md, today's and yesterday's logs and se
 
 Deno.test("Memory.context stays within its token budget", async () => {
   await using t = await tempMemory("memory: { context_tokens: 200 }\n");
-  for (let i = 0; i < 60; i++) await t.memory.remember(`Fact number ${i}: ${"detail ".repeat(20)}`);
+  for (let i = 0; i < 60; i++) {
+    await t.memory.remember(`Fact number ${i}: ${"detail ".repeat(20)}`, BY);
+  }
   const context = await t.memory.context("fact");
   assert(context.length <= 200 * 4 + 200, `${context.length} characters`);
   const longTerm = context.split("## Notes that may be relevant")[0];
