@@ -74,13 +74,12 @@ export const historyInput = z.object({
   before: z.coerce.number().int().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+/** A version's number, as digits or a number. */
+const versionNumber = z.coerce.number({ error: "must be a version number" }).int().min(1);
 /** A version, by its number. */
-export const versionInput = z.object({ id: z.coerce.number().int().min(1) });
+export const versionInput = z.object({ id: versionNumber });
 /** Two versions of one file; without `to`, what the write `from` changed. */
-export const diffInput = z.object({
-  from: z.coerce.number().int().min(1),
-  to: z.coerce.number().int().min(1).optional(),
-});
+export const diffInput = z.object({ from: versionNumber, to: versionNumber.optional() });
 
 export type SearchMemoryInput = z.input<typeof searchMemoryInput>;
 export type ReadMemoryInput = z.input<typeof readMemoryInput>;

@@ -22,6 +22,8 @@ export const VERSIONED_DIRS = ["memory", "identity", "skills", "tools"] as const
 export const MAX_VERSIONED_BYTES = 5_000_000;
 /** How a change seen on disk is recorded: the owner's, made in an editor. */
 const EDITOR: WrittenBy = { author: "owner", via: "editor" };
+/** How a file found with no version yet is first recorded (before versions were kept). */
+const FOUND: WrittenBy = { author: "owner", via: "on disk" };
 /** How long changes seen on disk settle before they are recorded. */
 const WATCH_DEBOUNCE_MS = 300;
 
@@ -91,8 +93,8 @@ export class FileHistory {
     return (path, before, after, by) => {
       const homePath = under ? `${under}/${path}` : path;
       if (!isVersioned(homePath)) return;
-      const found = this.versions.latest(homePath) ? EDITOR : { author: "owner", via: "on disk" };
-      if (fits(before)) this.versions.record(homePath, before, found as WrittenBy);
+      const found = this.versions.latest(homePath) ? EDITOR : FOUND;
+      if (fits(before)) this.versions.record(homePath, before, found);
       if (fits(after)) this.versions.record(homePath, after, by);
     };
   }
@@ -144,6 +146,11 @@ export class FileHistory {
     if (!diffLibrary) throw new Error("loadDiff() first");
     const { applyPatch, reversePatch, structuredPatch } = diffLibrary;
     const previous = this.versions.previous(version);
+    if (!previous && version.via === FOUND.via) {
+      throw new UndoConflict(
+        `Version ${version.id} is ${version.path} as hob first found it, not a write; there is nothing to undo`,
+      );
+    }
     const before = previous ? this.content(previous) : null;
     const after = this.content(version);
     if (current === after) return before;

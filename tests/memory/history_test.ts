@@ -202,3 +202,12 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("a file as hob first found it is not a write: undoing it is refused, not a deletion", async () => {
+  await using t = await tempMemory();
+  const [found] = t.history.list({ path: "identity/SOUL.md" });
+  assertEquals(found.via, "on disk");
+  const error = await assertRejects(() => t.memory.undo(found, OWNER));
+  assert(error instanceof UndoConflict);
+  assert(await exists(`${t.home}/identity/SOUL.md`));
+});
