@@ -293,6 +293,10 @@ Deno.test("other agents use hob over /mcp: tools, resources, ask_hob; Host, Orig
         arguments: { text: "The user's bike is a green Brompton." },
       });
       assertEquals(remembered.isError, false);
+      // The file history names who wrote it: another agent, through MCP.
+      const { versions } = await (await hob.fetch("/api/memory/history?path=MEMORY.md&limit=1"))
+        .json();
+      assertEquals([versions[0].author, versions[0].via], ["mcp", "remember_this"]);
       const found = await client.callTool({
         name: "search_memory",
         arguments: { query: "Brompton" },
