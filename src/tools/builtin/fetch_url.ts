@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { markUntrusted } from "../../core/untrusted.ts";
-import { type AddressPolicy, resolveFetchable } from "../web/address.ts";
-import { pinnedGet, type PinnedResponse } from "../web/pinned_http.ts";
+import type { AddressPolicy } from "../web/address.ts";
+import { getChecked } from "../web/get.ts";
 
 /** Characters kept for HTML, JSON and other text. */
 const HTML_CAP = 15_000;
@@ -18,11 +18,6 @@ const JSON_CAP = 15_000;
 const OTHER_CAP = 5_000;
 /** Bytes read from a response at most. */
 const MAX_BODY_BYTES = 5_000_000;
-/** Redirects followed, each checked like the first URL. */
-const MAX_REDIRECTS = 5;
-/** How long a hop may take to answer with headers, connecting included. */
-const RESPONSE_TIMEOUT_MS = 20_000;
-const USER_AGENT = "Mozilla/5.0 (compatible; hob/0.1; personal assistant)";
 
 export default defineTool({
   name: "fetch_url",
@@ -43,36 +38,16 @@ export default defineTool({
       allow_hosts: [],
       ...(context.settings.web as Partial<AddressPolicy> | undefined),
     };
-    let target = new URL(url);
-    let response: PinnedResponse | undefined;
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      // One resolution per connection: the addresses checked are the ones connected to.
-      const addresses = await resolveFetchable(target, policy);
-      response = await pinnedGet(target, addresses, {
+    const { url: target, status, contentType: type, bytes } = await getChecked(
+      new URL(url),
+      policy,
+      {
         signal: context.signal,
-        timeoutMs: RESPONSE_TIMEOUT_MS,
-        headers: {
-          "user-agent": USER_AGENT,
-          accept: "text/html,application/json;q=0.9,*/*;q=0.5",
-          "accept-encoding": "gzip, deflate, br",
-        },
-      });
-      const location = response.headers.location;
-      if (response.status >= 300 && response.status < 400 && location) {
-        response.discard();
-        target = new URL(location, target);
-        response = undefined;
-        continue;
-      }
-      break;
-    }
-    if (!response) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
-
-    const type = String(response.headers["content-type"] ?? "").toLowerCase();
-    const bytes = await response.read(MAX_BODY_BYTES);
-    const header = `URL: ${target.href}\nStatus: ${response.status}\nContent-Type: ${
-      type || "unknown"
-    }`;
+        accept: "text/html,application/json;q=0.9,*/*;q=0.5",
+        maxBytes: MAX_BODY_BYTES,
+      },
+    );
+    const header = `URL: ${target.href}\nStatus: ${status}\nContent-Type: ${type || "unknown"}`;
     let body: string;
     if (type.includes("html")) {
       body = cap(await htmlToReadable(new TextDecoder().decode(bytes)), HTML_CAP);
