@@ -167,6 +167,11 @@ Deno.test("runTurn nudges an answer that claims a save no memory tool made, once
     const done = events.at(-1);
     assert(done?.type === "done");
     assertEquals(done.status, "complete");
+    // The claim taken back is not part of the reply a channel or `hob ask` gets.
+    const reply = await collectReply((async function* () {
+      yield* events;
+    })());
+    assertEquals(reply.content, "I've saved it.");
   });
   await t.step("a save that failed is no save: nudged", async () => {
     using s = tempStore();
