@@ -16,7 +16,8 @@
  *   the runtime's probes.
  * - `reset.ts`: what a reset deletes, counted first, deleted when asked.
  * - `conversations.ts`: conversations — list, get, messages, create, rename,
- *   remove, set the model, the tool calls' audit log — and starting a turn.
+ *   remove, set the model, the tool calls' audit log — and starting a turn;
+ *   `conversation_search.ts`: searching them, reading around a hit.
  * - `approvals.ts`: approvals — list, the recent decisions, decide.
  * - `tools.ts`: tools — list, get, invoke as the owner.
  * - `channels.ts`: the conversation of a chat on a channel, strangers.

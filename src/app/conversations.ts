@@ -1,6 +1,7 @@
 /**
  * The conversation actions — list, get, read the messages, create, rename,
- * remove, set the model, read the audit log of tool calls, check a model —
+ * remove, set the model, read the audit log of tool calls, check a model,
+ * search them and read around a hit (conversation_search.ts) —
  * and the one that starts a chat turn, each defined once: one zod schema for
  * its input (the one the OpenAPI document shows, and for a turn the one
  * MCP's `ask_hob` shows), its defaults, and its refusals as
@@ -24,6 +25,7 @@ import type {
 import type { ConversationSummary, SqliteConversationStore } from "../store/conversations.ts";
 import type { SqliteToolEvents, ToolEvent } from "../store/tool_events.ts";
 import { ActionError, checkInput } from "./errors.ts";
+import { type ConversationSearchActions, createConversationSearch } from "./conversation_search.ts";
 
 /** Longest chat message, in characters: a long paste, not a book. */
 export const MAX_MESSAGE_CHARS = 500_000;
@@ -130,8 +132,11 @@ export interface ConversationDeps {
   hear?(attachments: Attachment[], signal?: AbortSignal): Promise<Attachment[]>;
 }
 
-/** The conversation actions. Each checks its input and refuses with an {@linkcode ActionError}. */
-export interface ConversationActions {
+/**
+ * The conversation actions, and searching them (conversation_search.ts).
+ * Each checks its input and refuses with an {@linkcode ActionError}.
+ */
+export interface ConversationActions extends ConversationSearchActions {
   list(input?: ListConversationsInput): ConversationSummary[];
   /** With its message count; `not_found` when there is no such conversation. */
   get(input: ConversationIdInput): ConversationSummary;
@@ -180,6 +185,7 @@ export function createConversationActions(deps: ConversationDeps): ConversationA
     if (problem) throw new ActionError("invalid", problem, { field: "model" });
   };
   return {
+    ...createConversationSearch(store),
     list(input = {}) {
       const { limit, offset, q, kind } = checkInput(listConversationsInput, input);
       return store.listConversations({ limit, offset, query: q, kind });

@@ -11,6 +11,7 @@
 import { runCommand } from "./command_turn.ts";
 import type { AgentDeps } from "./deps.ts";
 import { interruptDraft, type ModelStep, modelStep } from "./model_step.ts";
+import { saveClaims } from "./save_claim.ts";
 import { runToolCalls, type ToolRound } from "./tool_step.ts";
 import type { Turn, TurnInput } from "./turn.ts";
 import { closeTurn } from "./turn_close.ts";
@@ -65,13 +66,20 @@ export async function* runTurn(
 
 /**
  * Model steps and tool rounds until the model answers or the turn must end;
- * sets the turn's status.
+ * sets the turn's status. An answer that claims a save no memory tool made is
+ * taken back once, and the model nudged to save for real (save_claim.ts),
+ * while a step is left for the tool call.
  */
 async function* converse(turn: Turn): AsyncGenerator<AgentEvent> {
   const { maxToolIterations } = turn.deps.settings;
+  const claims = saveClaims(turn);
   for (let iteration = 1;; iteration++) {
     const step = yield* modelStep(turn);
     const stepEnd = endAfterStep(step);
+    if (stepEnd === "complete" && iteration + 1 < maxToolIterations && claims.unsaved(step)) {
+      yield claims.nudge(step);
+      continue;
+    }
     if (stepEnd) {
       turn.status = stepEnd;
       if (step.failure) {

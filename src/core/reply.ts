@@ -3,6 +3,7 @@
  * (`POST /api/chat` without SSE, `hob ask --json`).
  */
 
+import { UNSAVED_CLAIM } from "./turn.ts";
 import type { AgentEvent, TurnStatus, Usage } from "./types.ts";
 
 /** A tool call of the turn with its result. */
@@ -94,6 +95,8 @@ export async function collectReply(
         break;
       }
       case "notice":
+        // An answer claiming a save that did not happen was taken back: what follows replaces it.
+        if (event.code === UNSAVED_CLAIM) reply.content = "";
         // A repeated taint notice still taints the reply; people were told on an earlier turn.
         if (!event.repeat) reply.notices.push({ code: event.code, message: event.message });
         if (event.code === "tainted") reply.taint ??= event.source ?? "untrusted content";

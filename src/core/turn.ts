@@ -93,6 +93,12 @@ export function newTurn(
 }
 
 /**
+ * The code of the notice that an answer claiming a save no memory tool made
+ * was taken back (save_claim.ts): what the model says next replaces it.
+ */
+export const UNSAVED_CLAIM = "unsaved_claim";
+
+/**
  * Tells the user (and the page) that side effects now need their approval;
  * `repeat` when an earlier turn of the conversation told them already.
  *

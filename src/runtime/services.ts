@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { type AgentDeps, runTurn } from "../core/agent.ts";
-import { derivedText } from "../core/untrusted.ts";
+import { derivedText, excerpt, isMarked, untrusted } from "../core/untrusted.ts";
 import type { CommandPort, ConversationStore, ToolCallContext } from "../core/ports.ts";
 import type { WrittenBy } from "../store/versions.ts";
 import { completeText } from "../core/complete.ts";
@@ -21,6 +21,7 @@ import { Buffer } from "node:buffer";
 import type { Toolbox } from "./toolbox.ts";
 import type { AppActions } from "../app/app.ts";
 import type { MemoryActions } from "../app/memory.ts";
+import type { ConversationActions } from "../app/conversations.ts";
 import { ActionError } from "../app/errors.ts";
 import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
 import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
@@ -65,6 +66,23 @@ const FRAME_WIDTH = 768;
 /** Largest video looked at, in bytes. */
 const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 const sectionParams = z.object({ section: z.string(), content: z.string() });
+const conversationSearchParams = z.object({
+  query: z.string().min(1),
+  conversation_id: z.string().min(1).optional(),
+  role: z.enum(["user", "assistant", "tool"]).optional(),
+  limit: z.number().int().min(1).max(20).default(8),
+});
+const conversationViewParams = z.object({
+  conversation_id: z.string().min(1),
+  message_id: z.number().int().min(1).optional(),
+  position: z.number().int().min(1).optional(),
+  before: z.number().int().min(0).max(10).default(3),
+  after: z.number().int().min(0).max(10).default(3),
+});
+/** Characters of a message read around a hit: the gist of each, the whole window in one answer. */
+const VIEWED_MESSAGE_CHARS = 1_500;
+/** Characters of the message the window is around: the one asked for, read more fully. */
+const VIEWED_ANCHOR_CHARS = 6_000;
 
 /** The hob services, and the skill runner the chat commands share with them. */
 export interface ServiceSet {
@@ -91,6 +109,7 @@ export function createServices(
   Object.assign(
     services,
     memoryServices(app.memory, agent.store),
+    conversationServices(app.conversations),
     modelServices(agent),
     backgroundServices(app),
     toolServices(toolbox, runSkill, agent.store),
@@ -139,6 +158,64 @@ export function writtenBy(
   }
   const kind = conversations.getConversation(context.conversation_id)?.kind;
   return { ...base, author: kind === "job" || kind === "heartbeat" ? "job" : "agent" };
+}
+
+/**
+ * Searching past conversations and reading around a hit, over the
+ * conversation actions. The conversation asking is left out of a search
+ * unless named: its live messages are in the model's context already, and
+ * its latest (the question itself) would match every search. Text the owner
+ * did not type and hob did not write comes back inside a label, so the call
+ * returns labelled output and the turn that reads it is tainted.
+ */
+function conversationServices(conversations: ConversationActions): HobServices {
+  const labelled = (text: string, source: string | null) =>
+    source === null || isMarked(text) ? text : untrusted(source, text);
+  return {
+    "conversations.search"(params, context) {
+      const { query, ...filters } = conversationSearchParams.parse(params);
+      const hits = conversations.search({ q: query, ...filters }, {
+        exclude: context.conversation_id ?? undefined,
+      });
+      return Promise.resolve(hits.map((hit) => ({
+        conversation_id: hit.conversation_id,
+        title: hit.title,
+        kind: hit.kind,
+        message_id: hit.message_id,
+        position: hit.position,
+        role: hit.role,
+        tool_name: hit.tool_name,
+        at: hit.created_at,
+        snippet: labelled(hit.snippet, hit.untrusted),
+      })));
+    },
+    "conversations.view"(params) {
+      const { conversation_id, ...window } = conversationViewParams.parse(params);
+      const view = conversations.view({ id: conversation_id, ...window });
+      const isAnchor = (message: { id: number; position: number }) =>
+        window.message_id !== undefined
+          ? message.id === window.message_id
+          : message.position === (window.position ?? 1);
+      return Promise.resolve({
+        conversation: view.conversation,
+        messages: view.messages.map((message) => {
+          const cap = isAnchor(message) ? VIEWED_ANCHOR_CHARS : VIEWED_MESSAGE_CHARS;
+          const cut = message.content.length > cap;
+          const text = cut ? excerpt(message.content, 0, cap) : message.content;
+          return {
+            id: message.id,
+            position: message.position,
+            role: message.role,
+            tool_name: message.tool_name,
+            called: (message.tool_calls ?? []).map((call) => call.name),
+            at: message.created_at,
+            content: labelled(text, message.untrusted),
+            cut: cut ? message.content.length - cap : 0,
+          };
+        }),
+      });
+    },
+  };
 }
 
 /** The turn's model: one answer, or a sub-agent's whole turn. */

@@ -9,6 +9,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ConversationStore } from "../core/ports.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
+import { type MessageHit, searchMessages, type SearchMessagesOptions } from "./message_search.ts";
 import type {
   Attachment,
   Conversation,
@@ -21,6 +22,15 @@ import type {
   StoredMessage,
   ToolCall,
 } from "../core/types.ts";
+
+/** A stored message and its place in its conversation, from 1. */
+export type PlacedMessage = StoredMessage & { position: number };
+
+/** Which message a window of a conversation is around: by id, by position (from 1), or the first. */
+export interface WindowAnchor {
+  messageId?: number;
+  position?: number;
+}
 
 /** A conversation with the figures a listing shows. */
 export interface ConversationSummary extends Conversation {
@@ -280,6 +290,55 @@ export class SqliteConversationStore implements ConversationStore {
       "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND id > ?",
     ).get(conversationId, afterId) as { n: number };
     return row.n;
+  }
+
+  /**
+   * The messages that match `query` best, over every conversation still
+   * stored (a deleted one's messages are gone with it), best first.
+   */
+  searchMessages(query: string, options: SearchMessagesOptions = {}): MessageHit[] {
+    return searchMessages(this.#sql, query, options);
+  }
+
+  /**
+   * Up to `before` messages before the anchor, the anchor, and up to `after`
+   * after it, in order, each with its position; undefined when the
+   * conversation holds no such message.
+   */
+  messageWindow(
+    conversationId: string,
+    anchor: WindowAnchor,
+    before: number,
+    after: number,
+  ): PlacedMessage[] | undefined {
+    const id = this.#anchorId(conversationId, anchor);
+    if (id === undefined) return undefined;
+    const { n: position } = this.#sql(
+      "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND id <= ?",
+    ).get(conversationId, id) as { n: number };
+    const earlier = this.#sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    ).all(conversationId, id, before) as unknown as MessageRow[];
+    const later = this.#sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id >= ? ORDER BY id LIMIT ?`,
+    ).all(conversationId, id, after + 1) as unknown as MessageRow[];
+    const first = position - earlier.length;
+    return [...earlier.reverse(), ...later].map((row, i) => ({
+      ...toStoredMessage(row),
+      position: first + i,
+    }));
+  }
+
+  #anchorId(conversationId: string, anchor: WindowAnchor): number | undefined {
+    if (anchor.messageId !== undefined) {
+      const row = this.#sql("SELECT id FROM messages WHERE id = ? AND conversation_id = ?")
+        .get(anchor.messageId, conversationId) as { id: number } | undefined;
+      return row?.id;
+    }
+    const row = this.#sql(
+      "SELECT id FROM messages WHERE conversation_id = ? ORDER BY id LIMIT 1 OFFSET ?",
+    ).get(conversationId, Math.max(0, (anchor.position ?? 1) - 1)) as { id: number } | undefined;
+    return row?.id;
   }
 
   /**

@@ -361,4 +361,30 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX file_versions_tainted ON file_versions (id) WHERE taint IS NOT NULL;
     `,
   },
+  {
+    version: 10,
+    name: "full-text search over past conversations",
+    sql: `
+      -- The words of every message, for search_conversations: the user's, hob's replies and tool
+      -- results. Kept in step by the triggers of FTS5's external-content pattern, so an edit, a
+      -- reply saved as it streams (it ends with its final text) and a delete (also of a whole
+      -- conversation, by its cascade) reach the index. Search leaves out replies still streaming.
+      CREATE VIRTUAL TABLE messages_fts USING fts5(
+        content,
+        content = 'messages', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+      END;
+      INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+    `,
+  },
 ];

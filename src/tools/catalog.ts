@@ -20,6 +20,8 @@ import memoryGet from "./builtin/memory_get.ts";
 import memoryWrite from "./builtin/memory_write.ts";
 import rememberThis from "./builtin/remember_this.ts";
 import searchMemory from "./builtin/search_memory.ts";
+import searchConversations from "./builtin/search_conversations.ts";
+import viewConversation from "./builtin/view_conversation.ts";
 import queryJson from "./builtin/query_json.ts";
 import readCsv from "./builtin/read_csv.ts";
 import readFile from "./builtin/read_file.ts";
@@ -68,6 +70,8 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   rememberThis,
   logNote,
   memoryWrite,
+  searchConversations,
+  viewConversation,
   scheduleTask,
   listTasks,
   cancelTask,

@@ -45,6 +45,7 @@ export type ServiceName =
   | "tools"
   | "skills"
   | "memory"
+  | "conversations"
   | "schedule"
   | "tasks"
   | "media";

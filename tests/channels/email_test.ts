@@ -149,7 +149,8 @@ Deno.test({
   ignore: missing !== null,
   async fn() {
     await using mail = await startMailServers();
-    await using model = startFakeOpenAI({ fallback: { text: "Noted." } });
+    // Not "Noted.": a reply claiming a save no memory tool made is nudged (src/core/save_claim.ts).
+    await using model = startFakeOpenAI({ fallback: { text: "Seen." } });
     await using home = await tempHome(fakeProviderYaml(model.url, emailYaml(mail)));
     const runtime = await serving(home.home);
     try {

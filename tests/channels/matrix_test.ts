@@ -93,7 +93,8 @@ Deno.test("Matrix: direct chats answered, rooms only when mentioned, in their th
 });
 
 Deno.test("Matrix: invitations from the owner are joined, others not; a restart answers once", async () => {
-  await using model = startFakeOpenAI({ fallback: { text: "Noted" } });
+  // Not "Noted": a reply claiming a save no memory tool made is nudged (src/core/save_claim.ts).
+  await using model = startFakeOpenAI({ fallback: { text: "Seen" } });
   await using matrix = startFakeMatrix();
   await using home = await tempHome(fakeProviderYaml(model.url, matrixYaml(matrix)));
   let runtime = await serving(home.home);
@@ -109,7 +110,7 @@ Deno.test("Matrix: invitations from the owner are joined, others not; a restart 
   runtime = await serving(home.home);
   try {
     await matrix.until(() => matrix.sentTo(DM).length === 2, "the reply after the restart");
-    assertEquals(bodies(matrix, DM), ["Noted", "Noted"]);
+    assertEquals(bodies(matrix, DM), ["Seen", "Seen"]);
     assertEquals(model.requests.length, 2);
   } finally {
     await runtime.close();

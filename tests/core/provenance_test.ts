@@ -156,8 +156,10 @@ const HOB_OUTPUT_TOOLS = [
   "run_code", // the model's own code, run with no permissions
   "run_skill", // labelled when a tool it called returned outside text
   "schedule_task",
+  "search_conversations", // labelled when a hit is a tool's output, a guest's or a tainted turn's
   "search_memory",
   "spawn_agent", // labelled when the sub-agent was tainted
+  "view_conversation", // the same: each untrusted message comes labelled from the hob process
   "view_task",
   "write_file", // "Wrote N bytes to <the path it was given>"
 ];

@@ -571,6 +571,11 @@ async function send(text) {
           resolveApproval(data);
           break;
         case "notice":
+          // An answer claiming a save that did not happen was taken back, as a reload shows it.
+          if (data.code === "unsaved_claim") {
+            reply?.node.remove();
+            reply = null;
+          }
           // A taint the conversation had already was told on the turn that first read it.
           if (!data.repeat) addNotice(data.message, true);
           break;
