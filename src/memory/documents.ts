@@ -1,0 +1,387 @@
+/**
+ * Documents into Markdown for memory: Markdown, plain text, HTML, PDF, DOCX
+ * and CSV. This module names the format (from the bytes, the media type and
+ * the name) and checks the limits; the parsers run in a Worker with no
+ * permissions at all (documents_worker.ts), one Worker per document.
+ * Importing this module loads no parser.
+ *
+ * What the Worker contains, as measured on Deno 2.9.6: a parser tricked by a
+ * file can read, write, reach and run nothing, and hob stops waiting for it
+ * after the timeout or on abort, terminating the Worker, which ends a parser
+ * that waits. It does not end one spinning in a loop: Deno's `terminate()`
+ * does not interrupt running JavaScript, so that thread keeps a core until
+ * hob exits. And a Worker that fills its heap ends the whole process. Both
+ * would be contained by a child process, as tool processes are
+ * (src/tools/sandbox/process.ts); hob's answers are not held up either way.
+ *
+ * It knows nothing of memory files, front matter, fetching URLs or indexing:
+ * the caller saves and labels what it returns.
+ */
+
+import { DocumentError, type DocumentProblem, SUPPORTED_FORMATS } from "./document_errors.ts";
+import { decodeText, firstHeading, titleFromName } from "./document_text.ts";
+
+export { DocumentError, type DocumentProblem } from "./document_errors.ts";
+
+/** The formats hob reads. */
+export type DocumentFormat = "markdown" | "text" | "html" | "pdf" | "docx" | "csv";
+
+/**
+ * Largest input read, in bytes. A text PDF of several hundred pages fits;
+ * parsing holds several times a file's size in memory, and larger files are
+ * mostly scans or archives with little text to gain.
+ */
+export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
+/**
+ * Most Markdown characters kept from one document: about 1,500 chunks to
+ * embed. Past it the text is cut at a line, with a note saying so.
+ */
+export const MAX_MARKDOWN_CHARS = 2_000_000;
+/**
+ * How long one conversion may run. A 25 MB text PDF converts in seconds here;
+ * a parser still busy after this is more likely looping on a crafted file.
+ */
+export const CONVERSION_TIMEOUT_MS = 120_000;
+
+/** A document to convert. */
+export interface DocumentInput {
+  bytes: Uint8Array;
+  /** The file's name (or the URL's last path segment): its extension helps name the format. */
+  name: string;
+  /** The declared media type, e.g. an upload's or a `Content-Type` header, charset included. */
+  mediaType?: string;
+  /** Where the document came from: relative links in HTML resolve against it. */
+  url?: string;
+}
+
+/** Options for {@linkcode convertDocument}. */
+export interface ConvertDocumentOptions {
+  /** Stops the conversion: the Worker is terminated and the promise rejects. */
+  signal?: AbortSignal;
+  /** @default {CONVERSION_TIMEOUT_MS} */
+  timeoutMs?: number;
+  /** @default {MAX_DOCUMENT_BYTES} */
+  maxBytes?: number;
+  /** @default {MAX_MARKDOWN_CHARS} */
+  maxChars?: number;
+  /** The Worker module that converts; tests swap it. @default {documents_worker.ts beside this file} */
+  entry?: URL;
+}
+
+/** A converted document. */
+export interface ConvertedDocument {
+  format: DocumentFormat;
+  /** From the document itself when it has one (HTML title, PDF metadata, first heading), else the name. */
+  title: string;
+  /**
+   * The body as Markdown, without a `# title` line (the caller may add one).
+   * PDF pages are `## Page N` sections, so a chunk's heading path names its page.
+   */
+  markdown: string;
+  /** True when the Markdown was cut at {@linkcode ConvertDocumentOptions.maxChars}. */
+  truncated: boolean;
+}
+
+/** What the Worker is sent. */
+export interface ConversionRequest {
+  format: Exclude<DocumentFormat, "markdown" | "text">;
+  bytes: Uint8Array;
+  name: string;
+  url?: string;
+  /** The declared charset, for text formats. */
+  charset?: string;
+  /** Converters may stop producing past this many characters. */
+  maxChars: number;
+}
+
+/** What the Worker answers. */
+export type ConversionReply =
+  | { ok: true; title: string; markdown: string }
+  | { ok: false; problem: DocumentProblem; message: string };
+
+const MEDIA_TYPES: Record<string, DocumentFormat> = {
+  "text/markdown": "markdown",
+  "text/x-markdown": "markdown",
+  "text/html": "html",
+  "application/xhtml+xml": "html",
+  "text/csv": "csv",
+  "text/tab-separated-values": "csv",
+  "application/csv": "csv",
+  "application/pdf": "pdf",
+  "application/x-pdf": "pdf",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+  "text/plain": "text",
+};
+
+const EXTENSIONS: Record<string, DocumentFormat> = {
+  md: "markdown",
+  markdown: "markdown",
+  mdown: "markdown",
+  mkd: "markdown",
+  txt: "text",
+  text: "text",
+  log: "text",
+  html: "html",
+  htm: "html",
+  xhtml: "html",
+  csv: "csv",
+  tsv: "csv",
+  pdf: "pdf",
+  docx: "docx",
+};
+
+/** Binary formats recognised by their first bytes, to name them when refusing. */
+const SIGNATURES: { bytes: number[]; what: string }[] = [
+  { bytes: [0x89, 0x50, 0x4e, 0x47], what: "a PNG image" },
+  { bytes: [0xff, 0xd8, 0xff], what: "a JPEG image" },
+  { bytes: [0x47, 0x49, 0x46, 0x38], what: "a GIF image" },
+  { bytes: [0x52, 0x49, 0x46, 0x46], what: "a RIFF file (WebP, WAV or AVI)" },
+  { bytes: [0x1f, 0x8b], what: "a gzip archive" },
+  { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: "an old-style or password-protected Office document" },
+  { bytes: [0x7f, 0x45, 0x4c, 0x46], what: "a program (ELF)" },
+  { bytes: [0x49, 0x44, 0x33], what: "an MP3 file" },
+  { bytes: [0x4f, 0x67, 0x67, 0x53], what: "an Ogg file" },
+];
+
+/** What a ZIP archive that is not a DOCX probably is, by the names inside. */
+const ZIP_KINDS: { marker: string; what: string }[] = [
+  { marker: "xl/workbook", what: "an Excel workbook (.xlsx)" },
+  { marker: "ppt/presentation", what: "a PowerPoint file (.pptx)" },
+  { marker: "application/vnd.oasis.opendocument", what: "an OpenDocument file" },
+  { marker: "application/epub+zip", what: "an EPUB book" },
+];
+
+function startsWith(bytes: Uint8Array, prefix: number[], at = 0): boolean {
+  return prefix.every((byte, i) => bytes[at + i] === byte);
+}
+
+/** The bytes' own format when they carry a signature; `what` names a format hob does not read. */
+function sniff(bytes: Uint8Array): { format?: DocumentFormat; what?: string } {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
+  // The PDF specification lets readers find the header anywhere in the first 1024 bytes.
+  if (head.includes("%PDF-")) return { format: "pdf" };
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
+    // Entry names are stored in plain text, in each local header and in the central directory.
+    const names = new TextDecoder("latin1").decode(bytes);
+    if (names.includes("word/document.xml")) return { format: "docx" };
+    return { what: ZIP_KINDS.find((kind) => names.includes(kind.marker))?.what ?? "a ZIP archive" };
+  }
+  const signature = SIGNATURES.find((s) => startsWith(bytes, s.bytes));
+  if (signature) return { what: signature.what };
+  const text = head.trimStart().slice(0, 200).toLowerCase();
+  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(!doctype html|html[\s>])/.test(text)) {
+    return { format: "html" };
+  }
+  return {};
+}
+
+function extensionOf(name: string): string {
+  const match = /\.([a-z0-9]+)$/i.exec(name.split(/[?#]/)[0]);
+  return match ? match[1].toLowerCase() : "";
+}
+
+function mediaTypeOf(mediaType: string | undefined): { essence: string; charset?: string } {
+  const [essence = "", ...params] = (mediaType ?? "").split(";").map((part) => part.trim());
+  const charset = params.map((p) => /^charset\s*=\s*"?([^";]+)"?$/i.exec(p)?.[1]).find(Boolean);
+  return { essence: essence.toLowerCase(), charset };
+}
+
+function unsupported(name: string, what: string): DocumentError {
+  return new DocumentError(
+    "unsupported",
+    `hob cannot read ${name}: it is ${what}. hob reads ${SUPPORTED_FORMATS} files.`,
+  );
+}
+
+/**
+ * The format of `input`, trusting in turn:
+ * 1. a signature in the bytes (`%PDF-`, a ZIP holding `word/document.xml`,
+ *    `<!doctype html`): content outranks any label, and a known binary format
+ *    (PNG, ZIP, …) is refused by name;
+ * 2. a specific media type (HTML, CSV, Markdown, PDF, DOCX);
+ * 3. the name's extension, which outranks a generic media type (servers send
+ *    `text/plain` for Markdown and `application/octet-stream` for anything);
+ * 4. `text/plain`; else plain text, which decoding refuses if it is binary.
+ *
+ * A label naming PDF or DOCX on bytes that are not one is a damaged file.
+ *
+ * @example
+ * ```ts
+ * detectFormat({ bytes: new TextEncoder().encode("a,b\n1,2\n"), name: "data.csv" }); // "csv"
+ * ```
+ */
+export function detectFormat(input: DocumentInput): DocumentFormat {
+  const sniffed = sniff(input.bytes);
+  const { essence } = mediaTypeOf(input.mediaType);
+  const extension = extensionOf(input.name);
+  const declared = (essence !== "text/plain" ? MEDIA_TYPES[essence] : undefined) ??
+    EXTENSIONS[extension] ?? MEDIA_TYPES[essence];
+  if (sniffed.format) return sniffed.format;
+  if (sniffed.what) throw unsupported(input.name, sniffed.what);
+  if (declared === "pdf" || declared === "docx") {
+    throw new DocumentError(
+      "corrupt",
+      `${input.name} is not a readable ${declared.toUpperCase()} file: it does not start as one ` +
+        "does, so it is damaged or not what its name says.",
+    );
+  }
+  if (declared) return declared;
+  // Other labels fall to text (JSON, YAML, source code…), which decoding refuses if binary.
+  if (/^(image|audio|video|font|model)\//.test(essence)) {
+    throw unsupported(input.name, `of type ${essence}`);
+  }
+  return "text";
+}
+
+/**
+ * Converts a document to Markdown. Markdown and plain text are only decoded,
+ * here; every other format is parsed in a fresh Worker with no permissions,
+ * terminated when it answers, after `timeoutMs`, or when `signal` aborts
+ * (see the module's note on what termination can stop).
+ * Rejects with a {@linkcode DocumentError} whose message the owner can act on.
+ *
+ * @example
+ * ```ts
+ * const bytes = await Deno.readFile("report.pdf");
+ * const { title, markdown } = await convertDocument({ bytes, name: "report.pdf" });
+ * ```
+ */
+export async function convertDocument(
+  input: DocumentInput,
+  options: ConvertDocumentOptions = {},
+): Promise<ConvertedDocument> {
+  const {
+    signal,
+    timeoutMs = CONVERSION_TIMEOUT_MS,
+    maxBytes = MAX_DOCUMENT_BYTES,
+    maxChars = MAX_MARKDOWN_CHARS,
+    entry = new URL("./documents_worker.ts", import.meta.url),
+  } = options;
+  if (signal?.aborted) throw aborted(input.name, signal);
+  if (input.bytes.length > maxBytes) {
+    throw new DocumentError(
+      "too_large",
+      `${input.name} is ${size(input.bytes.length)}; hob reads documents up to ` +
+        `${size(maxBytes)}. Split it, or save the part you need.`,
+    );
+  }
+  const format = detectFormat(input);
+  const { title, markdown } = format === "markdown" || format === "text"
+    ? convertText(input, format)
+    : await runConverter(entry, {
+      format,
+      bytes: input.bytes,
+      name: input.name,
+      url: input.url,
+      charset: mediaTypeOf(input.mediaType).charset,
+      maxChars,
+    }, { signal, timeoutMs });
+  // Converters' output loses trailing spaces and runs of blank lines; given Markdown keeps its own.
+  const tidy = format === "markdown" || format === "text"
+    ? markdown.trim()
+    : markdown.replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim();
+  if (!tidy) throw empty(input.name, format);
+  return { format, title: title.trim() || titleFromName(input.name), ...cut(tidy, maxChars) };
+}
+
+function size(bytes: number): string {
+  return bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function aborted(name: string, signal: AbortSignal): DocumentError {
+  return new DocumentError("aborted", `Reading ${name} was stopped.`, { cause: signal.reason });
+}
+
+function empty(name: string, format: DocumentFormat): DocumentError {
+  return new DocumentError(
+    "empty",
+    format === "pdf"
+      ? `${name} has no text to read: its pages are probably scanned images, and hob does not ` +
+        "read text from images. Run it through OCR first, or save its text."
+      : `${name} has no readable text.`,
+  );
+}
+
+/** Markdown passes through (its title from front matter or its first heading); text only decoded. */
+function convertText(
+  input: DocumentInput,
+  format: "markdown" | "text",
+): { title: string; markdown: string } {
+  const markdown = decodeText(input.bytes, input.name, mediaTypeOf(input.mediaType).charset);
+  if (format === "text") return { title: titleFromName(input.name), markdown };
+  const frontMatter = /^---\n([\s\S]*?)\n---\n/.exec(markdown)?.[1];
+  const fromFrontMatter = frontMatter && /^title:\s*["']?(.+?)["']?\s*$/m.exec(frontMatter)?.[1];
+  return {
+    title: fromFrontMatter || firstHeading(markdown) || titleFromName(input.name),
+    markdown,
+  };
+}
+
+/** `markdown` cut at the last line before `maxChars`, with a note saying so. */
+function cut(markdown: string, maxChars: number): { markdown: string; truncated: boolean } {
+  if (markdown.length <= maxChars) return { markdown: `${markdown}\n`, truncated: false };
+  const line = markdown.lastIndexOf("\n", maxChars);
+  const kept = markdown.slice(0, line > maxChars / 2 ? line : maxChars).trimEnd();
+  return {
+    markdown: `${kept}\n\n> hob kept the first ${kept.length.toLocaleString("en")} characters ` +
+      "of this document; the rest was cut.\n",
+    truncated: true,
+  };
+}
+
+/**
+ * Runs one conversion in a fresh Worker with no permissions (no reading,
+ * writing, network, environment, subprocesses, FFI or system information),
+ * and terminates it when it answers, fails, times out or is aborted.
+ */
+function runConverter(
+  entry: URL,
+  request: ConversionRequest,
+  options: { signal?: AbortSignal; timeoutMs: number },
+): Promise<{ title: string; markdown: string }> {
+  const { signal, timeoutMs } = options;
+  const { name } = request;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(entry, {
+      type: "module",
+      name: "hob-documents",
+      deno: { permissions: "none" },
+    });
+    const finish = (error: Error | undefined, reply?: { title: string; markdown: string }) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      worker.terminate();
+      if (error) reject(error);
+      else resolve(reply!);
+    };
+    const timer = setTimeout(() => {
+      finish(
+        new DocumentError(
+          "timeout",
+          `hob stopped reading ${name} after ${Math.round(timeoutMs / 1000)} s: its ` +
+            `${request.format.toUpperCase()} took too long to parse, so the file may be damaged ` +
+            "or built to hang a reader.",
+        ),
+      );
+    }, timeoutMs);
+    const onAbort = () => finish(aborted(name, signal!));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    worker.onmessage = ({ data }: MessageEvent<ConversionReply>) => {
+      if (data.ok) finish(undefined, data);
+      else finish(new DocumentError(data.problem, data.message));
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      finish(
+        new DocumentError(
+          "corrupt",
+          `hob could not read ${name}: its ${request.format.toUpperCase()} reader failed ` +
+            `(${event.message}).`,
+        ),
+      );
+    };
+    worker.postMessage(request);
+  });
+}
