@@ -181,6 +181,18 @@ Deno.test("convertDocument reads each format into Markdown", async (t) => {
     assert(!converted.markdown.includes("Menu"), converted.markdown);
   });
 
+  await t.step("HTML becomes Markdown only, never raw HTML", async () => {
+    const html =
+      "<html><body><table><tr><td><ul><li>Buoy</li><li>Bell</li></ul></td><td onclick='x()'>Red</td>" +
+      "</tr></table><p>Data <img src='data:image/png;base64,AAAA' alt='a chart'> and " +
+      "<a href='javascript:alert(1)'>a trap</a>.</p></body></html>";
+    const converted = await timed({ bytes: encode(html), name: "odd.html" });
+    assertInOrder(converted.markdown, ["| Buoy; Bell | Red |", "Data a chart and a trap."]);
+    for (const raw of ["<", "onclick", "javascript:", "base64"]) {
+      assert(!converted.markdown.includes(raw), `${raw} kept:\n${converted.markdown}`);
+    }
+  });
+
   await t.step("PDF text comes page by page, its title from its metadata", async () => {
     const bytes = await Deno.readFile(new URL("report.pdf", FIXTURES));
     const converted = await timed({ bytes, name: "report.pdf" });
