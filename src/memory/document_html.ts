@@ -47,7 +47,7 @@ function metaCharset(bytes: Uint8Array): string | undefined {
 
 function parse(html: string, url: string | undefined): HtmlDocument {
   // A fragment (mammoth's output, a snippet) gets a document around it, or linkedom drops it.
-  const whole = /<html[\s>]/i.test(html)
+  const whole = /<!doctype|<(html|head|body)[\s>]/i.test(html)
     ? html
     : `<!doctype html><html><body>${html}</body></html>`;
   const { document } = parseHTML(whole) as unknown as { document: HtmlDocument };

@@ -260,6 +260,16 @@ Deno.test("detectFormat trusts the bytes, then a specific media type, then the e
   await t.step("a PDF is a PDF whatever its label", () => {
     assertEquals(detectFormat({ bytes: pdf, name: "notes.txt", mediaType: "text/plain" }), "pdf");
   });
+  await t.step("a note that mentions %PDF- is still a note", () => {
+    const bytes = encode("# PDF headers\n\nEvery PDF opens with %PDF-1.7 or so.\n");
+    assertEquals(detectFormat({ bytes, name: "pdf.md" }), "markdown");
+    const late = new Uint8Array([...encode("junk\n"), ...pdf]);
+    assertEquals(detectFormat({ bytes: late, name: "download" }), "pdf");
+  });
+  await t.step("a UTF-8 BOM does not hide HTML", () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encode("<!doctype html><p>x")]);
+    assertEquals(detectFormat({ bytes, name: "download" }), "html");
+  });
   await t.step("the extension outranks text/plain and octet-stream", () => {
     const bytes = encode("# Hi\n");
     assertEquals(detectFormat({ bytes, name: "README.md", mediaType: "text/plain" }), "markdown");
