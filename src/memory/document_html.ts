@@ -23,6 +23,7 @@ interface HtmlElement {
   setAttribute(name: string, value: string): void;
   closest(selector: string): HtmlElement | null;
   prepend(node: HtmlElement): void;
+  append(text: string): void;
   remove(): void;
 }
 
@@ -46,7 +47,7 @@ function metaCharset(bytes: Uint8Array): string | undefined {
 
 function parse(html: string, url: string | undefined): HtmlDocument {
   // A fragment (mammoth's output, a snippet) gets a document around it, or linkedom drops it.
-  const whole = /<html[\s>]/i.test(html)
+  const whole = /<!doctype|<(html|head|body)[\s>]/i.test(html)
     ? html
     : `<!doctype html><html><body>${html}</body></html>`;
   const { document } = parseHTML(whole) as unknown as { document: HtmlDocument };
@@ -100,6 +101,9 @@ function markdownWriter(): TurndownService {
     bulletListMarker: "-",
     emDelimiter: "_",
     hr: "---",
+    // Memory holds Markdown only: anything a plugin asks to keep as HTML is its content.
+    keepReplacement: (content: string, node: { isBlock?: boolean }) =>
+      node.isBlock ? `\n\n${content}\n\n` : content,
   });
   turndown.use(gfm);
   turndown.remove(["script", "style", "noscript", "template", "iframe", "object", "embed"]);
@@ -132,7 +136,26 @@ function markdownWriter(): TurndownService {
  */
 export function htmlToMarkdown(html: string | HtmlElement): string {
   const root = typeof html === "string" ? parse(html, undefined).body : html;
-  return root ? markdownWriter().turndown(root as never) : "";
+  if (!root) return "";
+  flattenCells(root);
+  return markdownWriter().turndown(root as never);
+}
+
+/**
+ * A table cell holding blocks (lists, headings, code, a table) becomes its
+ * text: the GitHub-tables plugin writes such a table as raw HTML, and memory
+ * holds Markdown only.
+ */
+const BLOCKS = "li, p, div, pre, blockquote, tr, td, th, h1, h2, h3, h4, h5, h6";
+
+function flattenCells(root: HtmlElement): void {
+  for (const cell of [...root.querySelectorAll("td, th")]) {
+    if (!cell.querySelector("ul, ol, pre, blockquote, hr, table, h1, h2, h3, h4, h5, h6")) continue;
+    // Blocks' texts are kept apart: "Buoy; Bell", not "BuoyBell".
+    for (const block of [...cell.querySelectorAll(BLOCKS)]) block.append("; ");
+    cell.textContent = (cell.textContent ?? "").replace(/\s+/g, " ")
+      .replace(/\s*;(\s*;)+/g, ";").replace(/[\s;]+$/, "").trim();
+  }
 }
 
 /** The page's title: Readability's, else `<title>`, else its first heading. */

@@ -155,11 +155,19 @@ function startsWith(bytes: Uint8Array, prefix: number[], at = 0): boolean {
   return prefix.every((byte, i) => bytes[at + i] === byte);
 }
 
-/** The bytes' own format when they carry a signature; `what` names a format hob does not read. */
-function sniff(bytes: Uint8Array): { format?: DocumentFormat; what?: string } {
-  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
+/**
+ * The bytes' own format when they carry a signature; `what` names a format
+ * hob does not read. `textual` says the labels name a text format, in which
+ * a `%PDF-` past the first byte is only words.
+ */
+function sniff(bytes: Uint8Array, textual: boolean): { format?: DocumentFormat; what?: string } {
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024)).replace(
+    /^\xef\xbb\xbf/,
+    "",
+  );
   // The PDF specification lets readers find the header anywhere in the first 1024 bytes.
-  if (head.includes("%PDF-")) return { format: "pdf" };
+  const pdfAt = head.indexOf("%PDF-");
+  if (pdfAt === 0 || (pdfAt > 0 && !textual)) return { format: "pdf" };
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
     // Entry names are stored in plain text, in each local header and in the central directory.
     const names = new TextDecoder("latin1").decode(bytes);
@@ -197,7 +205,8 @@ function unsupported(name: string, what: string): DocumentError {
  * The format of `input`, trusting in turn:
  * 1. a signature in the bytes (`%PDF-`, a ZIP holding `word/document.xml`,
  *    `<!doctype html`): content outranks any label, and a known binary format
- *    (PNG, ZIP, …) is refused by name;
+ *    (PNG, ZIP, …) is refused by name (a `%PDF-` after some bytes counts
+ *    only when no label names a text format);
  * 2. a specific media type (HTML, CSV, Markdown, PDF, DOCX);
  * 3. the name's extension, which outranks a generic media type (servers send
  *    `text/plain` for Markdown and `application/octet-stream` for anything);
@@ -211,11 +220,11 @@ function unsupported(name: string, what: string): DocumentError {
  * ```
  */
 export function detectFormat(input: DocumentInput): DocumentFormat {
-  const sniffed = sniff(input.bytes);
   const { essence } = mediaTypeOf(input.mediaType);
   const extension = extensionOf(input.name);
   const declared = (essence !== "text/plain" ? MEDIA_TYPES[essence] : undefined) ??
     EXTENSIONS[extension] ?? MEDIA_TYPES[essence];
+  const sniffed = sniff(input.bytes, declared !== undefined && declared !== "pdf");
   if (sniffed.format) return sniffed.format;
   if (sniffed.what) throw unsupported(input.name, sniffed.what);
   if (declared === "pdf" || declared === "docx") {

@@ -181,6 +181,18 @@ Deno.test("convertDocument reads each format into Markdown", async (t) => {
     assert(!converted.markdown.includes("Menu"), converted.markdown);
   });
 
+  await t.step("HTML becomes Markdown only, never raw HTML", async () => {
+    const html =
+      "<html><body><table><tr><td><ul><li>Buoy</li><li>Bell</li></ul></td><td onclick='x()'>Red</td>" +
+      "</tr></table><p>Data <img src='data:image/png;base64,AAAA' alt='a chart'> and " +
+      "<a href='javascript:alert(1)'>a trap</a>.</p></body></html>";
+    const converted = await timed({ bytes: encode(html), name: "odd.html" });
+    assertInOrder(converted.markdown, ["| Buoy; Bell | Red |", "Data a chart and a trap."]);
+    for (const raw of ["<", "onclick", "javascript:", "base64"]) {
+      assert(!converted.markdown.includes(raw), `${raw} kept:\n${converted.markdown}`);
+    }
+  });
+
   await t.step("PDF text comes page by page, its title from its metadata", async () => {
     const bytes = await Deno.readFile(new URL("report.pdf", FIXTURES));
     const converted = await timed({ bytes, name: "report.pdf" });
@@ -247,6 +259,16 @@ Deno.test("detectFormat trusts the bytes, then a specific media type, then the e
   const pdf = await Deno.readFile(new URL("report.pdf", FIXTURES));
   await t.step("a PDF is a PDF whatever its label", () => {
     assertEquals(detectFormat({ bytes: pdf, name: "notes.txt", mediaType: "text/plain" }), "pdf");
+  });
+  await t.step("a note that mentions %PDF- is still a note", () => {
+    const bytes = encode("# PDF headers\n\nEvery PDF opens with %PDF-1.7 or so.\n");
+    assertEquals(detectFormat({ bytes, name: "pdf.md" }), "markdown");
+    const late = new Uint8Array([...encode("junk\n"), ...pdf]);
+    assertEquals(detectFormat({ bytes: late, name: "download" }), "pdf");
+  });
+  await t.step("a UTF-8 BOM does not hide HTML", () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encode("<!doctype html><p>x")]);
+    assertEquals(detectFormat({ bytes, name: "download" }), "html");
   });
   await t.step("the extension outranks text/plain and octet-stream", () => {
     const bytes = encode("# Hi\n");
