@@ -50,6 +50,7 @@ import { type ChannelActions, createChannelActions } from "./channels.ts";
 import { createSpeechActions, type SpeechActions, type SpeechDeps } from "./speech.ts";
 import { type ConversationActions, createConversationActions } from "./conversations.ts";
 import { createMemoryActions, type MemoryActions } from "./memory.ts";
+import type { SourceAccess } from "./memory_sources.ts";
 import { createNotificationActions, type NotificationActions } from "./notifications.ts";
 import { createResetActions, type MemoryReset, type ResetActions } from "./reset.ts";
 import { createScheduleActions, type ScheduleActions } from "./schedules.ts";
@@ -83,6 +84,8 @@ export interface AppDeps {
   memory: Memory;
   /** The wholesale deletes of a reset. */
   maintenance: SqliteMaintenance;
+  /** What a tool in a turn may add to memory as a source: the tools' roots and `tools.web`. */
+  sources: SourceAccess;
   /** Deleting the memory files on a reset. */
   memoryReset: MemoryReset;
   /** What the status reads beyond the stores. */
@@ -138,7 +141,7 @@ export function createAppActions(deps: AppDeps): AppActions {
     tasks,
     schedules,
     notifications,
-    memory: createMemoryActions(deps.memory),
+    memory: createMemoryActions(deps.memory, deps.sources),
     status: createStatusActions({
       probes: deps.statusProbes,
       schedules,

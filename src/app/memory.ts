@@ -23,6 +23,7 @@ import {
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import { PathError } from "../tools/sandbox/paths.ts";
 import { ActionError, checkInput } from "./errors.ts";
+import { createSourceActions, type SourceAccess, type SourceActions } from "./memory_sources.ts";
 
 /** Most hits one search returns: a few good passages, not the whole memory. */
 export const MAX_SEARCH_HITS = 50;
@@ -118,7 +119,7 @@ export type ReindexResult = { changed: number } & IndexStats;
  * naming `path` for a file that is not there. A write returns the path it
  * wrote, relative to the memory directory.
  */
-export interface MemoryActions {
+export interface MemoryActions extends SourceActions {
   search(input: SearchMemoryInput): Promise<MemorySearchResult>;
   /** The index's counts, once it has caught up with the files. */
   stats(): Promise<IndexStats>;
@@ -158,13 +159,14 @@ export interface MemoryActions {
  *
  * @example
  * ```ts
- * const actions = createMemoryActions(memory);
+ * const actions = createMemoryActions(memory, { roots: () => [workspace], web });
  * await actions.remember({ text: "Ada prefers tea." }, { author: "owner", via: "cli" }); // "MEMORY.md"
  * const { hits } = await actions.search({ q: "what does Ada drink?" });
  * ```
  */
-export function createMemoryActions(memory: Memory): MemoryActions {
+export function createMemoryActions(memory: Memory, access: SourceAccess): MemoryActions {
   return {
+    ...createSourceActions(memory, access),
     async search(input) {
       const { q, limit, mode } = checkInput(searchMemoryInput, input);
       const hits = await memory.search(q, { limit, mode });

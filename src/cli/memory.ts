@@ -18,7 +18,9 @@ import {
   searchMemoryInput,
   versionInput,
 } from "../app/memory.ts";
+import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { showTime } from "../app/times.ts";
+import { resolve } from "node:path";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { z } from "zod";
 import {
@@ -45,6 +47,8 @@ const ARGUMENTS = {
   diff: [1, 2],
   revert: [1, 1],
   undo: [1, 1],
+  add: [1, 1],
+  refresh: [1, 1],
 } as const;
 type Action = keyof typeof ARGUMENTS;
 const ACTIONS = Object.keys(ARGUMENTS) as Action[];
@@ -64,6 +68,8 @@ export const memory: Command = {
        hob memory remember "a fact to keep"
        hob memory log "a note for today's log"
        hob memory write SECTION "new content of that section of MEMORY.md"
+       hob memory add PATH|URL [--json]
+       hob memory refresh sources/FILE.md
        hob memory reindex
        hob memory stats [--json]
        hob memory history [FILE] [--tainted] [--limit N] [--json]
@@ -75,6 +81,10 @@ Memory is the Markdown files in HOME/memory: MEMORY.md, the daily logs
 YYYY-MM-DD.md, and any notes you put there. Search fuses keyword (BM25) and
 meaning (embeddings). 'reindex' rebuilds the index from the files, with a
 progress bar; deleting the index loses nothing.
+
+'add' reads a document or page into memory/sources/ as Markdown (Markdown,
+text, HTML, PDF, DOCX, CSV), where search finds it; its text stays marked as
+untrusted. 'refresh' reads it again from where it came from.
 
 Every write to memory, to identity/ (SOUL.md, USER.md, HEARTBEAT.md), to
 skills/ and to tools/ is a version: 'history' lists them with who wrote each
@@ -152,6 +162,12 @@ function readRequest(parsed: ParsedArgs): MemoryRequest {
   }
   if (request.action === "history") checkText(request, historyInput, { path: first });
   if (request.action === "diff") checkText(request, diffInput, { from: first, to: second });
+  if (request.action === "add") {
+    const source = /^https?:\/\//i.test(first) ? first : resolve(first);
+    checkText(request, addSourceInput, { source });
+    request.first = source;
+  }
+  if (request.action === "refresh") checkText(request, refreshSourceInput, { path: first });
   if (request.action === "revert" || request.action === "undo") {
     checkText(request, versionInput, { id: first });
   }
@@ -222,6 +238,9 @@ function perform(memory: MemoryActions, request: MemoryRequest): Promise<number>
     case "revert":
     case "undo":
       return revert(memory, request);
+    case "add":
+    case "refresh":
+      return addSource(memory, request);
   }
 }
 
@@ -355,5 +374,23 @@ async function revert(memory: MemoryActions, request: MemoryRequest): Promise<nu
       : `back as it was at version ${reverted.id}`;
     out(`${reverted.path} is ${what} (now version ${version.id}).\n`);
   }
+  return EXIT.ok;
+}
+
+/** `add` and `refresh`: the source read, where it went, and whether it changed. */
+async function addSource(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const added = request.action === "add"
+    ? await memory.addSource({ source: request.first }, BY_CLI)
+    : await memory.refreshSource({ path: request.first }, BY_CLI);
+  if (request.json) {
+    outJson(added);
+    return EXIT.ok;
+  }
+  const what = added.changed ? (request.action === "add" ? "Added" : "Refreshed") : "Unchanged:";
+  out(
+    `${what} ${added.source} (${added.format}, “${added.title}”) → memory/${added.path}${
+      added.version && added.changed ? `, version ${added.version.id}` : ""
+    }${added.truncated ? " (cut at the size limit)" : ""}.\n`,
+  );
   return EXIT.ok;
 }

@@ -21,6 +21,7 @@ import {
   searchMemoryInput,
 } from "../app/memory.ts";
 import type { WrittenBy } from "../app/memory.ts";
+import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -99,6 +100,26 @@ export const memoryRouteDocs: RouteDoc[] = [
     summary: "Replace one section of MEMORY.md",
     body: memorySectionInput,
     response: { description: "The file written", schema: pathReply },
+  },
+  {
+    method: "post",
+    path: "/api/memory/sources",
+    tag: "memory",
+    summary:
+      "Add a document or page to memory: an http(s) URL or a file's absolute path (Markdown, text, HTML, PDF, DOCX, CSV), saved under memory/sources/ with front matter",
+    body: addSourceInput,
+    response: {
+      status: 201,
+      description: "`{path, source, title, format, changed, truncated, version}`",
+    },
+  },
+  {
+    method: "post",
+    path: "/api/memory/sources/refresh",
+    tag: "memory",
+    summary: "Read a source again from where it came from; a change is a new version",
+    body: refreshSourceInput,
+    response: { description: "`{path, source, title, format, changed, truncated, version}`" },
   },
   {
     method: "get",
@@ -202,6 +223,16 @@ export function memoryRoutes(runtime: Runtime): Hono {
   app.put("/memory/sections", async (c) => {
     const body = await readJson(c, memorySectionInput);
     return c.json({ path: await act(() => memory.writeSection(body, BY_API)) });
+  });
+
+  app.post("/memory/sources", async (c) => {
+    const body = await readJson(c, addSourceInput);
+    return c.json(await act(() => memory.addSource(body, BY_API, c.req.raw.signal)), 201);
+  });
+
+  app.post("/memory/sources/refresh", async (c) => {
+    const body = await readJson(c, refreshSourceInput);
+    return c.json(await act(() => memory.refreshSource(body, BY_API, c.req.raw.signal)));
   });
 
   app.get("/memory/history", async (c) => {

@@ -51,7 +51,7 @@ interface Section {
  */
 export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chunk[] {
   const { target = 1400, min = 400, overlap = 150 } = options;
-  const sections = splitSections(markdown);
+  const sections = splitSections(withoutFrontMatter(markdown));
   const chunks: Chunk[] = [];
   let pending: { heading: string; parent: string; lines: Section["lines"] } | null = null;
 
@@ -80,6 +80,18 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
   }
   closeChunk();
   return chunks.map((chunk) => keepLabels(chunk, markdown));
+}
+
+/**
+ * The document with its front matter (a leading `---` … `---` block: a
+ * source's origin and hash) blanked, lines kept so line numbers still hold:
+ * it says where a text came from, not what it says, and would only add noise
+ * to search.
+ */
+function withoutFrontMatter(markdown: string): string {
+  const match = /^---\n[\s\S]*?\n---(?:\n|$)/.exec(markdown);
+  if (!match) return markdown;
+  return match[0].replace(/[^\n]/g, "") + markdown.slice(match[0].length);
 }
 
 /**

@@ -15,6 +15,15 @@ import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { Embedder } from "./embedder.ts";
 import type { MemoryFiles } from "./files.ts";
 import { FileHistory, loadDiff } from "./history.ts";
+import { convertDocument, type DocumentFormat } from "./documents.ts";
+import {
+  bytesHash,
+  readMeta,
+  sourceFile,
+  type SourceMeta,
+  sourceName,
+  SOURCES_DIR,
+} from "./sources.ts";
 import { createOpenAiEmbedder } from "./openai_embeddings.ts";
 import {
   defaultFusion,
@@ -39,6 +48,35 @@ export interface MemoryExcerpt {
   to: number;
   total_lines: number;
   text: string;
+}
+
+/** A document or page to add to memory, as read. */
+export interface SourceDocument {
+  /** The URL, or the absolute path, it was read from. */
+  source: string;
+  bytes: Uint8Array;
+  /** A file name (its extension helps name the format). */
+  name: string;
+  /** The declared media type (a `Content-Type` header). */
+  mediaType?: string;
+  /** Where relative links in HTML point from (the URL after redirects). */
+  url?: string;
+}
+
+/** What adding a source did. */
+export interface AddedSource {
+  /** Its file, relative to the memory directory: `sources/example-com-manual.md`. */
+  path: string;
+  source: string;
+  /** The document's own title (its words, not hob's). */
+  title: string;
+  format: DocumentFormat;
+  /** False when what was read is what the file already holds. */
+  changed: boolean;
+  /** True when the Markdown was cut at the size limit. */
+  truncated: boolean;
+  /** The file's version after the add (the same as before when nothing changed). */
+  version: FileVersion | null;
 }
 
 /**
@@ -175,6 +213,74 @@ export class Memory {
     return await this.#indexed(
       await this.files.replace(file.slice(this.files.dir.length + 1), content, by),
     );
+  }
+
+  /**
+   * Converts a document to Markdown and saves it under memory/sources/, in
+   * the file it was saved to before (a new version when it changed), or a
+   * new one named after it. The body stays labelled as untrusted.
+   */
+  async addSource(
+    document: SourceDocument,
+    by: WrittenBy,
+    signal?: AbortSignal,
+  ): Promise<AddedSource> {
+    const hash = bytesHash(document.bytes);
+    const existing = await this.#sourceFileOf(document.source);
+    const latest = () => this.history.versions.latest(`memory/${path}`) ?? null;
+    const converted = await convertDocument(document, { signal });
+    const path = existing?.path ?? await this.#freeSourcePath(document.source);
+    const base = {
+      path,
+      source: document.source,
+      title: converted.title,
+      format: converted.format,
+    };
+    if (existing?.meta.content_hash === hash) {
+      return { ...base, changed: false, truncated: converted.truncated, version: latest() };
+    }
+    const meta: SourceMeta = {
+      source: document.source,
+      format: converted.format,
+      fetched_at: this.#now().toISOString(),
+      content_hash: hash,
+    };
+    await this.replace(path, await sourceFile(meta, converted.title, converted.markdown), by);
+    return { ...base, changed: true, truncated: converted.truncated, version: latest() };
+  }
+
+  /** The front matter of a source file (relative to memory/), or null when it is not one. */
+  async sourceMeta(path: string): Promise<SourceMeta | null> {
+    const file = await resolveInRoots(path, [this.files.dir]).catch(() => null);
+    if (!file) return null;
+    return await readMeta(await readOrEmpty(file));
+  }
+
+  /** The source file that holds `source`, if one does. */
+  async #sourceFileOf(source: string): Promise<{ path: string; meta: SourceMeta } | null> {
+    const dir = join(this.files.dir, SOURCES_DIR);
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(dir));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile || !entry.name.endsWith(".md")) continue;
+      const meta = await readMeta(await readOrEmpty(join(dir, entry.name)));
+      if (meta?.source === source) return { path: `${SOURCES_DIR}/${entry.name}`, meta };
+    }
+    return null;
+  }
+
+  /** A new file for `source`: its name, or its name with -2, -3… when that is taken. */
+  async #freeSourcePath(source: string): Promise<string> {
+    const name = sourceName(source).replace(/\.md$/, "");
+    for (let n = 1;; n++) {
+      const path = `${SOURCES_DIR}/${n === 1 ? name : `${name}-${n}`}.md`;
+      if (!(await this.files.read(path))) return path;
+    }
   }
 
   /**

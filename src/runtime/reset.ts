@@ -29,7 +29,9 @@ export function createMemoryReset(home: string, memory: Memory): MemoryReset {
     },
     chunks: () => memory.index.stats().chunks,
     async clear(files) {
-      for (const file of files) await Deno.remove(join(dir, file)).catch(() => {});
+      // Through memory's writer: each deletion is a version, so a reset can be undone file by file.
+      const by = { author: "owner", via: "reset" } as const;
+      for (const file of files) await memory.files.remove(file, by).catch(() => {});
       await ensureHome(home);
       await memory.reindex();
     },
@@ -39,6 +41,8 @@ export function createMemoryReset(home: string, memory: Memory): MemoryReset {
 async function collectFiles(dir: string, into: string[]): Promise<void> {
   try {
     for await (const entry of Deno.readDir(dir)) {
+      // Hidden entries are the writers' lock and temporary files, not memory.
+      if (entry.name.startsWith(".")) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory) await collectFiles(path, into);
       else into.push(path);

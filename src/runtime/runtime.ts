@@ -335,6 +335,7 @@ function openAccess(
       notifications: background.notifications,
       checkModel: (model) => parts.llm.checkModel(model),
       memory,
+      sources: { roots: () => parts.toolbox.scope.roots, web: parts.config.tools.web },
       maintenance,
       memoryReset: createMemoryReset(home, memory),
       statusProbes,

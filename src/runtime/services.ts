@@ -66,6 +66,7 @@ const FRAME_WIDTH = 768;
 /** Largest video looked at, in bytes. */
 const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 const sectionParams = z.object({ section: z.string(), content: z.string() });
+const sourceParams = z.object({ source: z.string() });
 const conversationSearchParams = z.object({
   query: z.string().min(1),
   conversation_id: z.string().min(1).optional(),
@@ -136,6 +137,11 @@ function memoryServices(memory: MemoryActions, conversations: ConversationStore)
     "memory.log": (params, context) => memory.log(textParams.parse(params), by(context)),
     "memory.write": (params, context) =>
       memory.writeSection(sectionParams.parse(params), by(context)),
+    async "memory.add"(params, context) {
+      const added = await memory.addSource(sourceParams.parse(params), by(context), context.signal);
+      // The document's title is its own words: the tool's output is labelled as a whole.
+      return { ...added, version: added.version?.id ?? null };
+    },
   };
 }
 

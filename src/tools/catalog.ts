@@ -16,6 +16,7 @@ import getTime from "./builtin/get_time.ts";
 import listDirectory from "./builtin/list_directory.ts";
 import listSkills from "./builtin/list_skills.ts";
 import logNote from "./builtin/log_note.ts";
+import memoryAdd from "./builtin/memory_add.ts";
 import memoryGet from "./builtin/memory_get.ts";
 import memoryWrite from "./builtin/memory_write.ts";
 import rememberThis from "./builtin/remember_this.ts";
@@ -68,6 +69,7 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   searchMemory,
   memoryGet,
   rememberThis,
+  memoryAdd,
   logNote,
   memoryWrite,
   searchConversations,

@@ -10,7 +10,10 @@ Deno.test("hob memory history lists the writes; diff shows one; undo and revert 
   const memory = () => Deno.readTextFile(`${home.home}/memory/MEMORY.md`);
   const before = await memory();
   assertEquals((await runHob(["memory", "remember", "Grace lives in Lisbon.", ...h])).code, 0);
-  await Deno.writeTextFile(`${home.home}/memory/MEMORY.md`, `${await memory()}- The boiler service is due in March.\n`);
+  await Deno.writeTextFile(
+    `${home.home}/memory/MEMORY.md`,
+    `${await memory()}- The boiler service is due in March.\n`,
+  );
   assertEquals((await runHob(["memory", "log", "Called the plumber.", ...h])).code, 0);
 
   const listed = await runHob(["memory", "history", "MEMORY.md", "--json", ...h]);
