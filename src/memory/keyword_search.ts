@@ -28,6 +28,22 @@ const STOPWORDS = new Set(
   or our so than that the their them then there these they this to was we were what when where which who why
   will with you your`.split(/\s+/),
 );
+/**
+ * The auxiliaries a question is framed with ("can I take…", "should I
+ * replace…", "am I…"): in a personal memory they are rare words, so BM25 would
+ * weigh them high, yet they say nothing about what is asked. "May" stays: it is
+ * also a month.
+ */
+const QUESTION_AUXILIARIES = new Set(
+  "am can could might must shall should would".split(" "),
+);
+/**
+ * The quantity a "how" question asks for ("how much", "how long"): the answer
+ * is a number, not the word. "Long" elsewhere ("a long walk") stays.
+ */
+const HOW_QUANTITY = /\bhow\s+(much|many|long|often|far|old|soon)\b/gu;
+/** A negated auxiliary ("don't", "can't"): a function word, whose stem ("don") would match nothing meant. */
+const NEGATED_AUXILIARY = /\p{L}+n['\u2019]t\b/gu;
 
 /** Runs SQL through the index's prepared statements. */
 type Sql = (sql: string) => StatementSync;
@@ -39,16 +55,22 @@ export function countChunks(sql: Sql): number {
 
 /**
  * The words of a query worth matching: lower-cased, deduplicated, without
- * stop words or single letters (a single digit stays).
+ * stop words or single letters (a single digit stays), and without the frame
+ * of a question (its auxiliaries, negated ones, the word after "how").
  *
  * @example
  * ```ts
  * queryTerms("Where is the 2 o'clock train?"); // ["2", "clock", "train"]
+ * queryTerms("How much can I spend on trains?"); // ["spend", "trains"]
  * ```
  */
 export function queryTerms(query: string): string[] {
-  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
-    .filter((term) => !STOPWORDS.has(term) && (term.length > 1 || /\d/.test(term)));
+  const text = query.toLowerCase().replace(HOW_QUANTITY, " ").replace(NEGATED_AUXILIARY, " ");
+  return [...new Set(text.match(/[\p{L}\p{N}]+/gu) ?? [])]
+    .filter((term) =>
+      !STOPWORDS.has(term) && !QUESTION_AUXILIARIES.has(term) &&
+      (term.length > 1 || /\d/.test(term))
+    );
 }
 
 /**
