@@ -67,14 +67,40 @@ type Mode = { name: string; mode: "hybrid" | "keyword" | "vector"; fusion?: Fusi
 const MODES: Mode[] = [
   { name: "hybrid", mode: "hybrid" },
   {
+    name: "hybrid, scaled by best",
+    mode: "hybrid",
+    fusion: {
+      method: "score",
+      keywordWeight: 1,
+      vectorWeight: 0.5,
+      minSimilarity: 0.25,
+      scale: "best",
+      fullSimilarity: 1,
+    },
+  },
+  {
     name: "hybrid, score fusion 1:1",
     mode: "hybrid",
-    fusion: { method: "score", keywordWeight: 1, vectorWeight: 1, minSimilarity: 0.35 },
+    fusion: {
+      method: "score",
+      keywordWeight: 1,
+      vectorWeight: 1,
+      minSimilarity: 0.35,
+      scale: "best",
+      fullSimilarity: 1,
+    },
   },
   {
     name: "hybrid, RRF",
     mode: "hybrid",
-    fusion: { method: "rrf", keywordWeight: 1, vectorWeight: 1, minSimilarity: 0 },
+    fusion: {
+      method: "rrf",
+      keywordWeight: 1,
+      vectorWeight: 1,
+      minSimilarity: 0,
+      scale: "best",
+      fullSimilarity: 1,
+    },
   },
   { name: "keyword only", mode: "keyword" },
   { name: "vector only", mode: "vector" },
