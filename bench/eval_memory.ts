@@ -135,14 +135,15 @@ export async function evaluateMemory(
     await index.sync(undefined, true);
     const seconds = (performance.now() - started) / 1000;
     const stats = index.stats();
-    const byMode: Record<string, Map<string, Scores>> = {};
-    const misses: string[] = [];
-    for (const mode of MODES) {
-      const outcomes = [];
-      for (const q of queries) outcomes.push(await runQuery(index, q, mode));
-      byMode[mode.name] = tally(queries, outcomes);
-      if (mode.name === "hybrid") misses.push(...describeMisses(queries, outcomes));
+    // Every mode for one query, then the next: the query's vector is made once, not once a mode.
+    const outcomes: Outcome[][] = MODES.map(() => []);
+    for (const q of queries) {
+      for (const [m, mode] of MODES.entries()) outcomes[m].push(await runQuery(index, q, mode));
     }
+    const byMode = Object.fromEntries(
+      MODES.map(({ name }, m) => [name, tally(queries, outcomes[m])]),
+    );
+    const misses = describeMisses(queries, outcomes[MODES.findIndex((m) => m.name === "hybrid")]);
     const header = [
       `memory eval (${dir}): ${queries.length} queries over ${stats.files} documents (${stats.chunks} chunks, ${stats.vectors} vectors, embedder ${stats.embedder}); indexed in ${
         seconds.toFixed(1)
