@@ -28,6 +28,22 @@ const STOPWORDS = new Set(
   or our so than that the their them then there these they this to was we were what when where which who why
   will with you your`.split(/\s+/),
 );
+/**
+ * The auxiliaries a question is framed with ("can I take…", "should I
+ * replace…", "am I…"): in a personal memory they are rare words, so BM25 would
+ * weigh them high, yet they say nothing about what is asked. "May" stays: it is
+ * also a month.
+ */
+const QUESTION_AUXILIARIES = new Set(
+  "am can could might must shall should would".split(" "),
+);
+/**
+ * The quantity a "how" question asks for ("how much", "how long"): the answer
+ * is a number, not the word. "Long" elsewhere ("a long walk") stays.
+ */
+const HOW_QUANTITY = /\bhow\s+(much|many|long|often|far|old|soon)\b/gu;
+/** A negated auxiliary ("don't", "can't"): a function word, whose stem ("don") would match nothing meant. */
+const NEGATED_AUXILIARY = /\p{L}+n['\u2019]t\b/gu;
 
 /** Runs SQL through the index's prepared statements. */
 type Sql = (sql: string) => StatementSync;
@@ -39,33 +55,66 @@ export function countChunks(sql: Sql): number {
 
 /**
  * The words of a query worth matching: lower-cased, deduplicated, without
- * stop words or single letters (a single digit stays).
+ * stop words or single letters (a single digit stays), and without the frame
+ * of a question (its auxiliaries, negated ones, the word after "how").
  *
  * @example
  * ```ts
  * queryTerms("Where is the 2 o'clock train?"); // ["2", "clock", "train"]
+ * queryTerms("How much can I spend on trains?"); // ["spend", "trains"]
  * ```
  */
 export function queryTerms(query: string): string[] {
-  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
-    .filter((term) => !STOPWORDS.has(term) && (term.length > 1 || /\d/.test(term)));
+  const text = query.toLowerCase().replace(HOW_QUANTITY, " ").replace(NEGATED_AUXILIARY, " ");
+  return [...new Set(text.match(/[\p{L}\p{N}]+/gu) ?? [])]
+    .filter((term) =>
+      !STOPWORDS.has(term) && !QUESTION_AUXILIARIES.has(term) &&
+      (term.length > 1 || /\d/.test(term))
+    );
 }
 
 /**
- * The best chunks for `query` by BM25, best first. `chunkCount` gives the
- * index's size (cached by the caller), read only when the query has several terms.
+ * The best chunks for `query` by BM25, best first, on a fixed scale: 1 is
+ * what a chunk of average length scores with every query term in it once.
+ * A chunk that matches one stray word of a question therefore scores low even
+ * when nothing matches better, and fusion can weigh it against the vectors.
+ * `chunkCount` gives the index's size (cached by the caller).
+ *
+ * @example
+ * ```ts
+ * keywordRanking(sql, "kyoto hotel", () => 120); // [{ id: 7, score: 1.3 }, { id: 2, score: 0.4 }]
+ * ```
  */
 export function keywordRanking(sql: Sql, query: string, chunkCount: () => number): Scored[] {
   const all = queryTerms(query);
   const half = MAX_QUERY_TERMS / 2;
   const terms = all.length <= MAX_QUERY_TERMS ? all : [...all.slice(0, half), ...all.slice(-half)];
   if (terms.length === 0) return [];
-  const match = selectiveTerms(sql, terms, chunkCount).map((term) => `"${term}"`).join(" OR ");
+  const total = chunkCount();
+  const kept = selectiveTerms(termFrequencies(sql, terms), total);
+  const match = kept.map(({ term }) => `"${term}"`).join(" OR ");
   const rows = sql(
     "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
   ).all(match, CANDIDATES) as { id: number; score: number }[];
+  // A term found nowhere counts too: a question half of whose words are absent is matched weakly.
+  const full = kept.reduce((sum, { n }) => sum + inverseFrequency(n, total), 0);
   // FTS5's bm25 is negative, lower is better.
-  return rows.map((row) => ({ id: row.id, score: -row.score }));
+  return rows.map((row) => ({ id: row.id, score: -row.score / full }));
+}
+
+/** How many chunks hold each term. */
+function termFrequencies(sql: Sql, terms: string[]): { term: string; n: number }[] {
+  const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
+  return terms.map((term) => ({ term, n: (count.get(`"${term}"`) as { n: number }).n }));
+}
+
+/**
+ * A term's IDF as FTS5's bm25() computes it (fts5_aux.c): one occurrence in a
+ * chunk of average length adds exactly this to the score.
+ */
+function inverseFrequency(n: number, total: number): number {
+  const idf = Math.log((total - n + 0.5) / (n + 0.5));
+  return idf > 0 ? idf : 1e-6;
 }
 
 /**
@@ -74,18 +123,14 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
  * scoring their long posting lists is most of a search's cost. The rarest
  * term always stays.
  */
-function selectiveTerms(sql: Sql, terms: string[], chunkCount: () => number): string[] {
-  if (terms.length < 2) return terms;
-  const total = chunkCount();
-  if (total < COMMON_TERMS_FROM) return terms;
-  const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
-  const frequency = terms.map((term) => ({
-    term,
-    n: (count.get(`"${term}"`) as { n: number }).n,
-  }));
+function selectiveTerms(
+  frequency: { term: string; n: number }[],
+  total: number,
+): { term: string; n: number }[] {
+  if (frequency.length < 2 || total < COMMON_TERMS_FROM) return frequency;
   const kept = frequency.filter((f) => f.n <= total * COMMON_TERM_SHARE);
-  if (kept.length > 0) return kept.map((f) => f.term);
-  return [frequency.reduce((a, b) => (b.n < a.n ? b : a)).term];
+  if (kept.length > 0) return kept;
+  return [frequency.reduce((a, b) => (b.n < a.n ? b : a))];
 }
 
 /**

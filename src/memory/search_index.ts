@@ -11,9 +11,12 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { readKv, writeKv } from "../store/kv.ts";
 import { statements } from "../store/statements.ts";
+import { transaction } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { EmbeddingQueue } from "./embedding_queue.ts";
+import { WINDOWS_VERSION } from "./embedding_windows.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
 import { indexFile, type IndexProgress, listMarkdown, removeFile } from "./indexing.ts";
 import { countChunks, keywordRanking, snippet } from "./keyword_search.ts";
@@ -26,6 +29,8 @@ export { type IndexProgress, listMarkdown } from "./indexing.ts";
 
 /** How long a search waits for vectors still being made before it goes without them. */
 const PENDING_WAIT_MS = 3_000;
+/** Where the index records which windowing its vectors were made with (see WINDOWS_VERSION). */
+export const WINDOWS_VERSION_KEY = "memory.windows_version";
 
 /** One search result. */
 export interface MemoryHit {
@@ -121,7 +126,7 @@ export class MemoryIndex {
       onVectors: () => this.#signatures = null,
       warn: (message) => this.#warn(message),
     });
-    this.#dropForeignVectors();
+    this.#dropStaleVectors();
   }
 
   /** The embedder's id, or null when searches are by keyword only. */
@@ -138,11 +143,22 @@ export class MemoryIndex {
     console.error(`hob: memory: ${message}`);
   }
 
-  /** Vectors of another embedder are deleted: two models' vectors are never mixed. */
-  #dropForeignVectors(): void {
+  /**
+   * Vectors of another embedder are deleted: two models' vectors are never
+   * mixed. So are all vectors when the index recorded another windowing (or
+   * none: an index built before versions were recorded): their chunks wait
+   * for vectors and are embedded again, at this start, as after a change of model.
+   */
+  #dropStaleVectors(): void {
     const id = this.#embedder?.id ?? "";
-    const removed = this.#sql("DELETE FROM memory_vectors WHERE embedder != ?").run(id);
-    if (Number(removed.changes) > 0) this.#signatures = null;
+    const removed = transaction(this.#db, () => {
+      if (readKv<number>(this.#db, WINDOWS_VERSION_KEY) === WINDOWS_VERSION) {
+        return this.#sql("DELETE FROM memory_vectors WHERE embedder != ?").run(id).changes;
+      }
+      writeKv(this.#db, WINDOWS_VERSION_KEY, WINDOWS_VERSION);
+      return this.#sql("DELETE FROM memory_vectors").run().changes;
+    });
+    if (Number(removed) > 0) this.#signatures = null;
   }
 
   /** The chunks changed: both searches' caches are stale. */

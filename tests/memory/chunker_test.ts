@@ -58,3 +58,25 @@ Deno.test("embeddingWindows prefixes the heading path and fits the model's reach
     assert(!window.includes("## Kyoto"));
   }
 });
+
+Deno.test("embeddingWindows makes each table row a window that names its columns", () => {
+  const windows = embeddingWindows({
+    heading: "Bathroom > Quotes",
+    text: [
+      "Three quotes came in.",
+      "",
+      "| Firm | Quote | **Start** |",
+      "| --- | ---: | :-: |",
+      "| Harbourside | £8,750 | 18 January |",
+      "| Shah & Sons | £7,900 | |",
+      "",
+      "Decision: Harbourside.",
+    ].join("\n"),
+  }, 450);
+  assertEquals(windows, [
+    "Bathroom > Quotes\nThree quotes came in.",
+    "Bathroom > Quotes\nFirm: Harbourside; Quote: £8,750; Start: 18 January",
+    "Bathroom > Quotes\nFirm: Shah & Sons; Quote: £7,900",
+    "Bathroom > Quotes\nDecision: Harbourside.",
+  ]);
+});

@@ -1,7 +1,9 @@
 /** MemoryIndex with a real SQLite file: indexing, incremental updates, search modes. */
 
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { MemoryIndex } from "../../src/memory/search_index.ts";
+import { MemoryIndex, WINDOWS_VERSION_KEY } from "../../src/memory/search_index.ts";
+import { WINDOWS_VERSION } from "../../src/memory/embedding_windows.ts";
+import { deleteKv, readKv } from "../../src/store/kv.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { fakeEmbedder } from "../fakes/embedder.ts";
 
@@ -89,6 +91,35 @@ Deno.test("MemoryIndex never mixes two embedders' vectors", async () => {
     embedder: string;
   }[];
   assertEquals(row.map((r) => r.embedder), ["another-model@2"]);
+});
+
+Deno.test("MemoryIndex re-embeds at start an index whose vectors were made of other windows", async (t) => {
+  await using index = await tempIndex({
+    "a.md": "# A\nalpha apples\n\n| Fruit | Colour |\n| --- | --- |\n| apple | red |\n",
+    "b.md": "# B\n- beta bananas\n- more bananas\n",
+  });
+  await index.index.sync(undefined, true);
+  const vectors = index.index.stats().vectors;
+  const embedded = () => index.embedder!.calls.flat().length;
+  await t.step("an index of the current windowing keeps its vectors", async () => {
+    const before = embedded();
+    const again = new MemoryIndex(index.db, index.dir, index.embedder);
+    assertEquals([again.stats().vectors, again.stats().pending], [vectors, 0]);
+    await again.sync(undefined, true);
+    assertEquals(embedded(), before, "nothing embedded again");
+  });
+  await t.step("an index built before windowings were recorded is embedded again", async () => {
+    // What an older hob leaves: vectors of the same model, and no version recorded.
+    deleteKv(index.db, WINDOWS_VERSION_KEY);
+    const before = embedded();
+    const upgraded = new MemoryIndex(index.db, index.dir, index.embedder);
+    assertEquals(upgraded.stats().vectors, 0, "the old vectors are gone");
+    assertEquals(upgraded.stats().pending, upgraded.stats().chunks);
+    await upgraded.sync(undefined, true);
+    assertEquals([upgraded.stats().vectors, upgraded.stats().pending], [vectors, 0]);
+    assertEquals(embedded() - before, vectors, "every window embedded once more");
+    assertEquals(readKv(index.db, WINDOWS_VERSION_KEY), WINDOWS_VERSION);
+  });
 });
 
 Deno.test("MemoryIndex searches by keywords alone without an embedder", async () => {

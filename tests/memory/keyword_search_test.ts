@@ -1,0 +1,66 @@
+/** The keyword side of memory search: which words of a query are matched, and how hits score. */
+
+import { assert, assertEquals } from "../helpers/assert.ts";
+import { keywordRanking, queryTerms } from "../../src/memory/keyword_search.ts";
+import { openDatabase } from "../../src/store/database.ts";
+import { statements } from "../../src/store/statements.ts";
+
+Deno.test("queryTerms keeps the words a question is about and drops its frame", async (t) => {
+  await t.step("stop words, single letters and duplicates go; a digit stays", () => {
+    assertEquals(queryTerms("Where is the 2 o'clock train? The train!"), ["2", "clock", "train"]);
+  });
+  await t.step("the quantity after 'how' goes, the same word elsewhere stays", () => {
+    assertEquals(queryTerms("how much does the pet insurance cost"), ["pet", "insurance", "cost"]);
+    assertEquals(queryTerms("How long was the talk?"), ["talk"]);
+    assertEquals(queryTerms("which long-distance trail"), ["long", "distance", "trail"]);
+  });
+  await t.step("auxiliaries and negated auxiliaries go", () => {
+    assertEquals(queryTerms("can I take the painkiller"), ["take", "painkiller"]);
+    assertEquals(queryTerms("why don't we use app notifications"), ["use", "app", "notifications"]);
+    assertEquals(queryTerms("why can’t we get a kitten"), ["get", "kitten"]);
+    assertEquals(queryTerms("what am I aiming for"), ["aiming"]);
+  });
+  await t.step("a month that is also an auxiliary stays", () => {
+    assertEquals(queryTerms("what renews in May"), ["renews", "may"]);
+  });
+});
+
+Deno.test("keywordRanking scores every query term once, in a chunk of average length, at 1", async () => {
+  const home = await Deno.makeTempDir({ prefix: "hob-keyword-" });
+  const db = openDatabase(`${home}/hob.db`);
+  try {
+    const sql = statements(db);
+    sql("INSERT INTO memory_files (path, hash, size, indexed_at) VALUES ('a.md', '', 0, '')").run();
+    const insert = sql(
+      "INSERT INTO memory_chunks (path, seq, heading, start_line, end_line, text, hash) VALUES ('a.md', ?, '', 1, 1, ?, '')",
+    );
+    // Every chunk four words long, so each is of average length.
+    const texts = [
+      "kyoto ryokan onsen breakfast",
+      "kyoto temple garden walk",
+      "lisbon tram hill view",
+      "bristol harbour ferry boat",
+      "oat milk flat white",
+      "boiler pressure filling loop",
+      "garlic planted raised beds",
+      "passport renewal spring travel",
+    ];
+    const ids = texts.map((text, seq) => Number(insert.run(seq, text).lastInsertRowid));
+    const ranking = keywordRanking(sql, "which kyoto ryokan", () => texts.length);
+    assertEquals(ranking.map((hit) => hit.id), [ids[0], ids[1]]);
+    // FTS5 computes the score; the test only knows what a full match must come to.
+    assertClose(ranking[0].score, 1);
+    const idf = (n: number) => Math.log((texts.length - n + 0.5) / (n + 0.5));
+    assertClose(ranking[1].score, idf(2) / (idf(2) + idf(1)));
+    // A word found nowhere counts against every chunk: half the question is unmatched.
+    const partly = keywordRanking(sql, "kyoto ryokan zanzibar", () => texts.length);
+    assert(partly[0].score < 0.6, `${partly[0].score}`);
+  } finally {
+    db.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+function assertClose(actual: number, expected: number): void {
+  assert(Math.abs(actual - expected) < 1e-9, `${actual} is not ${expected}`);
+}
