@@ -4,7 +4,7 @@
  * run: an empty `deno run` with hob's flags for times and memory, the model
  * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
  * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`,
- * `speech`) or one
+ * `speech`, `history`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`); none means all. `--compare REV` checks REV out beside this
  * tree and takes the start-up figures of both in turns, side by side.
@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { formatBigMessages, measureBigMessages } from "./big_message.ts";
 import { formatChannelLatency, measureChannelLatency } from "./channels.ts";
+import { formatHistory, measureHistory } from "./history.ts";
 import { formatIndexing, measureIndexing } from "./indexing.ts";
 import { formatRss, measureRss } from "./rss.ts";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
@@ -51,6 +52,7 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
   size: async () => formatReleaseSize(await measureReleaseSize()),
   channels: async () => formatChannelLatency(await measureChannelLatency()),
   speech: async () => formatSpeech(await measureSpeech()),
+  history: async () => formatHistory(await measureHistory()),
 };
 
 const { values, positionals } = parseArgs({

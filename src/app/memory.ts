@@ -203,7 +203,7 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
     },
     async history(input = {}) {
       const { path, tainted, before, limit } = checkInput(historyInput, input);
-      await memory.ready;
+      await memory.scanned;
       return memory.history.list({
         path: path === undefined ? undefined : versionedPath(path),
         tainted,
@@ -213,13 +213,13 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
     },
     async version(input) {
       const { id } = checkInput(versionInput, input);
-      await memory.ready;
+      await memory.scanned;
       const version = findVersion(memory, id, "id");
       return { ...version, content: memory.history.content(version) };
     },
     async diff(input) {
       const { from, to } = checkInput(diffInput, input);
-      await memory.ready;
+      await memory.scanned;
       const older = findVersion(memory, from, "from");
       const newer = to === undefined ? undefined : findVersion(memory, to, "to");
       if (newer && newer.path !== older.path) {
@@ -233,13 +233,13 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
     },
     async revert(input, by) {
       const { id } = checkInput(versionInput, input);
-      await memory.ready;
+      await memory.scanned;
       const reverted = findVersion(memory, id, "id");
       return { reverted, version: await memory.revert(reverted, by) };
     },
     async undo(input, by) {
       const { id } = checkInput(versionInput, input);
-      await memory.ready;
+      await memory.scanned;
       const undone = findVersion(memory, id, "id");
       try {
         return { reverted: undone, version: await memory.undo(undone, by) };

@@ -9,6 +9,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { join, relative, sep } from "node:path";
 import {
+  contentHash,
   type FileVersion,
   FileVersions,
   type VersionQuery,
@@ -180,6 +181,9 @@ export class FileHistory {
         const homePath = relative(this.#home, path).split(sep).join("/");
         if (!isVersioned(homePath)) continue;
         const before = this.versions.latest(homePath);
+        // Most files are as recorded: only a change found is recorded under the write lock.
+        const content = await Deno.readTextFile(path).catch(() => null);
+        if (before && content !== null && before.hash === contentHash(content)) continue;
         await this.observe(homePath);
         if (this.versions.latest(homePath)?.id !== before?.id) recorded++;
       }

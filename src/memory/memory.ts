@@ -115,6 +115,8 @@ export class Memory {
   readonly index: MemoryIndex;
   /** Settles when the index has caught up with the files at start. */
   readonly ready: Promise<void>;
+  /** Settles when every versioned file has a version of what it holds (after `ready`). */
+  readonly scanned: Promise<void>;
   readonly #config: HobConfig;
   readonly #embedder: Embedder | null;
   readonly #home: string;
@@ -149,7 +151,9 @@ export class Memory {
     // Catch up with edits made while hob was not running; vectors follow deferred, while nobody waits.
     this.ready = this.index.sync().then(() => {}, (error) => {
       console.error(`hob: indexing memory failed: ${(error as Error).message}`);
-    }).then(() => this.history.scan()).then(() => {}, (error) => {
+    });
+    // Then the files no version has yet; a search does not wait for this, the history does.
+    this.scanned = this.ready.then(() => this.history.scan()).then(() => {}, (error) => {
       // Versions resume with the next write; the files themselves are untouched.
       console.error(`hob: recording file versions failed: ${(error as Error).message}`);
     });
@@ -413,7 +417,7 @@ export class Memory {
     const stopped = this.index.stop();
     this.#embedder?.close();
     await stopped;
-    await this.ready;
+    await this.scanned;
   }
 
   async #indexed(path: string): Promise<string> {

@@ -19,7 +19,7 @@ async function tempMemory() {
   const { config } = await loadConfig({ home, env: {} });
   const db = openDatabase(`${home}/hob.db`);
   const memory = new Memory({ home, db, config, now: () => new Date("2026-11-26T10:00:00Z") });
-  await memory.ready;
+  await memory.scanned;
   return {
     home,
     db,
