@@ -70,6 +70,11 @@ Deno.test("the model builds a tool, uses it in the same conversation, and it is 
     body: JSON.stringify({ args: { text: "again" } }),
   })).json();
   assertEquals(invoked.content, "AGAIN!");
+  // The tool is in the file history, written by the agent in that conversation.
+  const { versions } = await (await again.fetch("/api/memory/history?path=tools/shout.ts")).json();
+  assertEquals(versions.map((v: { author: string; via: string }) => `${v.author} ${v.via}`), [
+    "agent build_tool",
+  ]);
 });
 
 Deno.test("build_tool refuses to overwrite, and deletes what does not load", async () => {
@@ -119,6 +124,16 @@ Deno.test("build_tool refuses to overwrite, and deletes what does not load", asy
     "roll_dice.ts",
     "word_count.ts",
   ], "only the examples copied at init");
+  // What did not load was written and taken back: both are in the history.
+  const history = await runHob(["memory", "history", "--json", "--home", home.home]);
+  const built = JSON.parse(history.stdout).versions.filter((v: { path: string }) =>
+    !["tools/roll_dice.ts", "tools/word_count.ts"].includes(v.path) && v.path.startsWith("tools/")
+  ).map((v: { via: string; hash: string | null }) => `${v.via} ${v.hash ? "written" : "deleted"}`);
+  assertEquals(
+    built.filter((line: string) => line.endsWith("deleted")).length,
+    2,
+    built.join("; "),
+  );
 });
 
 Deno.test("hob tool and hob approvals from the command line", async (t) => {
