@@ -92,6 +92,15 @@ export function memoryPanel(options: { today: string; file?: Html; message?: Fla
       <button type="submit">Search</button>
     </form>
     <div id="memory-results" aria-live="polite"></div>
+    <h2>Add a document or page</h2>
+    <form class="inline" hx-post="/ui/memory/sources" hx-target="#memory-source"
+      hx-disabled-elt="find button">
+      <label class="visually-hidden" for="memory-source-input">A web address or a file's path</label>
+      <input id="memory-source-input" name="source" required
+        placeholder="https://… or /path/to/file.pdf (Markdown, text, HTML, PDF, DOCX, CSV)">
+      <button type="submit">Add</button>
+    </form>
+    <div id="memory-source" aria-live="polite"></div>
     <h2>Edit</h2>
     <div class="toolbar" role="group" aria-label="Files">
       ${EDITABLE_FILES.map((name) =>
@@ -622,4 +631,18 @@ ${
       </table>
     `
   }`;
+}
+
+/** What adding a source did, or why it could not. */
+export function sourceAdded(
+  added: { path: string; source: string; title: string; changed: boolean } | null,
+  refusal?: string,
+): Html | string {
+  if (!added) return flash({ ok: false, text: refusal ?? "Could not add it." });
+  return flash({
+    ok: true,
+    text: added.changed
+      ? `Added “${added.title}” from ${added.source} as memory/${added.path}.`
+      : `memory/${added.path} already holds ${added.source} as it is now.`,
+  });
 }

@@ -37,6 +37,7 @@ import {
   SCHEDULE_FORM_FIELDS,
   type ScheduleDraft,
   schedulesPanel,
+  sourceAdded,
   tasksPanel,
   toolsPanel,
   versionList,
@@ -239,6 +240,20 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });
   historyFragments(ui, runtime);
+
+  ui.post("/memory/sources", async (c) => {
+    const form = await readForm(c);
+    try {
+      const added = await runtime.app.memory.addSource(
+        { source: String(form.source ?? "") },
+        { ...BY_PAGE },
+        c.req.raw.signal,
+      );
+      return c.html(sourceAdded(added));
+    } catch (error) {
+      return c.html(sourceAdded(null, formRefusal(error, {})), 422);
+    }
+  });
 }
 
 /** The history: versions of one file or all, their changes, and putting a file back. */
