@@ -1,7 +1,8 @@
 /**
  * The LlmPort the agent sees: routes a model id `<provider>/<model>` to the
  * configured provider's adapter, and discovers the models of all providers at
- * once. The only file in src/llm that knows every adapter.
+ * once. Tool calls a model wrote as text become tool calls here, for every
+ * provider. The only file in src/llm that knows every adapter.
  */
 
 import type { LlmPort } from "../core/ports.ts";
@@ -11,6 +12,7 @@ import { createAnthropicProvider } from "./anthropic.ts";
 import { createClaudeCliProvider } from "./claude_cli.ts";
 import { createOpenAiCompatProvider } from "./openai_compat.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
+import { withTextCalls } from "./text_call_stream.ts";
 
 /** How one provider answered model discovery. */
 export interface ProviderStatus {
@@ -97,7 +99,8 @@ export function createLlmRouter(config: HobConfig): LlmRouter {
         return;
       }
       const { provider, name } = split(request.model);
-      yield* adapterFor(config.providers[provider]).stream(name, request);
+      // Every provider's reply, so a model that writes its calls as text can use tools too.
+      yield* withTextCalls(request, adapterFor(config.providers[provider]).stream(name, request));
     },
 
     async discover(signal = new AbortController().signal) {
