@@ -189,6 +189,12 @@ const toolsSchema = z.strictObject({
   approval_timeout_s: z.number().int().min(1).max(86_400).default(300).describe(
     "How long a call waits for the user's decision, in seconds, before it is denied.",
   ),
+  offer: z.enum(["all", "relevant"]).default("all").describe(
+    "Which tools each turn offers the model: `all`, or `relevant` — the core tools (`get_time`, `search_memory`, `remember_this`), those called in the last turns and those whose name, category and description share words with the message, within `offer_tokens`, plus `find_tools` for the model to ask for more. `relevant` suits small local models, for which the tool schemas are most of each request.",
+  ),
+  offer_tokens: z.number().int().min(100).max(100_000).default(1_200).describe(
+    "With `offer: relevant`, the most (estimated) tokens of tool schemas offered up front, core tools included; a budget for models with small context windows.",
+  ),
   policies: z.record(z.string(), policy).default({}).describe(
     "Per-tool policy, `<tool>: allow`, `ask` or `deny`, over the tool's own default: tools with an external side effect (`email_file`), `build_tool` and `build_skill` ask; the rest run unasked.",
   ),

@@ -14,6 +14,7 @@ import type {
   PromptSources,
   ToolRegistryPort,
 } from "./ports.ts";
+import type { ToolOfferSettings } from "./tool_offer.ts";
 
 /** When and how much to flush. */
 export interface FlushSettings {
@@ -48,6 +49,8 @@ export interface AgentSettings {
   flush?: FlushSettings;
   /** Let the model title a new conversation from its first message (one small request). */
   autoTitle?: boolean;
+  /** Which tools a turn offers; every tool without it. */
+  toolOffer?: ToolOfferSettings;
 }
 
 /** What the loop runs on. */

@@ -7,6 +7,7 @@
  * tools.
  */
 
+import { offeredOf } from "./tool_offer.ts";
 import type { Turn } from "./turn.ts";
 import type { AgentEvent, ToolCall, ToolSpec, Usage } from "./types.ts";
 
@@ -84,9 +85,13 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
   return step;
 }
 
-/** The tools offered: hob's, and the caller's own in place of any of the same name. */
+/**
+ * The tools offered: hob's (or those of them the turn's offer holds, with
+ * find_tools), and the caller's own in place of any of the same name.
+ */
 export function offeredTools(turn: Turn): ToolSpec[] {
-  const own = turn.deps.tools.specs();
+  const all = turn.deps.tools.specs();
+  const own = turn.offer ? offeredOf(all, turn.offer) : all;
   const clientTools = turn.input.clientTools ?? [];
   if (clientTools.length === 0) return own;
   const clientNames = new Set(clientTools.map((tool) => tool.name));

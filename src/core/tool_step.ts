@@ -3,10 +3,13 @@
  * through the registry (its approval events streamed while it runs), its
  * result is stored and added to what the model reads, and a result that
  * carries untrusted content taints the turn from then on. The caller's own
- * tools are left for the caller. Knows the ports, not how a tool runs.
+ * tools are left for the caller. With only some tools offered, find_tools is
+ * answered here and a tool not offered refused (tool_offer.ts). Knows the
+ * ports, not how a tool runs.
  */
 
 import { eventChannel } from "./event_channel.ts";
+import { answerOfTheOffer } from "./tool_offer.ts";
 import { taintNotice, type Turn } from "./turn.ts";
 import type { AgentEvent, ToolCall, ToolResult } from "./types.ts";
 import { hobWrote, untrustedSource } from "./untrusted.ts";
@@ -41,7 +44,9 @@ export async function* runToolCalls(
     // The caller runs its own tools; their results come in its next request.
     if (clientNames.has(call.name)) continue;
     const started = performance.now();
-    const result = limitReached ? limitResult(turn) : yield* executeCall(turn, call);
+    const result = limitReached
+      ? limitResult(turn)
+      : offerAnswer(turn, call) ?? (yield* executeCall(turn, call));
     if (result.stop) stop = true;
     yield* recordToolResult(turn, call, result, Math.round(performance.now() - started));
     if (turn.input.signal?.aborted) break;
@@ -57,6 +62,11 @@ function limitResult(turn: Turn): ToolResult {
     ),
     is_error: true,
   };
+}
+
+/** With only some tools offered: find_tools' answer, or the refusal of a tool not offered. */
+function offerAnswer(turn: Turn, call: ToolCall): ToolResult | null {
+  return turn.offer ? answerOfTheOffer(turn.deps.tools.specs(), turn.offer, call) : null;
 }
 
 /** Runs one call through the registry, streaming the events it raises while it runs. */

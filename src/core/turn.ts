@@ -6,6 +6,7 @@
  */
 
 import type { AgentDeps } from "./deps.ts";
+import type { ToolOffer } from "./tool_offer.ts";
 import type { AgentEvent, Attachment, ChatMessage, ToolSpec, TurnStatus, Usage } from "./types.ts";
 
 /** One user message to answer. */
@@ -60,6 +61,8 @@ export interface Turn {
   readonly naming?: Promise<string | null>;
   /** The system prompt, once built. */
   system: string;
+  /** The tools offered, when only some are (`tools.offer: relevant`); every tool without it. */
+  offer?: ToolOffer;
   /** What the model reads: the fitted history, then this turn's messages. */
   messages: ChatMessage[];
   /** Where untrusted content the model has read came from; null while it has read none. */

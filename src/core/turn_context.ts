@@ -11,7 +11,8 @@ import { toChatHistory } from "./history.ts";
 import type { AttachmentPort, ToolRegistryPort } from "./ports.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { taintNotice, type Turn } from "./turn.ts";
-import type { AgentEvent, Attachment, ChatMessage, ImageContent } from "./types.ts";
+import { offeredOf, selectTools, type ToolOffer } from "./tool_offer.ts";
+import type { AgentEvent, Attachment, ChatMessage, ImageContent, ToolSpec } from "./types.ts";
 import { untrustedSource } from "./untrusted.ts";
 
 /** Tokens kept free for the pruning notice added to the system prompt. */
@@ -27,6 +28,8 @@ export interface TurnContext {
   taint: string | null;
   /** Untrusted content in the summary of earlier messages: read by an earlier turn. */
   summaryTaint: string | null;
+  /** The tools offered, when only some are (`tools.offer: relevant`). */
+  offer?: ToolOffer;
 }
 
 /**
@@ -45,6 +48,7 @@ export async function* loadContext(turn: Turn): AsyncGenerator<AgentEvent> {
   );
   if (context.notice) yield context.notice;
   turn.system = context.system;
+  if (context.offer) turn.offer = context.offer;
   turn.messages = context.messages;
   if (attachments) await addImages(deps.attachments!, turn.messages, attachments);
   // Untrusted content the model will read makes the turn tainted: side effects then ask.
@@ -69,7 +73,11 @@ export async function prepareContext(
     deps.prompt.identity(),
     deps.prompt.memoryContext(query),
   ]);
-  const tools = deps.tools.specs();
+  // After an auto-flush, the live history starts after the flushed messages.
+  const flushed = store.getFlush(conversationId);
+  const rows = store.recentMessages(conversationId, settings.maxHistoryMessages, flushed.through);
+  const history = toChatHistory(rows);
+  const { tools, offer } = toolsOffered(deps, query, history);
   const parts = {
     ...identity,
     memoryContext,
@@ -79,16 +87,12 @@ export async function prepareContext(
     clientInstructions: instructions,
   };
   let system = buildSystemPrompt(parts);
-
-  // After an auto-flush, the live history starts after the flushed messages.
-  const flushed = store.getFlush(conversationId);
-  const rows = store.recentMessages(conversationId, settings.maxHistoryMessages, flushed.through);
   const unread = rows.length < settings.maxHistoryMessages
     ? 0
     : store.countMessages(conversationId, flushed.through) - rows.length;
   const budget = settings.contextTokens - settings.maxOutputTokens -
     estimateTokens(system) - estimateToolTokens(tools) - NOTICE_RESERVE_TOKENS;
-  const fitted = fitHistory(toChatHistory(rows), budget);
+  const fitted = fitHistory(history, budget);
   const omitted = unread + fitted.dropped;
   let notice: AgentEvent | null = null;
   if (omitted > 0) {
@@ -109,7 +113,21 @@ export async function prepareContext(
     notice,
     taint: promptTaint(parts),
     summaryTaint,
+    ...(offer ? { offer } : {}),
   };
+}
+
+/** Every tool, or with `tools.offer: relevant` those chosen for the message, and find_tools. */
+function toolsOffered(
+  deps: AgentDeps,
+  message: string,
+  history: ChatMessage[],
+): { tools: ToolSpec[]; offer?: ToolOffer } {
+  const all = deps.tools.specs();
+  const settings = deps.settings.toolOffer;
+  if (settings?.mode !== "relevant") return { tools: all };
+  const offer = selectTools(all, { message, history, budgetTokens: settings.budgetTokens });
+  return { tools: offeredOf(all, offer), offer };
 }
 
 /** Untrusted content in the system prompt: a labelled memory entry, or a labelled summary. */

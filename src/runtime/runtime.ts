@@ -230,6 +230,7 @@ function agentDeps(
       maxOutputTokens: config.agent.max_output_tokens,
       maxHistoryMessages: config.agent.max_history_messages,
       autoTitle: config.agent.auto_title,
+      toolOffer: { mode: config.tools.offer, budgetTokens: config.tools.offer_tokens },
       draftSaveIntervalMs: DRAFT_SAVE_INTERVAL_MS,
       flush: {
         enabled: config.memory.flush.enabled,

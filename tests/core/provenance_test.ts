@@ -114,6 +114,7 @@ Deno.test("memory chunks inside a labelled entry stay labelled, so search hits t
 const REVIEWED_VOUCHERS: Record<string, number> = {
   "src/core/flush.ts": 1, // a refusal of a tool outside the save set
   "src/core/history.ts": 2, // the missing-result message; stored tool results (labelled on write)
+  "src/core/tool_offer.ts": 4, // find_tools: its answers (names and descriptions, as the prompt has them), its bad query; the not-offered refusal
   "src/core/tool_step.ts": 1, // the iteration limit's message
   "src/core/untrusted.ts": 3, // derivedText: a clean turn's words, a label kept whole; an example
   "src/tasks/worker.ts": 2, // terminal tools' replies

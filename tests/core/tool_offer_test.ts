@@ -1,0 +1,119 @@
+import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { estimateToolTokens } from "../../src/core/budget.ts";
+import {
+  answerOfTheOffer,
+  CORE_TOOLS,
+  FIND_TOOLS,
+  offeredOf,
+  ranked,
+  selectTools,
+} from "../../src/core/tool_offer.ts";
+import type { ChatMessage, ToolSpec } from "../../src/core/types.ts";
+
+function spec(name: string, description: string, category = "general"): ToolSpec {
+  return { name, description, category, parameters: { type: "object", properties: {} } };
+}
+
+const TOOLS = [
+  spec("get_time", "Get the current date and time.", "time"),
+  spec("search_memory", "Search the user's memory.", "memory"),
+  spec("remember_this", "Save a fact to memory.", "memory"),
+  spec("read_file", "Read a text file from the workspace.", "files"),
+  spec("write_file", "Write a text file in the workspace.", "files"),
+  spec("read_csv", "Read a CSV file as a table.", "data"),
+  spec("web_search", "Search the web for pages.", "web"),
+  spec("email_file", "Send a file by email.", "email"),
+];
+
+const noHistory: ChatMessage[] = [];
+
+Deno.test("selectTools offers the core tools, then those that share words with the message", async (t) => {
+  await t.step("core tools whatever the message", () => {
+    const offer = selectTools(TOOLS, { message: "hello", history: noHistory, budgetTokens: 1_000 });
+    assertEquals([...offer.names].sort(), [...CORE_TOOLS].sort());
+  });
+  await t.step("a name beats a description", () => {
+    assertEquals(ranked(TOOLS, "read the files")[0].tool.name, "read_file");
+  });
+  await t.step("plural and -ing forms match", () => {
+    const offer = selectTools(TOOLS, {
+      message: "emailing files",
+      history: noHistory,
+      budgetTokens: 1_000,
+    });
+    assert(offer.names.has("email_file") && offer.names.has("read_file"), [...offer.names].join());
+  });
+  await t.step("within the budget", () => {
+    const core = estimateToolTokens(TOOLS.filter((tool) => CORE_TOOLS.includes(tool.name)));
+    const one = estimateToolTokens([TOOLS[3]]);
+    const offer = selectTools(TOOLS, {
+      message: "read the file and write the file",
+      history: noHistory,
+      budgetTokens: core + one,
+    });
+    assertEquals(offer.names.size, CORE_TOOLS.length + 1);
+  });
+});
+
+Deno.test("selectTools keeps the tools the conversation called lately", () => {
+  const called = (name: string): ChatMessage[] => [
+    { role: "user", content: "do it" },
+    { role: "assistant", content: "", tool_calls: [{ id: name, name, arguments: "{}" }] },
+  ];
+  const history = [
+    ...called("web_search"),
+    ...called("read_csv"),
+    ...called("get_time"),
+    ...called("get_time"),
+  ];
+  history.push({ role: "user", content: "thanks" });
+  const offer = selectTools(TOOLS, { message: "thanks", history, budgetTokens: 0 });
+  assert(offer.names.has("read_csv"), "three turns back");
+  assert(!offer.names.has("web_search"), "four turns back");
+});
+
+Deno.test("answerOfTheOffer answers find_tools and refuses tools not offered", async (t) => {
+  const offer = selectTools(TOOLS, { message: "hello", history: noHistory, budgetTokens: 1_000 });
+  const call = (name: string, args: unknown) => ({
+    id: "c",
+    name,
+    arguments: JSON.stringify(args),
+  });
+  await t.step("a tool hob has but did not offer is refused", () => {
+    const result = answerOfTheOffer(TOOLS, offer, call("read_csv", { path: "a.csv" }));
+    assertEquals(result?.is_error, true);
+    assertMatch(result!.content, /^Not run: 'read_csv' was not offered/);
+  });
+  await t.step("offered and unknown tools go to the registry", () => {
+    assertEquals(answerOfTheOffer(TOOLS, offer, call("get_time", {})), null);
+    assertEquals(answerOfTheOffer(TOOLS, offer, call("no_such_tool", {})), null);
+  });
+  await t.step("find_tools offers what it finds for the rest of the turn", () => {
+    const result = answerOfTheOffer(
+      TOOLS,
+      offer,
+      call(FIND_TOOLS, { query: "open a spreadsheet CSV" }),
+    );
+    assertEquals(result?.is_error, false);
+    assertMatch(result!.content, /- read_csv \(data\): Read a CSV file as a table\./);
+    assert(offeredOf(TOOLS, offer).some((tool) => tool.name === "read_csv"));
+    assertEquals(answerOfTheOffer(TOOLS, offer, call("read_csv", { path: "a.csv" })), null);
+  });
+  await t.step("with no match it names the tools not offered", () => {
+    const result = answerOfTheOffer(TOOLS, offer, call(FIND_TOOLS, { query: "zzz" }));
+    assertMatch(
+      result!.content,
+      /No tool matches 'zzz'\. Tools not offered yet: read_file, write_file, web_search, email_file\./,
+    );
+  });
+  await t.step("without a query it says what it needs", () => {
+    assertEquals(answerOfTheOffer(TOOLS, offer, call(FIND_TOOLS, {}))?.is_error, true);
+  });
+});
+
+Deno.test("offeredOf adds find_tools, and a tool built during the turn", () => {
+  const offer = selectTools(TOOLS, { message: "hello", history: noHistory, budgetTokens: 1_000 });
+  const built = spec("my_tool", "Built just now.");
+  const names = offeredOf([...TOOLS, built], offer).map((tool) => tool.name);
+  assertEquals(names.sort(), [...CORE_TOOLS, FIND_TOOLS, "my_tool"].sort());
+});
