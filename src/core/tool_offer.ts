@@ -54,8 +54,8 @@ export const FIND_TOOLS_SPEC: ToolSpec = {
 };
 
 /**
- * The tools to offer for `message`: core tools, recent ones, then the best
- * scoring while they fit `budgetTokens`.
+ * The tools to offer for `message`: core tools and those marked `always`,
+ * recent ones, then the best scoring while they fit `budgetTokens`.
  *
  * @example
  * ```ts
@@ -68,7 +68,8 @@ export function selectTools(
   options: { message: string; history: ChatMessage[]; budgetTokens: number },
 ): ToolOffer {
   const known = new Set(tools.map((tool) => tool.name));
-  const names = new Set([...CORE_TOOLS, ...recentTools(options.history)]);
+  const always = tools.filter((tool) => tool.always).map((tool) => tool.name);
+  const names = new Set([...CORE_TOOLS, ...always, ...recentTools(options.history)]);
   let used = estimateToolTokens(tools.filter((tool) => names.has(tool.name)));
   for (const { tool } of ranked(tools, options.message)) {
     if (names.has(tool.name)) continue;

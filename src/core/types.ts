@@ -61,6 +61,8 @@ export interface ToolSpec {
   parameters: JsonSchema;
   /** Groups tools in the system prompt ("files", "time", …). */
   category?: string;
+  /** Offered in every turn, even when only the relevant tools are (a task's terminal tools). */
+  always?: boolean;
 }
 
 /**

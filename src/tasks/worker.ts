@@ -30,13 +30,14 @@ type Declaration =
   | { status: "failed"; text: string }
   | { status: "waiting"; text: string };
 
-/** The terminal tools, offered only in a task's turn. */
+/** The terminal tools, offered only in a task's turn — and always in it: a task must be able to end. */
 export const TERMINAL_TOOLS: readonly ToolSpec[] = [
   {
     name: "complete_task",
     description:
       "Declare the background task done. The summary becomes the task's output: say what was done and found.",
     category: "tasks",
+    always: true,
     parameters: {
       type: "object",
       properties: { summary: { type: "string", description: "What was done, and the result" } },
@@ -47,6 +48,7 @@ export const TERMINAL_TOOLS: readonly ToolSpec[] = [
     name: "fail_task",
     description: "Declare that the background task cannot be done, and why.",
     category: "tasks",
+    always: true,
     parameters: {
       type: "object",
       properties: { reason: { type: "string", description: "Why it cannot be done" } },
@@ -58,6 +60,7 @@ export const TERMINAL_TOOLS: readonly ToolSpec[] = [
     description:
       "Park the background task until the user resumes it: use when it must wait for someone or something. Say what it waits for.",
     category: "tasks",
+    always: true,
     parameters: {
       type: "object",
       properties: { reason: { type: "string", description: "What the task waits for" } },

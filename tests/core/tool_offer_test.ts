@@ -55,6 +55,16 @@ Deno.test("selectTools offers the core tools, then those that share words with t
   });
 });
 
+Deno.test("selectTools offers a tool marked always, whatever the message", () => {
+  const finish = { ...spec("complete_task", "Declare the task done."), always: true };
+  const offer = selectTools([...TOOLS, finish], {
+    message: "hello",
+    history: noHistory,
+    budgetTokens: 0,
+  });
+  assert(offer.names.has("complete_task"));
+});
+
 Deno.test("selectTools keeps the tools the conversation called lately", () => {
   const called = (name: string): ChatMessage[] => [
     { role: "user", content: "do it" },

@@ -67,6 +67,25 @@ Deno.test("a worker runs a task to complete_task, in a conversation you can open
   assert(chatTools.includes("create_task") && chatTools.includes("schedule_task"));
 });
 
+Deno.test("with tools.offer: relevant and the smallest budget a task's turn is still offered its terminal tools", async () => {
+  await using fake = startFakeOpenAI();
+  await using env = await tempRuntime(
+    fakeProviderYaml(fake.url, "tools: { offer: relevant, offer_tokens: 100 }"),
+  );
+  const { tasks } = env.runtime.background;
+  const task = tasks.add({ title: "Sum", prompt: "Add 2 and 3." });
+  fake.enqueue(complete("2 + 3 = 5"));
+  assertEquals((await env.runtime.background.worker("test").runOnce())?.status, "complete");
+  assertEquals(tasks.get(task.id)!.output, "2 + 3 = 5");
+  const offered = (fake.requests[0].body.tools as { function: { name: string } }[]).map((t) =>
+    t.function.name
+  );
+  for (const name of ["complete_task", "fail_task", "wait_task", "find_tools"]) {
+    assert(offered.includes(name), `${name} in ${offered}`);
+  }
+  assert(!offered.includes("build_tool"), "only some tools are offered");
+});
+
 Deno.test("a model that stops without declaring is nudged once, then the task fails", async () => {
   await using fake = startFakeOpenAI();
   await using env = await tempRuntime(fakeProviderYaml(fake.url));
