@@ -130,6 +130,8 @@ function mayBeWholeCall(text: string): boolean {
     if (text.startsWith(marker) || marker.startsWith(text)) return true;
   }
   if (!JSON_STARTS.some((start) => text.startsWith(start) || start.startsWith(text))) return false;
+  // An array of calls holds objects: "[1] First…" is a list to show.
+  if (text.startsWith("[")) return /^\[\s*(?:\{|$)/.test(text);
   if (!text.startsWith("```")) return true;
   // A fence in another language is code to show, not a call.
   const firstLine = text.split("\n")[0];

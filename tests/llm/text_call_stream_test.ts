@@ -56,6 +56,16 @@ Deno.test("withTextCalls shows prose as it streams and lets out held text that i
     const events = await collect(withTextCalls(request({ tools }), streamed(reply)));
     assertEquals([textOf(events), events.some((e) => e.type === "tool_call")], [reply, false]);
   });
+  await t.step("a reply starting with a bracket but no object streams at once", async () => {
+    const reply = "[1] The first point.\n[2] The second.";
+    const events = await collect(withTextCalls(request({ tools }), streamed(reply)));
+    assertEquals(shownBeforeEnd(events), reply);
+  });
+  await t.step("an array of JSON calls, the whole reply, is a call", async () => {
+    const reply = '[{"name": "get_time", "parameters": {}}]';
+    const events = await collect(withTextCalls(request({ tools }), streamed(reply)));
+    assertEquals([textOf(events), events.filter((e) => e.type === "tool_call").length], ["", 1]);
+  });
   await t.step("a fence in another language streams at once", async () => {
     const reply = "```ts\nconst a = 1;\n```";
     const events = await collect(withTextCalls(request({ tools }), streamed(reply)));
