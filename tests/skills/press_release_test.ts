@@ -147,3 +147,27 @@ Deno.test("a release too long is cut at a sentence, keeping its closing mark", (
   assertMatch(cut, /arms for local factories\.\n\n###$/);
   assertEquals(trimToWords(release(680), MAX_WORDS), release(680));
 });
+
+Deno.test("/press_release gives up on a release still too short after three tries, saving nothing", async () => {
+  const desk = pressDesk();
+  await using fake = startFakeOpenAI({
+    respond: (body) => {
+      const prompt = (body.messages as { content: string }[]).at(-1)!.content;
+      return prompt.includes("Write the press release") ? { text: release(300) } : desk(body);
+    },
+  });
+  await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  const reply = await collectReply(env.runtime.turn({
+    message: "/press_release topic: A plant\ncompany: Acme Robotics",
+  }));
+  assertMatch(
+    reply.error?.message ?? "",
+    /After 3 tries the release for "Acme Robotics Builds Its Next Arm in Ohio" has 300 words, not 600–750/,
+  );
+  const drafts = fake.requests.filter((r) =>
+    (r.body.messages as { content: string }[]).at(-1)!.content.includes("Write the press release")
+  );
+  assertEquals(drafts.length, 3);
+  const dir = `${env.home.home}/workspace/press_releases/acme-robotics`;
+  assertEquals(await Array.fromAsync(Deno.readDir(dir)).catch(() => []), []);
+});
