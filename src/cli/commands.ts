@@ -46,6 +46,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./init.ts")).init,
   },
   {
+    name: "onboard",
+    summary: "Set hob up: pick a local model or enter an API key, then a test chat",
+    load: async () => (await import("./onboard.ts")).onboard,
+  },
+  {
     name: "models",
     summary: "List the models the providers offer",
     load: async () => (await import("./models.ts")).models,

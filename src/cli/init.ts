@@ -39,7 +39,7 @@ Options:
     }
     out(
       dim(
-        `Edit identity/USER.md to introduce yourself, and hob.yaml to pick a model.\n`,
+        `Edit identity/USER.md to introduce yourself; pick a model with 'hob onboard' or in hob.yaml.\n`,
       ),
     );
     return EXIT.ok;

@@ -14,6 +14,7 @@ import memoryTemplate from "../../memory/MEMORY.md" with { type: "text" };
 import configTemplate from "./hob.default.yaml" with { type: "text" };
 import rollDiceExample from "../../tools/roll_dice.ts" with { type: "text" };
 import wordCountExample from "../../tools/word_count.ts" with { type: "text" };
+import pressReleaseSkill from "../../skills/press_release.ts" with { type: "text" };
 import { Buffer } from "node:buffer";
 import { explainStorage } from "./storage.ts";
 
@@ -36,6 +37,7 @@ const HOME_FILES: ReadonlyArray<readonly [string, string]> = [
   ["memory/MEMORY.md", memoryTemplate],
   ["tools/roll_dice.ts", rollDiceExample],
   ["tools/word_count.ts", wordCountExample],
+  ["skills/press_release.ts", pressReleaseSkill],
 ];
 
 /** Bytes of randomness in an API token. */

@@ -32,6 +32,7 @@ import runCommand from "./builtin/run_command.ts";
 import runPython from "./builtin/run_python.ts";
 import runSkill from "./builtin/run_skill.ts";
 import searchFiles from "./builtin/search_files.ts";
+import sleep from "./builtin/sleep.ts";
 import searchInFiles from "./builtin/search_in_files.ts";
 import spawnAgent from "./builtin/spawn_agent.ts";
 import webSearch from "./builtin/web_search.ts";
@@ -80,4 +81,5 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   createTask,
   viewTask,
   getTime,
+  sleep,
 ];

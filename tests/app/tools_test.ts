@@ -31,7 +31,9 @@ Deno.test("createToolActions lists, gets and invokes tools as the owner", async 
       // What a command really gets: the shell allowlist runs, anything else asks.
       const command = listing.tools.find((tool) => tool.name === "run_command");
       assertEquals([command?.policy, command?.effective_policy], ["allow", "allowlist, else ask"]);
-      assertEquals([listing.skills, listing.problems], [[], []]);
+      // The skill every home starts with, and nothing refused.
+      assertEquals(listing.skills.map((skill) => skill.name), ["press_release"]);
+      assertEquals(listing.problems, []);
     },
   );
   await t.step("one tool by name", async () => {

@@ -12,6 +12,7 @@ const COMMANDS = [
   "ask",
   "chat",
   "init",
+  "onboard",
   "models",
   "config",
   "doctor",

@@ -159,6 +159,7 @@ const HOB_OUTPUT_TOOLS = [
   "schedule_task",
   "search_conversations", // labelled when a hit is a tool's output, a guest's or a tainted turn's
   "search_memory",
+  "sleep", // "Slept N s." or its stop
   "spawn_agent", // labelled when the sub-agent was tainted
   "view_conversation", // the same: each untrusted message comes labelled from the hob process
   "view_task",

@@ -400,7 +400,8 @@ Deno.test("hob mcp serve speaks MCP on stdio", async () => {
     }) as { content: { text: string }[] };
     assertStringIncludes(found.content[0].text, "14 March");
     const { prompts } = await client.listPrompts();
-    assertEquals(prompts.map((p: { name: string }) => p.name), ["brief"]);
+    // The user's skill, and the one every home starts with.
+    assertEquals(prompts.map((p: { name: string }) => p.name).sort(), ["brief", "press_release"]);
     const prompt = await client.getPrompt({ name: "brief", arguments: { input: "my week" } }) as {
       messages: { role: string; content: { text: string } }[];
     };

@@ -20,13 +20,18 @@ export const HOB_FLAGS: string[] = (() => {
 })();
 
 /** The environment hob runs with: what Deno needs, nothing of the tester's hob settings. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1" };
   for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR", "LANG", "TZ"]) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
   return { ...env, ...extra };
+}
+
+/** The command line of `hob <args>` as the `hob` task runs it: the program first. */
+export function hobArgv(args: string[]): string[] {
+  return [Deno.execPath(), "run", ...HOB_FLAGS, MAIN, ...args];
 }
 
 /** What a finished hob command printed. */

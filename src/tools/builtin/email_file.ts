@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { basename } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { textToDocx } from "../docx.ts";
 import { readAll } from "../fs_helpers.ts";
 
 /** Largest attachment sent. */
@@ -89,12 +90,3 @@ export default defineTool({
     }
   },
 });
-
-/** A Word document with one paragraph per line of `text`. */
-export async function textToDocx(text: string): Promise<Uint8Array> {
-  const { Document, Packer, Paragraph } = await import("docx");
-  const document = new Document({
-    sections: [{ children: text.split(/\r?\n/).map((line) => new Paragraph(line)) }],
-  });
-  return new Uint8Array(await Packer.toArrayBuffer(document));
-}

@@ -36,6 +36,27 @@ Deno.test("read_file, write_file and edit_file", async (t) => {
       "line one\nline two\nline three\n",
     );
   });
+  await t.step("write_file writes a Word document: a zip with word/document.xml", async () => {
+    const result = await call(r, "write_file", {
+      path: "letters/ada.docx",
+      content: "Dear Ada,\nThe engine runs.",
+      format: "docx",
+    });
+    assertMatch(result.content, /^Wrote \d+ bytes to letters\/ada\.docx$/);
+    const bytes = await Deno.readFile(`${r.workspace}/letters/ada.docx`);
+    assertEquals([...bytes.slice(0, 4)], [0x50, 0x4b, 0x03, 0x04], "a zip archive");
+    assertStringIncludes(new TextDecoder("latin1").decode(bytes), "word/document.xml");
+    assertMatch(
+      (await call(r, "write_file", {
+        path: "letters/ada.docx",
+        content: "x",
+        format: "docx",
+        append: true,
+      }))
+        .content,
+      /Cannot append to a Word document/,
+    );
+  });
   await t.step("read_file reads, and reads a line range", async () => {
     assertEquals(
       (await call(r, "read_file", { path: "notes/2026/plan.md" })).content,
