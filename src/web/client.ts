@@ -363,7 +363,14 @@ export interface Status {
     enabled: boolean;
     interval_minutes: number;
     last_tick: string | null;
-    last_status: "ok" | "reported" | "error" | "outside_hours" | "empty_checklist" | null;
+    last_status:
+      | "ok"
+      | "reported"
+      | "error"
+      | "outside_hours"
+      | "empty_checklist"
+      | "paused"
+      | null;
     last_error: string | null;
     last_reply: string | null;
     last_conversation_id: string | null;

@@ -13,6 +13,7 @@ const COMMANDS = [
   "chat",
   "init",
   "models",
+  "usage",
   "config",
   "doctor",
   "cron",
