@@ -6,9 +6,8 @@
  * store, nothing of the scheduler or of any wire format.
  */
 
-import type { DatabaseSync } from "node:sqlite";
 import type { SqliteModelCalls } from "../store/model_calls.ts";
-import { readKv, writeKv } from "../store/kv.ts";
+import type { SqliteKv } from "../store/kv.ts";
 
 /** One cap: dollars a day, a month, or both. */
 export interface Cap {
@@ -24,7 +23,8 @@ export interface Budgets extends Cap {
 
 /** What the budget checks read. */
 export interface BudgetDeps {
-  db: DatabaseSync;
+  /** Where the periods already told of are kept. */
+  kv: Pick<SqliteKv, "read" | "write">;
   calls: SqliteModelCalls;
   budgets: Budgets;
   now: () => Date;
@@ -66,9 +66,9 @@ export function budgetPause(deps: BudgetDeps, who: Spender, estimate: number): s
     over.period === "daily" ? "day (UTC)" : "month"
   } turns`;
   const subject = "job" in who ? `job:${who.job}` : "heartbeat";
-  const told = readKv<Record<string, string>>(deps.db, PAUSED_KEY) ?? {};
+  const told = deps.kv.read<Record<string, string>>(PAUSED_KEY) ?? {};
   if (told[subject] !== over.start) {
-    writeKv(deps.db, PAUSED_KEY, { ...told, [subject]: over.start });
+    deps.kv.write(PAUSED_KEY, { ...told, [subject]: over.start });
     deps.notify({ kind: "budget", title: `Budget: ${name} paused`, body: `${name} is ${reason}.` });
   }
   return reason;

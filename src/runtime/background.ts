@@ -19,7 +19,7 @@ import type { SqliteConversationStore } from "../store/conversations.ts";
 import { type Job, SqliteJobs } from "../store/jobs.ts";
 import { SqliteNotifications } from "../store/notifications.ts";
 import { SqliteTasks } from "../store/tasks.ts";
-import { readKv, writeKv } from "../store/kv.ts";
+import { readKv, SqliteKv, writeKv } from "../store/kv.ts";
 import { TaskWorker } from "../tasks/worker.ts";
 import { type Memory, readOrEmpty } from "../memory/memory.ts";
 import { budgetPause } from "../app/budgets.ts";
@@ -194,7 +194,7 @@ function budgetGates(
   notify: (notification: { kind: string; title: string; body: string }) => void,
 ) {
   const budgets = {
-    db: deps.db,
+    kv: new SqliteKv(deps.db),
     calls: deps.calls,
     budgets: deps.config.usage.budgets,
     now: deps.now,

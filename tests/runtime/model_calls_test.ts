@@ -10,6 +10,7 @@ import { HEARTBEAT_OK } from "../../src/scheduler/heartbeat.ts";
 import { openRuntime, type Runtime } from "../../src/runtime/runtime.ts";
 import type { AgentEvent } from "../../src/core/types.ts";
 import { type FakeUsage, startFakeOpenAI } from "../fakes/openai_server.ts";
+import { startFakeAnthropic } from "../fakes/anthropic_server.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 
@@ -196,4 +197,54 @@ Deno.test("a chat is warned at 80 % of the day's budget and still answered", asy
   // Warned, not refused: the turn was answered.
   const done = third.at(-1)!;
   assertEquals(done.type === "done" && done.status, "complete");
+});
+
+Deno.test("budgetPause pauses the heartbeat at its cap and says so once", async () => {
+  await using fake = startFakeOpenAI({
+    fallback: { text: HEARTBEAT_OK, usage: { prompt_tokens: 10, completion_tokens: 5 } },
+  });
+  await using home = await tempHome(fakeProviderYaml(
+    fake.url,
+    `usage:
+  prices:
+    fake-model: { input: 1000, output: 1000 }
+  budgets:
+    heartbeat: { daily_usd: 0.02 }
+`,
+  ));
+  await Deno.writeTextFile(`${home.home}/identity/HEARTBEAT.md`, "- Anything due?\n");
+  await using runtime = await runtimeWith(home.home, handClock("2026-11-26T10:00:00Z"));
+  const { heartbeat, notifications } = runtime.background;
+  assertEquals((await heartbeat.tick()).status, "ok");
+  const paused = await heartbeat.tick();
+  assertEquals(paused.status, "paused");
+  assertEquals(
+    paused.error,
+    "paused by the budget: the heartbeat's cap of $0.020 a day ($0.015 spent, a run costs about" +
+      " $0.015) — it runs again when the day (UTC) turns",
+  );
+  assertEquals((await heartbeat.tick()).status, "paused");
+  assertEquals(heartbeat.state().last_status, "paused");
+  assertEquals(
+    notifications.list().filter((n) => n.kind === "budget").map((n) => n.title),
+    ["Budget: the heartbeat paused"],
+  );
+  assertEquals(fake.requests.filter((r) => r.path === "/v1/chat/completions").length, 1);
+});
+
+Deno.test("countingRouter counts an Anthropic reply's cached prompt tokens", async () => {
+  await using fake = startFakeAnthropic({ fallback: { text: "Hi", cache_read: 4000 } });
+  await using home = await tempHome(`model: claude/claude-sonnet-4-5
+agent: { auto_title: false }
+providers:
+  claude: { type: anthropic, base_url: "${fake.url}", api_key: test-key, max_retries: 0 }
+`);
+  await using runtime = await runtimeWith(home.home, handClock("2026-11-26T10:00:00Z"));
+  await chat(runtime, "Hello");
+  const report = runtime.app.usage.report({ by: "kind" });
+  // The fake reports 12 plain input tokens, 4000 read from the cache and 7 output tokens.
+  const { cost_usd, ...tokens } = report.totals;
+  assertEquals(tokens, { calls: 1, input_tokens: 4012, output_tokens: 7, cached_tokens: 4000 });
+  // hob's default price of claude-sonnet-4-5: $3 in, $0.30 cached, $15 out per million.
+  assert(Math.abs(cost_usd - (12 * 3 + 4000 * 0.3 + 7 * 15) / 1_000_000) < 1e-12, `${cost_usd}`);
 });
