@@ -113,13 +113,6 @@ export class SqliteModelCalls {
     );
   }
 
-  /** Calls at or after `since`, newest first. */
-  list(since: string, limit = 100): ModelCall[] {
-    return this.#db.prepare(
-      "SELECT * FROM model_calls WHERE at >= ? ORDER BY at DESC, id DESC LIMIT ?",
-    ).all(since, limit).map((row) => ({ ...row }) as unknown as ModelCall);
-  }
-
   /** Sums of the calls at or after `since`, one row per group, the costliest first (days in order). */
   summarize(since: string, by: UsageGroup): UsageRow[] {
     const column = GROUP_COLUMN[by];
