@@ -49,8 +49,8 @@ export interface UsageReport {
   totals: UsageSums;
   /** By `by`, the costliest first; `key` null for calls with none (no job, no tool). */
   groups: UsageRow[];
-  /** By UTC day, oldest first; days without calls are left out. */
-  days: UsageRow[];
+  /** By UTC day (`2026-11-26`), oldest first; days without calls are left out. */
+  days: (UsageSums & { key: string })[];
   /** The overall caps of `usage.budgets`, with this day's and month's spend. */
   budgets: BudgetState[];
 }
@@ -87,7 +87,8 @@ export function createUsageActions(deps: UsageDeps): UsageActions {
         by,
         totals: deps.calls.totals(from),
         groups: deps.calls.summarize(from, by),
-        days: deps.calls.summarize(from, "day"),
+        // Every call has a day.
+        days: deps.calls.summarize(from, "day").map((day) => ({ ...day, key: day.key ?? "" })),
         budgets: budgetStates(deps),
       };
     },

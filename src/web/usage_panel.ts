@@ -9,7 +9,6 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { usd } from "../app/budgets.ts";
 import { USAGE_BY, type UsageReport } from "../app/usage.ts";
-import type { UsageRow } from "../store/model_calls.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -98,7 +97,11 @@ function groupTable(report: UsageReport): Html {
 }
 
 /** One entry per UTC day from `since` to today, days without calls at 0. */
-export function dailySeries(days: UsageRow[], since: string, now: Date): [string, number][] {
+export function dailySeries(
+  days: UsageReport["days"],
+  since: string,
+  now: Date,
+): [string, number][] {
   const spent = new Map(days.map((day) => [day.key, day.cost_usd]));
   const series: [string, number][] = [];
   const last = now.toISOString().slice(0, 10);

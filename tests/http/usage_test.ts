@@ -4,6 +4,7 @@
  * provider reported; bad query values a 400 naming the field.
  */
 
+import { connect } from "../../src/web/client.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { tempApi } from "../helpers/api.ts";
 import { assertEquals } from "../helpers/assert.ts";
@@ -52,6 +53,16 @@ Deno.test("GET /api/usage counts the calls of /v1 and MCP under their kinds", as
     assertEquals(report.totals.input_tokens, reported);
     assertEquals(report.totals.calls, fake.reported.length);
     assertEquals(report.days.length, 1);
+  });
+
+  await t.step("the script client reads the same report", async () => {
+    await using server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      api.app.fetch,
+    );
+    const hob = connect({ url: `http://127.0.0.1:${server.addr.port}`, token: api.home.token });
+    const usage = await hob.usage({ since: "7d", by: "kind" });
+    assertEquals(usage, await (await api.call("/api/usage?by=kind&since=7d")).json());
   });
 
   await t.step("bad input is a 400 naming the field", async () => {
