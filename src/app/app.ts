@@ -33,6 +33,7 @@
  * uploads) and no model provider (it is handed the router's `checkModel`).
  */
 
+import { createUsageActions, type UsageActions, type UsageDeps } from "./usage.ts";
 import type { TurnInput } from "../core/agent.ts";
 import type { AgentEvent, Attachment } from "../core/types.ts";
 import type { Memory } from "../memory/memory.ts";
@@ -71,6 +72,7 @@ export interface AppActions {
   tools: ToolActions;
   channels: ChannelActions;
   speech: SpeechActions;
+  usage: UsageActions;
 }
 
 /** What the actions work on. */
@@ -101,6 +103,8 @@ export interface AppDeps {
   findUpload(path: string): Promise<Attachment>;
   /** The speech providers and what the machine has for sound and video. */
   speech: SpeechDeps;
+  /** The model call log, the budgets and the clock the usage report reads. */
+  usage: UsageDeps;
 }
 
 /**
@@ -124,6 +128,7 @@ export interface AppDeps {
  *   turn,
  *   findUpload: (path) => findUpload(home, path),
  *   speech,
+ *   usage: { calls, budgets, now },
  * });
  * app.tasks.add({ title: "Tidy notes" });
  * ```
@@ -162,5 +167,6 @@ export function createAppActions(deps: AppDeps): AppActions {
     tools: createToolActions(deps.toolbox),
     channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
     speech,
+    usage: createUsageActions(deps.usage),
   };
 }

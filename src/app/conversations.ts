@@ -115,7 +115,7 @@ export type CheckModelInput = z.input<typeof checkModelInput>;
  */
 export type TurnOptions = Pick<
   TurnInput,
-  "signal" | "instructions" | "clientTools" | "seed" | "resume" | "tainted"
+  "signal" | "instructions" | "clientTools" | "seed" | "resume" | "tainted" | "origin"
 >;
 
 /** What the conversation actions work on. */

@@ -56,6 +56,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./models.ts")).models,
   },
   {
+    name: "usage",
+    summary: "What the model calls cost: by model, kind, job or tool, and per day",
+    load: async () => (await import("./usage.ts")).usage,
+  },
+  {
     name: "config",
     summary: "Show the effective configuration (config show)",
     load: async () => (await import("./config.ts")).config,

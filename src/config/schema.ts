@@ -476,6 +476,36 @@ const tasksSchema = z.strictObject({
   ),
 }).prefault({}).describe("Background tasks.");
 
+const usd = z.number().min(0).max(1_000_000);
+const budgetSchema = z.strictObject({
+  daily_usd: usd.optional().describe("Dollars a day (UTC) at most."),
+  monthly_usd: usd.optional().describe("Dollars a calendar month (UTC) at most."),
+});
+const usageSchema = z.strictObject({
+  prices: z.record(
+    z.string().min(1),
+    z.strictObject({
+      input: usd.describe("USD per million prompt tokens."),
+      output: usd.describe("USD per million output tokens."),
+      cached: usd.optional().describe(
+        "USD per million prompt tokens read from the provider's cache; by default `input`'s.",
+      ),
+    }),
+  ).default({}).describe(
+    "Prices per model, as `<provider>/<model>` or the model's own name (`gpt-4o`), added to and overriding hob's built-in table of a few hosted models; a model in neither costs 0 (local ones).",
+  ),
+  budgets: z.strictObject({
+    daily_usd: usd.optional().describe("All model calls: dollars a day (UTC) at most."),
+    monthly_usd: usd.optional().describe("All model calls: dollars a calendar month at most."),
+    heartbeat: budgetSchema.optional().describe("The heartbeat's own caps."),
+    jobs: z.record(z.string().min(1), budgetSchema).default({}).describe(
+      "Caps per scheduled job, by its name.",
+    ),
+  }).prefault({}).describe(
+    "Caps on spend: a job or heartbeat run that would go over one is not run (and says why, with one notification) until the next day or month; a chat is warned at 80 %.",
+  ),
+}).prefault({}).describe("Counting model calls: prices and budgets (`hob usage`, `/api/usage`).");
+
 /** What hob adds to an MCP server's entry: how long a call may take and who clears it. */
 const mcpOptions = {
   timeout_s: z.number().min(1).max(3_600).default(30).describe(
@@ -567,6 +597,7 @@ export const configSchema = z.strictObject({
   scheduler: schedulerSchema,
   heartbeat: heartbeatSchema,
   tasks: tasksSchema,
+  usage: usageSchema,
   mcpServers: z.record(
     z.string().regex(/^[A-Za-z0-9][\w-]{0,30}$/, {
       message: "MCP server names use letters, digits, '_' and '-' (at most 31)",

@@ -8,6 +8,7 @@
 
 import type { LlmPort } from "./ports.ts";
 import type {
+  CallPurpose,
   ChatMessage,
   ImageContent,
   LlmFailure,
@@ -34,6 +35,8 @@ export interface CompletionRequest {
   maxOutputTokens?: number;
   /** Stops the answer; what came before it is kept. */
   signal?: AbortSignal;
+  /** What the call is for, for the usage log. */
+  purpose?: CallPurpose;
 }
 
 /** What the model answered. */
@@ -91,5 +94,6 @@ function llmRequest(request: CompletionRequest): LlmRequest {
       ? {}
       : { max_output_tokens: request.maxOutputTokens }),
     signal: request.signal,
+    ...(request.purpose ? { purpose: request.purpose } : {}),
   };
 }

@@ -79,7 +79,7 @@ export async function* flushIfNeeded(
       () => {/* the summary still follows */},
     );
   }
-  let text = await summarize(deps, transcript, model, signal).catch(() => "");
+  let text = await summarize(deps, transcript, model, conversationId, signal).catch(() => "");
   if (!text.trim()) text = extractiveSummary(older);
   const summary: string = derivedText(text, taint, "a summary of messages");
   const title = store.getConversation(conversationId)?.title || "a conversation";
@@ -128,6 +128,7 @@ async function saveTurn(
       tools,
       maxOutputTokens: SAVE_MAX_TOKENS,
       signal,
+      purpose: { kind: "flush", conversation_id: conversationId },
     });
     if (error || calls.length === 0) return;
     messages.push({ role: "assistant", content: text, tool_calls: calls });
@@ -153,6 +154,7 @@ async function summarize(
   deps: AgentDeps,
   transcript: string,
   model: string,
+  conversationId: string,
   signal?: AbortSignal,
 ): Promise<string> {
   const { text, error } = await completeText(deps.llm, {
@@ -161,6 +163,7 @@ async function summarize(
     prompt: transcript,
     maxOutputTokens: SUMMARY_MAX_TOKENS,
     signal,
+    purpose: { kind: "flush", conversation_id: conversationId },
   });
   if (error) throw new Error(error.message);
   return text.trim();

@@ -51,6 +51,7 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
       tools: offeredTools(turn),
       max_output_tokens: deps.settings.maxOutputTokens,
       signal: input.signal,
+      purpose: { kind: input.origin, conversation_id: turn.conversationId },
     })
   ) {
     if (input.signal?.aborted) break;

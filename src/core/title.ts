@@ -27,6 +27,7 @@ export async function nameConversation(
   model: string,
   message: string,
   signal?: AbortSignal,
+  conversationId?: string,
 ): Promise<string | null> {
   try {
     const { text, error } = await completeText(llm, {
@@ -35,6 +36,7 @@ export async function nameConversation(
       prompt: `Title this conversation. It begins:\n\n${message.slice(0, 2_000)}`,
       maxOutputTokens: 24,
       signal,
+      purpose: { kind: "title", conversation_id: conversationId },
     });
     return error ? null : cleanTitle(text);
   } catch {

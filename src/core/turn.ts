@@ -36,6 +36,8 @@ export interface TurnInput {
   resume?: boolean;
   /** The turn starts tainted, by untrusted content from there (a sub-agent of a tainted turn). */
   tainted?: string;
+  /** Which way in asked (`v1`, `mcp`), for the usage log; unset: the conversation's kind. */
+  origin?: string;
 }
 
 /** The reply being streamed: saved as it grows; the turn's end saves it if it ends early. */

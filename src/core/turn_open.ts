@@ -105,9 +105,11 @@ function titleNewConversation(
     !deps.settings.autoTitle || (conversation.kind ?? "chat") !== "chat" ||
     deps.commands?.match(input.message)
   ) return undefined;
-  return nameConversation(deps.llm, model, input.message, input.signal).then((title) => {
-    if (!title || store.getConversation(conversation.id)?.title !== provisional) return null;
-    store.setConversationTitle(conversation.id, title);
-    return title;
-  });
+  return nameConversation(deps.llm, model, input.message, input.signal, conversation.id).then(
+    (title) => {
+      if (!title || store.getConversation(conversation.id)?.title !== provisional) return null;
+      store.setConversationTitle(conversation.id, title);
+      return title;
+    },
+  );
 }

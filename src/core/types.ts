@@ -76,6 +76,18 @@ export interface ToolResult {
   stop?: boolean;
 }
 
+/**
+ * What a model call is for, for the usage log; never sent to a provider. The
+ * conversation's kind says the rest (a job's, a task's, a heartbeat's).
+ */
+export interface CallPurpose {
+  /** `title`, `flush`, `skill`, `v1`, `mcp`…; unset: the conversation's kind. */
+  kind?: string;
+  conversation_id?: string;
+  /** The tool that made the call (a skill, analyze_image). */
+  tool?: string;
+}
+
 /** One request to a model. `model` is a full hob model id: `<provider>/<model>`. */
 export interface LlmRequest {
   model: string;
@@ -84,6 +96,8 @@ export interface LlmRequest {
   tools: ToolSpec[];
   max_output_tokens?: number;
   signal?: AbortSignal;
+  /** What the call is for, for the usage log. */
+  purpose?: CallPurpose;
 }
 
 /** Why a provider could not answer, in words a person can act on. */

@@ -1,6 +1,6 @@
 /**
  * The routes of hob's own work: scheduled jobs and their run logs, background
- * tasks, notifications, and the status of the whole assistant. Mounted under
+ * tasks, notifications, what the model calls cost, and the status of the whole assistant. Mounted under
  * /api, behind the token.
  */
 
@@ -9,6 +9,7 @@ import { z } from "zod";
 import { newScheduleInput, schedulePatchBody, scheduleRunsQuery } from "../app/schedules.ts";
 import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
 import { listNotificationsInput } from "../app/notifications.ts";
+import { usageInput } from "../app/usage.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
@@ -132,6 +133,17 @@ export const backgroundRouteDocs: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/api/usage",
+    tag: "usage",
+    summary:
+      "What the model calls cost since a date: totals, by model/kind/job/tool, per day, budgets",
+    query: usageInput,
+    response: {
+      description: "`{since, by, totals, groups, days, budgets}`, as `hob usage --json`",
+    },
+  },
+  {
+    method: "get",
     path: "/api/status",
     tag: "status",
     summary: "The whole assistant's status, as `hob status --json` prints it",
@@ -153,6 +165,7 @@ export function backgroundRoutes(runtime: Runtime): Hono {
   app.route("/schedules", scheduleRoutes(runtime));
   app.route("/tasks", taskRoutes(runtime));
   app.route("/notifications", notificationRoutes(runtime));
+  app.get("/usage", (c) => c.json(runtime.app.usage.report(readQuery(c, usageInput))));
   app.get(
     "/status",
     async (c) => c.json(await runtime.app.status.collect({ server_running: true })),

@@ -250,7 +250,9 @@ async function askHob(
 ): Promise<CallToolResult> {
   return await refusedAsError(async () => {
     const input = checkInput(askInput, args);
-    const reply = await collectReply(await runtime.app.conversations.turn(input, { signal }));
+    const reply = await collectReply(
+      await runtime.app.conversations.turn(input, { signal, origin: "mcp" }),
+    );
     if (reply.error && !reply.content) {
       return toolError(`hob could not answer: ${reply.error.message}`);
     }

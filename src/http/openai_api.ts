@@ -176,6 +176,7 @@ async function startTurn(
         clientTools: plan.clientTools,
         seed: plan.seed,
         resume: plan.resume,
+        origin: "v1",
       },
     );
   } catch (error) {

@@ -19,9 +19,12 @@ import type { SqliteConversationStore } from "../store/conversations.ts";
 import { type Job, SqliteJobs } from "../store/jobs.ts";
 import { SqliteNotifications } from "../store/notifications.ts";
 import { SqliteTasks } from "../store/tasks.ts";
-import { readKv, writeKv } from "../store/kv.ts";
+import { readKv, SqliteKv, writeKv } from "../store/kv.ts";
 import { TaskWorker } from "../tasks/worker.ts";
 import { type Memory, readOrEmpty } from "../memory/memory.ts";
+import { budgetPause } from "../app/budgets.ts";
+import { costOf } from "../app/prices.ts";
+import type { SqliteModelCalls } from "../store/model_calls.ts";
 
 /** What the background work needs from the runtime. */
 export interface BackgroundDeps {
@@ -29,6 +32,8 @@ export interface BackgroundDeps {
   config: HobConfig;
   db: DatabaseSync;
   store: SqliteConversationStore;
+  /** The model call log, which the budgets read. */
+  calls: SqliteModelCalls;
   memory: Memory;
   turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent>;
   tools: ToolRegistryPort;
@@ -91,12 +96,14 @@ export function createBackground(deps: BackgroundDeps): Background {
     if (channel) deliverTo(deps, channel, `**${notification.title}**\n\n${notification.body}`);
   };
   const loops: Promise<unknown>[] = [];
+  const gates = budgetGates(deps, jobs, notify);
 
   const scheduler = new Scheduler({
     jobs,
     now: deps.now,
     defaultTimezone: config.scheduler.timezone,
-    run: (job, signal) => runJob(deps, job, signal),
+    run: (job, signal) => runJob(deps, jobs, job, signal),
+    admit: gates.job,
   });
 
   const heartbeat = new Heartbeat({
@@ -116,6 +123,7 @@ export function createBackground(deps: BackgroundDeps): Background {
     loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
     saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
     now: deps.now,
+    admit: gates.heartbeat,
   });
 
   const worker = (kind: string) =>
@@ -171,7 +179,6 @@ export function createBackground(deps: BackgroundDeps): Background {
   };
 }
 
-/** Runs a job's prompt in the job's own conversation, without anyone watching. */
 /** Sends text to the owner on a channel, logging (not throwing) when it cannot. */
 function deliverTo(deps: BackgroundDeps, channel: string, text: string): void {
   if (!deps.deliver) return;
@@ -180,12 +187,57 @@ function deliverTo(deps: BackgroundDeps, channel: string, text: string): void {
   });
 }
 
-async function runJob(deps: BackgroundDeps, job: Job, signal: AbortSignal): Promise<JobOutcome> {
+/** The budget checks of scheduled runs: a run is expected to cost what its last one did. */
+function budgetGates(
+  deps: BackgroundDeps,
+  jobs: SqliteJobs,
+  notify: (notification: { kind: string; title: string; body: string }) => void,
+) {
+  const budgets = {
+    kv: new SqliteKv(deps.db),
+    calls: deps.calls,
+    budgets: deps.config.usage.budgets,
+    now: deps.now,
+    notify,
+  };
+  return {
+    job: (job: Job) => budgetPause(budgets, { job: job.name }, lastRunCost(deps, jobs, job)),
+    heartbeat: (state: HeartbeatState) =>
+      budgetPause(
+        budgets,
+        { heartbeat: true },
+        state.last_conversation_id ? deps.calls.conversationCost(state.last_conversation_id) : 0,
+      ),
+  };
+}
+
+/**
+ * What a job's last run cost, priced from its tokens at the job's model (as
+ * if none were cached): what its next run is expected to cost.
+ */
+function lastRunCost(deps: BackgroundDeps, jobs: SqliteJobs, job: Job): number {
+  const last = jobs.runs(job.id, 20).find((run) => run.input_tokens !== null);
+  if (!last) return 0;
+  return costOf(job.model ?? deps.config.model, {
+    input_tokens: last.input_tokens ?? 0,
+    output_tokens: last.output_tokens ?? 0,
+  }, deps.config.usage.prices);
+}
+
+/** Runs a job's prompt in the job's own conversation, without anyone watching. */
+async function runJob(
+  deps: BackgroundDeps,
+  jobs: SqliteJobs,
+  job: Job,
+  signal: AbortSignal,
+): Promise<JobOutcome> {
   const existing = job.conversation_id
     ? deps.store.getConversation(job.conversation_id)
     : undefined;
   const conversation = existing ??
     deps.store.createConversation({ title: `Job: ${job.name}`, kind: "job", model: job.model });
+  // Named at once, so the first run's model calls are counted as the job's.
+  if (!existing) jobs.update(job.id, { conversation_id: conversation.id });
   const reply = await collectReply(deps.turn({
     message: `[Scheduled job "${job.name}" (${job.schedule}), ${deps.now().toISOString()}. ` +
       `No one is watching: do the work and answer with the result.]\n\n${job.prompt}`,

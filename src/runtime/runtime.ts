@@ -34,6 +34,9 @@ import { createStatusProbes } from "./status.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
 import { attachmentPort, findUpload } from "./uploads.ts";
 import { speechDeps } from "./media.ts";
+import { countingRouter } from "./model_calls.ts";
+import { SqliteModelCalls } from "../store/model_calls.ts";
+import { budgetWarning } from "../app/budgets.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
 const DRAFT_SAVE_INTERVAL_MS = 250;
@@ -117,8 +120,8 @@ export async function openRuntime(
   const db = openDatabase(join(home, "hob.db"));
   const store = new SqliteConversationStore(db);
   const recovered = store.recoverInterrupted();
-  const llm = createLlmRouter(config);
   const now = () => clock.now();
+  const { calls, llm, warning } = countedCalls(config, db, store, now);
   const history = new FileHistory({ home, db, now });
   const toolbox = await openToolbox({ home, config, db, now, files: history.files });
   const memory = new Memory({ home, db, config, now, history });
@@ -127,16 +130,15 @@ export async function openRuntime(
     log: options.log,
   });
   const agent = agentDeps({ home, config, clock, llm, store, toolbox, memory });
-  const { turn, interrupt } = interruptibleTurns(
-    agent,
-    () => Promise.all([toolbox.ready, mcp.start()]),
-  );
+  const ready = () => Promise.all([toolbox.ready, mcp.start()]);
+  const { turn, interrupt } = interruptibleTurns(agent, ready, warning);
 
   const background = createBackground({
     home,
     config,
     db,
     store,
+    calls,
     memory,
     turn,
     tools: toolbox.registry,
@@ -158,6 +160,8 @@ export async function openRuntime(
     toolbox,
     turn,
     discover,
+    calls,
+    now,
     // Asked only once the runtime is open, when the hub below exists.
     channelStates: () => channels.states(),
   });
@@ -205,6 +209,32 @@ export async function openRuntime(
   };
 }
 
+/**
+ * The call log, the router that counts every call into it, and the budget
+ * warning of a turn's conversation.
+ */
+function countedCalls(
+  config: HobConfig,
+  db: DatabaseSync,
+  store: SqliteConversationStore,
+  now: () => Date,
+) {
+  const calls = new SqliteModelCalls(db);
+  const llm = countingRouter(createLlmRouter(config), {
+    calls,
+    conversation: (id) => store.getConversation(id),
+    prices: config.usage.prices,
+    now,
+  });
+  const warning = (conversationId: string) => {
+    // Only people chatting are warned; the runs no one watches are paused instead.
+    const kind = store.getConversation(conversationId)?.kind;
+    if (kind !== "chat" && kind !== "channel") return null;
+    return budgetWarning({ calls, budgets: config.usage.budgets, now });
+  };
+  return { calls, llm, warning };
+}
+
 /** What the agent loop runs on: the adapters of this home and hob.yaml's agent settings. */
 function agentDeps(
   parts: Pick<Runtime, "home" | "config" | "llm" | "store" | "toolbox" | "memory"> & {
@@ -244,10 +274,13 @@ function agentDeps(
 /**
  * Turns that `interrupt` can stop: each waits for `before` (the tools loaded,
  * the MCP servers connected), then runs on `agent`, or on `tools` when given.
+ * A turn whose conversation `warning` has words for gets them as a `budget`
+ * notice right after its start.
  */
 function interruptibleTurns(
   agent: AgentDeps,
   before: () => Promise<unknown>,
+  warning: (conversationId: string) => string | null,
 ): Pick<Runtime, "turn" | "interrupt"> {
   const running = new Map<AbortController, Promise<void>>();
 
@@ -260,7 +293,13 @@ function interruptibleTurns(
     running.set(controller, new Promise<void>((resolve) => finish = resolve));
     try {
       await before();
-      yield* runTurn(tools ? { ...agent, tools } : agent, { ...input, signal });
+      for await (
+        const event of runTurn(tools ? { ...agent, tools } : agent, { ...input, signal })
+      ) {
+        yield event;
+        const words = event.type === "start" ? warning(event.conversation_id) : null;
+        if (words) yield { type: "notice", code: "budget", message: words };
+      }
     } finally {
       running.delete(controller);
       finish();
@@ -311,7 +350,7 @@ function openAccess(
       | "turn"
       | "discover"
     >
-    & { channelStates: () => ChannelState[] },
+    & { channelStates: () => ChannelState[]; calls: SqliteModelCalls; now: () => Date },
 ): Pick<Runtime, "app" | "kv" | "serverRecord" | "maintenance"> & { channelStore: SqliteChannels } {
   const { home, background, memory } = parts;
   const kv = new SqliteKv(parts.db);
@@ -346,6 +385,7 @@ function openAccess(
       turn: parts.turn,
       findUpload: (path) => findUpload(home, path),
       speech: speechDeps(home, parts.config),
+      usage: { calls: parts.calls, budgets: parts.config.usage.budgets, now: parts.now },
     }),
     kv,
     serverRecord,

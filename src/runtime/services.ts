@@ -111,7 +111,7 @@ export function createServices(
     services,
     memoryServices(app.memory, agent.store),
     conversationServices(app.conversations),
-    modelServices(agent),
+    modelServices(agent, (tool) => toolbox.skills.has(tool)),
     backgroundServices(app),
     toolServices(toolbox, runSkill, agent.store),
     mediaServices(toolbox),
@@ -225,11 +225,12 @@ function conversationServices(conversations: ConversationActions): HobServices {
 }
 
 /** The turn's model: one answer, or a sub-agent's whole turn. */
-function modelServices(agent: AgentDeps): HobServices {
+function modelServices(agent: AgentDeps, isSkill: (tool: string) => boolean): HobServices {
   return {
     async "model.complete"(params, context) {
       const { prompt, system, images } = completeParams.parse(params);
-      return await complete(agent, context, prompt, system, images);
+      const kind = isSkill(context.tool) ? "skill" : "tool";
+      return await complete(agent, { ...context, kind }, prompt, system, images);
     },
     async "agent.run"(params, context) {
       const { task, context: brief } = agentParams.parse(params);
@@ -390,7 +391,11 @@ function skillRunner(
         if (method !== "tools.call" && method !== "model.complete") {
           return Promise.reject(new Error(`a skill may not use '${method}'`));
         }
-        return services[method](params, context);
+        // The skill's own name goes to the usage log with its model calls.
+        return services[method](
+          params,
+          method === "model.complete" ? { ...context, tool: name } : context,
+        );
       },
     });
     if (!outcome.ok) throw new Error(`the skill ${outcome.error}`);
@@ -520,7 +525,7 @@ function toolContext(context: ServiceCallContext): ToolCallContext {
 /** One answer from the turn's model, for analyze_image and skills. */
 async function complete(
   agent: AgentDeps,
-  context: ServiceCallContext,
+  context: ServiceCallContext & { kind: string },
   prompt: string,
   system: string | undefined,
   images: ImageContent[] | undefined,
@@ -533,6 +538,11 @@ async function complete(
     images,
     maxOutputTokens: COMPLETE_MAX_TOKENS,
     signal: context.signal,
+    purpose: {
+      kind: context.kind,
+      conversation_id: context.conversation_id ?? undefined,
+      tool: context.tool,
+    },
   });
   if (!error) return text;
   if (images?.length) {

@@ -20,7 +20,14 @@ export const HEARTBEAT_PROMPT = "HEARTBEAT CHECK. Review this checklist and take
 export const HEARTBEAT_OK = "HEARTBEAT_OK";
 
 /** How a tick ended. */
-export type TickStatus = "ok" | "reported" | "error" | "outside_hours" | "empty_checklist";
+export type TickStatus =
+  | "ok"
+  | "reported"
+  | "error"
+  | "outside_hours"
+  | "empty_checklist"
+  /** A budget would be exceeded: not run; `error` says which. */
+  | "paused";
 
 /** What the heartbeat remembers between ticks and restarts. */
 export interface HeartbeatState {
@@ -85,6 +92,8 @@ export interface HeartbeatDeps {
   loadState(): HeartbeatState | undefined;
   saveState(state: HeartbeatState): void;
   now?: () => Date;
+  /** Why a tick must not run now (a budget), or null; `state` is the heartbeat's so far. */
+  admit?(state: HeartbeatState): string | null;
   /**
    * Arm the timer and the minute tick (off in tests that tick by hand).
    * @default {true}
@@ -211,7 +220,8 @@ export class Heartbeat {
     const state = this.state();
     const next = new Date(started.getTime() + this.#settings.intervalMs).toISOString();
     const save = (result: TickResult): TickResult => {
-      const counted = result.status !== "outside_hours" && result.status !== "empty_checklist";
+      const counted = result.status !== "outside_hours" && result.status !== "empty_checklist" &&
+        result.status !== "paused";
       this.#deps.saveState({
         ...state,
         next_tick: next,
@@ -225,13 +235,17 @@ export class Heartbeat {
             ticks: state.ticks + 1,
             failures: result.status === "error" ? state.failures + 1 : state.failures,
           }
-          : { last_status: result.status }),
+          : { last_status: result.status, ...(result.error ? { last_error: result.error } : {}) }),
       });
       return result;
     };
 
     if (!withinActiveHours(started, this.#settings.activeHours, this.#settings.timezone)) {
       return save({ status: "outside_hours", reply: "", conversation_id: null });
+    }
+    const refused = this.#deps.admit?.(state) ?? null;
+    if (refused) {
+      return save({ status: "paused", reply: "", conversation_id: null, error: refused });
     }
     let conversationId: string | null = null;
     try {

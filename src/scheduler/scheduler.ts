@@ -43,6 +43,12 @@ export interface SchedulerOptions {
    * @default {true}
    */
   timers?: boolean;
+  /**
+   * Why a due run must not run now (a budget), or null. A run refused is
+   * logged as skipped with the reason and the job waits for its next time;
+   * runs the owner starts by hand are not asked about.
+   */
+  admit?: (job: Job) => string | null;
 }
 
 /** The fields for adding a job. */
@@ -92,6 +98,7 @@ export class Scheduler {
   readonly #now: () => Date;
   readonly #timers: boolean;
   readonly #timezone: string;
+  readonly #admit: (job: Job) => string | null;
   readonly #running = new Set<Promise<void>>();
   readonly #stop = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -104,6 +111,7 @@ export class Scheduler {
     this.#now = options.now ?? (() => new Date());
     this.#timers = options.timers ?? true;
     this.#timezone = options.defaultTimezone ?? defaultTimezone();
+    this.#admit = options.admit ?? (() => null);
   }
 
   /** Validates and stores a new job, with its first run computed. */
@@ -283,6 +291,13 @@ export class Scheduler {
    */
   async #execute(job: Job, trigger: RunTrigger, advance: boolean): Promise<number | null> {
     const schedule = safeParse(job);
+    const refused = trigger === "manual" ? null : this.#admit(job);
+    if (refused) {
+      this.#jobs.recordNotRun(job.id, "skipped", { due_at: job.next_run, result: refused });
+      if (advance) this.#advance(job, schedule);
+      this.#arm();
+      return null;
+    }
     if (!this.#jobs.claim(job.id)) {
       if (trigger === "schedule" && advance) {
         // Still running from its last time: this occurrence is skipped, and says so.

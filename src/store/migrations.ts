@@ -387,4 +387,31 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
     `,
   },
+  {
+    version: 11,
+    name: "every model call, counted",
+    sql: `
+      -- One row per request to a model: chat steps, titles, flush summaries, heartbeats, jobs,
+      -- tasks, sub-agents, skills, /v1 and MCP. No references: the log outlives conversations
+      -- (heartbeats prune theirs) and jobs, so spend stays counted.
+      CREATE TABLE model_calls (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        at              TEXT NOT NULL,
+        model           TEXT NOT NULL,             -- <provider>/<model>
+        provider        TEXT NOT NULL,
+        kind            TEXT NOT NULL,             -- chat, title, flush, heartbeat, job, task, …
+        conversation_id TEXT,
+        job             TEXT,                      -- the job's name, for a job's calls
+        task_id         INTEGER,
+        tool            TEXT,                      -- the tool that made it (a skill, analyze_image)
+        input_tokens    INTEGER NOT NULL DEFAULT 0, -- cached ones included
+        output_tokens   INTEGER NOT NULL DEFAULT 0,
+        cached_tokens   INTEGER NOT NULL DEFAULT 0,
+        cost_usd        REAL NOT NULL DEFAULT 0,
+        error           TEXT                       -- the provider's error code, when it failed
+      );
+      CREATE INDEX model_calls_by_time ON model_calls (at);
+      CREATE INDEX model_calls_by_job ON model_calls (job, at) WHERE job IS NOT NULL;
+    `,
+  },
 ];

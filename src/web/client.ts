@@ -330,6 +330,28 @@ export interface Notification {
   read_at: string | null;
 }
 
+/** Sums over model calls: `GET /api/usage`'s totals, groups and days. */
+export interface CallSums {
+  calls: number;
+  /** Prompt tokens, cached ones included. */
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cost_usd: number;
+}
+
+/** `GET /api/usage`: what the model calls cost since `since`. */
+export interface UsageReport {
+  since: string;
+  by: "model" | "kind" | "job" | "tool";
+  totals: CallSums;
+  /** By `by`, the costliest first; `key` null for calls with none. */
+  groups: (CallSums & { key: string | null })[];
+  /** By UTC day (`key`: `2026-11-26`), oldest first. */
+  days: (CallSums & { key: string })[];
+  budgets: { period: "daily" | "monthly"; limit_usd: number; spent_usd: number }[];
+}
+
 /** `GET /api/health`. */
 export interface Health {
   ok: boolean;
@@ -363,7 +385,14 @@ export interface Status {
     enabled: boolean;
     interval_minutes: number;
     last_tick: string | null;
-    last_status: "ok" | "reported" | "error" | "outside_hours" | "empty_checklist" | null;
+    last_status:
+      | "ok"
+      | "reported"
+      | "error"
+      | "outside_hours"
+      | "empty_checklist"
+      | "paused"
+      | null;
     last_error: string | null;
     last_reply: string | null;
     last_conversation_id: string | null;
@@ -563,6 +592,8 @@ export interface HobClient {
     read(id: number | "all"): Promise<void>;
   };
   models(options?: { refresh?: boolean }): Promise<Models>;
+  /** What the model calls cost: `since` a date or days back (`7d`, the default `30d`). */
+  usage(options?: { since?: string; by?: UsageReport["by"] }): Promise<UsageReport>;
   status(): Promise<Status>;
   /** Needs no token. */
   health(): Promise<Health>;
@@ -610,6 +641,8 @@ export function connect(options: ConnectOptions = {}): HobClient {
     notifications: notificationCalls(api),
     models: (options = {}) =>
       api.json("/api/models", { query: { refresh: options.refresh ? 1 : undefined } }),
+    usage: (options = {}) =>
+      api.json("/api/usage", { query: { since: options.since, by: options.by } }),
     status: () => api.json("/api/status"),
     health: () => api.json("/api/health"),
   };

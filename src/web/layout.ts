@@ -99,6 +99,7 @@ export function shell(): Html {
                   <li><a href="/tools" data-view="tools">Tools</a></li>
                   <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
                   <li><a href="/channels" data-view="channels">Channels</a></li>
+                  <li><a href="/usage" data-view="usage">Usage</a></li>
                 </ul>
               </nav>
             </div>

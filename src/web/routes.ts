@@ -42,6 +42,7 @@ import {
   toolsPanel,
   versionList,
 } from "./panels.ts";
+import { usagePanel } from "./usage_panel.ts";
 
 /** Every write from the page is the owner's. */
 const BY_PAGE: WrittenBy = { author: "owner", via: "page" };
@@ -57,6 +58,7 @@ const VIEWS = [
   "/tools",
   "/notifications",
   "/channels",
+  "/usage",
 ];
 
 /** A form field as `readForm` gives it. */
@@ -158,6 +160,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
     channels: (c) =>
       c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
+    usage: (c) => usageView(c, runtime),
   };
   ui.get("/panel/:name", (c) => {
     const panel = panels[c.req.param("name")];
@@ -178,6 +181,13 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     );
   });
   return ui;
+}
+
+/** The Usage view: the last 30 days, grouped as asked (`?by=`; a bad value is the action's 400). */
+function usageView(c: Context, runtime: Runtime): Response | Promise<Response> {
+  const by = c.req.query("by");
+  const report = runtime.app.usage.report({ since: "30d", ...(by ? { by: by as "model" } : {}) });
+  return c.html(usagePanel(report, runtime.agent.clock.now()));
 }
 
 /** The conversation list (searched by title) and deleting one: translators to the conversation actions. */

@@ -14,6 +14,7 @@ const COMMANDS = [
   "init",
   "onboard",
   "models",
+  "usage",
   "config",
   "doctor",
   "cron",

@@ -94,6 +94,13 @@ Deno.test("a conversation past the threshold is flushed: saved, summarised, and 
   );
   assertEquals(notices, ["memory_flush", "memory_flushed"]);
   assertEquals(events.at(-1)!.type, "done");
+  // Each request says what it is for, so the usage log counts the silent ones as the flush's.
+  assertEquals(scripted.requests.map((r) => r.purpose), [
+    { kind: undefined, conversation_id: conversation.id },
+    { kind: "flush", conversation_id: conversation.id },
+    { kind: "flush", conversation_id: conversation.id },
+    { kind: "flush", conversation_id: conversation.id },
+  ]);
 
   // The save turn could use only the memory tools.
   assertEquals(scripted.requests[1].tools.map((s) => s.name).sort(), ["log_note", "remember_this"]);

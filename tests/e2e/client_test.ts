@@ -14,6 +14,7 @@ import type { Approval } from "../../src/store/approvals.ts";
 import type { Notification } from "../../src/store/notifications.ts";
 import type { InvokeResult, ToolInfo } from "../../src/tools/registry.ts";
 import type { HobStatus } from "../../src/app/status.ts";
+import type { UsageReport } from "../../src/app/usage.ts";
 import type { DiscoveryReport } from "../../src/llm/router.ts";
 import * as client from "../../src/web/client.ts";
 import { CLIENT_CONTENT_TYPE } from "../../src/web/assets.ts";
@@ -50,6 +51,7 @@ function _serverTypesFitTheClient(server: {
   notification: Notification;
   status: HobStatus;
   models: DiscoveryReport & { default: string };
+  usage: UsageReport;
 }): void {
   const fits: {
     event: client.ChatEvent;
@@ -68,6 +70,7 @@ function _serverTypesFitTheClient(server: {
     notification: client.Notification;
     status: client.Status;
     models: client.Models;
+    usage: client.UsageReport;
   } = server;
   void fits;
 }

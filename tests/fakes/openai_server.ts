@@ -16,7 +16,7 @@ export type FakeReply =
     text: string | string[];
     /** Milliseconds to wait before each chunk. */
     delay_ms?: number;
-    usage?: { prompt_tokens: number; completion_tokens: number };
+    usage?: FakeUsage;
   }
   | {
     /** Tool calls to stream, their arguments split into fragments. */
@@ -25,7 +25,7 @@ export type FakeReply =
     text?: string;
     /** Milliseconds to wait before the calls. */
     delay_ms?: number;
-    usage?: { prompt_tokens: number; completion_tokens: number };
+    usage?: FakeUsage;
   }
   | {
     /** Answer with this HTTP status and an OpenAI-style error body. */
@@ -39,6 +39,16 @@ export type FakeReply =
     stream_error: string;
     text?: string;
   };
+
+/** Token counts the fake reports for one answer; `cached_tokens` as `prompt_tokens_details`. */
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+}
+
+/** Reported when a reply names none. */
+const DEFAULT_USAGE: FakeUsage = { prompt_tokens: 10, completion_tokens: 5 };
 
 /** A request the fake received. */
 export interface RecordedRequest {
@@ -59,6 +69,8 @@ export interface FakeOpenAI extends AsyncDisposable {
   requests: RecordedRequest[];
   /** hob's requests to title a new conversation, answered apart from the queue (not in `requests`). */
   titleRequests: RecordedRequest[];
+  /** Every usage the fake sent (titles' too), in order: what hob was told it spent. */
+  reported: FakeUsage[];
   /** Adds replies to the end of the queue. */
   enqueue(...replies: FakeReply[]): void;
   close(): Promise<void>;
@@ -93,6 +105,8 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
   const models = options.models ?? ["fake-model"];
   const requests: RecordedRequest[] = [];
   const titleRequests: RecordedRequest[] = [];
+  const reported: FakeUsage[] = [];
+  const report = (usage: FakeUsage) => reported.push(usage);
   const controller = new AbortController();
 
   const server = Deno.serve({
@@ -154,6 +168,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
         String(body.model ?? "fake-model"),
         messages.at(-1)?.content ?? "",
         body.stream === true,
+        report,
       );
     }
     const reply = queue.shift() ?? options.respond?.(body) ?? fallback;
@@ -174,8 +189,8 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
       );
     }
     const model = String(body.model ?? "fake-model");
-    if (body.stream !== true) return Response.json(completion(model, reply));
-    return new Response(streamChunks(model, reply, finished), {
+    if (body.stream !== true) return Response.json(completion(model, reply, report));
+    return new Response(streamChunks(model, reply, finished, report), {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   });
@@ -189,6 +204,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     port: server.addr.port,
     requests,
     titleRequests,
+    reported,
     enqueue: (...replies) => queue.push(...replies),
     close,
     [Symbol.asyncDispose]: close,
@@ -205,10 +221,15 @@ export function fakeTitle(prompt: string): string {
   return titleFrom(prompt.replace(/^Title this conversation\. It begins:\n\n/, ""));
 }
 
-function titleReply(model: string, prompt: string, stream: boolean): Response {
+function titleReply(
+  model: string,
+  prompt: string,
+  stream: boolean,
+  report: (usage: FakeUsage) => void,
+): Response {
   const reply = { text: [fakeTitle(prompt)] };
-  if (!stream) return Response.json(completion(model, reply));
-  return new Response(streamChunks(model, reply, () => {}), {
+  if (!stream) return Response.json(completion(model, reply, report));
+  return new Response(streamChunks(model, reply, () => {}, report), {
     headers: { "content-type": "text/event-stream" },
   });
 }
@@ -232,6 +253,7 @@ function streamChunks(
   model: string,
   reply: Exclude<FakeReply, { status: number }>,
   finished: () => void,
+  report: (usage: FakeUsage) => void,
 ): ReadableStream<Uint8Array> {
   // Aborted when the client goes away, so slow streams stop early.
   const gone = new AbortController();
@@ -282,17 +304,16 @@ function streamChunks(
           });
         }
         send(chunk(model, {}, finish));
-        const usage = "usage" in reply && reply.usage
-          ? reply.usage
-          : { prompt_tokens: 10, completion_tokens: 5 };
+        const usage = "usage" in reply && reply.usage ? reply.usage : DEFAULT_USAGE;
         send({
           id: "chatcmpl-fake",
           object: "chat.completion.chunk",
           created: Math.floor(Date.now() / 1000),
           model,
           choices: [],
-          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+          usage: wireUsage(usage),
         });
+        report(usage);
         stream.enqueue(encoder.encode("data: [DONE]\n\n"));
         stream.close();
         finished();
@@ -303,7 +324,23 @@ function streamChunks(
   });
 }
 
-function completion(model: string, reply: Exclude<FakeReply, { status: number }>) {
+/** The Chat Completions `usage` object. */
+function wireUsage(usage: FakeUsage) {
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    ...(usage.cached_tokens !== undefined
+      ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } }
+      : {}),
+  };
+}
+
+function completion(
+  model: string,
+  reply: Exclude<FakeReply, { status: number }>,
+  report: (usage: FakeUsage) => void,
+) {
   const text = "text" in reply && reply.text !== undefined ? textChunks(reply.text).join("") : "";
   const calls = "tool_calls" in reply
     ? reply.tool_calls.map((call, index) => ({
@@ -327,7 +364,7 @@ function completion(model: string, reply: Exclude<FakeReply, { status: number }>
       message: { role: "assistant", content: text || null, tool_calls: calls },
       finish_reason: calls ? "tool_calls" : "stop",
     }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    usage: wireUsage(reportUsage(reply, report)),
   };
 }
 
@@ -339,4 +376,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, { once: true });
   });
+}
+
+function reportUsage(
+  reply: Exclude<FakeReply, { status: number }>,
+  report: (usage: FakeUsage) => void,
+): FakeUsage {
+  const usage = "usage" in reply && reply.usage ? reply.usage : DEFAULT_USAGE;
+  report(usage);
+  return usage;
 }

@@ -126,6 +126,7 @@ Deno.test("fragments: the conversation list escapes titles; panels render; bad f
       approvals: "Approvals",
       tools: "Tools",
       notifications: "Notifications",
+      usage: "Usage",
     })
   ) {
     const response = await ui(`/ui/panel/${name}`);

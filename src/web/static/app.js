@@ -8,7 +8,16 @@ import { marked } from "./marked.js";
 const DOMPurify = globalThis.DOMPurify;
 
 const $ = (selector, root = document) => root.querySelector(selector);
-const PANELS = ["memory", "schedules", "tasks", "approvals", "tools", "notifications", "channels"];
+const PANELS = [
+  "memory",
+  "schedules",
+  "tasks",
+  "approvals",
+  "tools",
+  "notifications",
+  "channels",
+  "usage",
+];
 /** Every request that changes something carries this header (the server refuses session writes without it). */
 const PAGE_HEADERS = { "x-hob-request": "1" };
 
