@@ -115,8 +115,7 @@ export class Memory {
   readonly index: MemoryIndex;
   /** Settles when the index has caught up with the files at start. */
   readonly ready: Promise<void>;
-  /** Settles when every versioned file has a version of what it holds (after `ready`). */
-  readonly scanned: Promise<void>;
+  #scanned: Promise<void> | undefined;
   readonly #config: HobConfig;
   readonly #embedder: Embedder | null;
   readonly #home: string;
@@ -152,8 +151,16 @@ export class Memory {
     this.ready = this.index.sync().then(() => {}, (error) => {
       console.error(`hob: indexing memory failed: ${(error as Error).message}`);
     });
-    // Then the files no version has yet; a search does not wait for this, the history does.
-    this.scanned = this.ready.then(() => this.history.scan()).then(() => {}, (error) => {
+  }
+
+  /**
+   * Settles when every versioned file has a version of what it holds: the
+   * scan for files no version has yet starts on first use — the history, or
+   * `watch` in `hob serve` — so a command that reads no history pays nothing
+   * for it (a write records what it replaces anyway).
+   */
+  get scanned(): Promise<void> {
+    return this.#scanned ??= this.ready.then(() => this.history.scan()).then(() => {}, (error) => {
       // Versions resume with the next write; the files themselves are untouched.
       console.error(`hob: recording file versions failed: ${(error as Error).message}`);
     });
@@ -334,6 +341,7 @@ export class Memory {
    */
   watch(): void {
     if (this.#watcher) return;
+    this.scanned.catch(() => {/* reported */});
     this.#watcher = this.history.watch((path) => {
       this.index.indexFile(path).catch((error) =>
         console.error(`hob: indexing ${path}: ${error.message}`)
@@ -417,7 +425,8 @@ export class Memory {
     const stopped = this.index.stop();
     this.#embedder?.close();
     await stopped;
-    await this.scanned;
+    await this.ready;
+    await this.#scanned;
   }
 
   async #indexed(path: string): Promise<string> {
