@@ -230,8 +230,18 @@ Deno.test("the page: sign in, stream, tools, approvals, sidebar, safe Markdown, 
     await page.click(".sections a[data-view=chat]");
     await send("Be slow about it");
     await page.waitForSelector(".msg.assistant .markdown.cursor");
-    // Scrolling up to read stops the view from following the stream.
-    await page.waitForTimeout(1_500);
+    // Scrolling up to read stops the view from following the stream. Wait for a reply taller than
+    // the view (by what streamed, not by a time a busy machine may not keep).
+    await page.waitForFunction(
+      () => {
+        const node = (globalThis as unknown as {
+          document: { querySelector(s: string): { scrollHeight: number; clientHeight: number } };
+        }).document.querySelector("#messages");
+        return node.scrollHeight > node.clientHeight * 1.6;
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
     const scroller = page.locator("#messages");
     type Box = { scrollTop: number; scrollHeight: number; clientHeight: number };
     const box = () =>
