@@ -16,6 +16,7 @@
 import {
   type ExchangeOptions,
   type ExchangeResult,
+  formatSeconds,
   runExchange,
   serviceReply,
 } from "./exchange.ts";
@@ -129,7 +130,9 @@ export class ToolSpawner {
     }
     const { worker } = started;
     try {
-      await started.ready;
+      // A Worker that never says it is ready must not hold the call past its time.
+      const unready = await readyWithin(started.ready, options);
+      if (unready) return unready;
       return await this.#run(worker, message, options);
     } catch (error) {
       return { ok: false, reason: "crashed", error: (error as Error).message };
@@ -229,5 +232,33 @@ export class ToolSpawner {
         });
       };
     });
+  }
+}
+
+/**
+ * Waits for a Worker's start, at most the call's time and only while the call
+ * is wanted: null once it is ready, else why the call ends without it.
+ */
+async function readyWithin(
+  ready: Promise<unknown>,
+  options: ExchangeOptions,
+): Promise<ExchangeResult | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const ended = new Promise<ExchangeResult>((resolve) => {
+    timer = setTimeout(() =>
+      resolve({
+        ok: false,
+        reason: "timeout",
+        error: `its sandbox did not start within ${formatSeconds(options.timeoutMs)}`,
+      }), options.timeoutMs);
+    onAbort = () => resolve({ ok: false, reason: "aborted", error: "stopped" });
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([ready.then(() => null), ended]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) options.signal?.removeEventListener("abort", onAbort);
   }
 }
