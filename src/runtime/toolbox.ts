@@ -186,9 +186,9 @@ interface Builtins {
 }
 
 /**
- * Loads the catalog on first need and registers every built-in tool: the
- * tool modules, and the libraries they run with, load then, not when a home
- * opens.
+ * Registers every built-in tool from the manifest on first need: listed and
+ * offered from data, each tool's module (and the libraries it runs with)
+ * loaded at its first call, not when a home opens or a turn lists tools.
  */
 function builtinLoader(registry: ToolRegistry): Builtins {
   const names = new Set<string>();
@@ -196,10 +196,13 @@ function builtinLoader(registry: ToolRegistry): Builtins {
   return {
     names,
     load: () =>
-      loading ??= import("../tools/catalog.ts").then(({ BUILTIN_TOOLS }) => {
-        for (const tool of BUILTIN_TOOLS) {
-          names.add(tool.name);
-          registry.registerBuiltin(tool);
+      loading ??= Promise.all([
+        import("../tools/manifest.gen.ts"),
+        import("../tools/builtin_settings.ts"),
+      ]).then(([{ BUILTIN_MANIFEST }, { SETTINGS_DEPENDENT }]) => {
+        for (const entry of BUILTIN_MANIFEST) {
+          names.add(entry.name);
+          registry.registerListed(entry, SETTINGS_DEPENDENT[entry.name]);
         }
       }),
   };

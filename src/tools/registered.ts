@@ -14,6 +14,7 @@ import type {
   ReviewRange,
   ServiceName,
   SideEffect,
+  ToolDefinition,
   ToolPermissions,
   ToolPolicy,
   ToolReview,
@@ -63,6 +64,16 @@ export interface RegisteredTool {
   /** Runs the call in this process instead of a Worker. */
   run?: InProcessRun;
   origin: ToolOrigin;
+}
+
+/**
+ * A built-in tool known from the manifest (builtin_meta.ts): listed and
+ * offered to models as it is; `load` gives its definition at its first call.
+ */
+export interface ListedTool
+  extends Omit<RegisteredTool, "validator" | "timeout" | "review" | "run"> {
+  // deno-lint-ignore no-explicit-any
+  load(): Promise<ToolDefinition<any>>;
 }
 
 /** Context a hob service gets with a call from a tool's Worker. */

@@ -8,9 +8,10 @@
  * Nothing here throws at the agent: every failure is an `is_error` result.
  */
 
-import { z } from "zod";
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
 import type { JsonSchema, ToolCall, ToolResult, ToolSpec } from "../core/types.ts";
+import { builtinMeta, type ListedBuiltin, validatorOf } from "./builtin_meta.ts";
+import type { SettingsDependent } from "./builtin_settings.ts";
 import { hobWrote, unwrap } from "../core/untrusted.ts";
 import type { SqliteApprovals } from "../store/approvals.ts";
 import type { SqliteToolEvents } from "../store/tool_events.ts";
@@ -25,6 +26,7 @@ import {
   type CallSource,
   type HobServices,
   isRefusal,
+  type ListedTool,
   type RegisteredTool,
   type ToolOrigin,
 } from "./registered.ts";
@@ -36,6 +38,7 @@ export type {
   CallSource,
   HobServices,
   InProcessRun,
+  ListedTool,
   RegisteredTool,
   ServiceCallContext,
   ToolOrigin,
@@ -110,7 +113,9 @@ export interface InvokeResult {
  * ```
  */
 export class ToolRegistry implements ToolRegistryPort {
-  readonly #tools = new Map<string, RegisteredTool>();
+  readonly #tools = new Map<string, RegisteredTool | ListedTool>();
+  /** Built-in modules being loaded for a first call, by tool name. */
+  readonly #loading = new Map<string, Promise<RegisteredTool>>();
   readonly #options: ToolRegistryOptions;
   #services: HobServices = {};
   #specs: ToolSpec[] | null = null;
@@ -124,36 +129,48 @@ export class ToolRegistry implements ToolRegistryPort {
     this.#services = services;
   }
 
-  /** Registers a built-in tool. */
+  /** Registers a built-in tool from its module. */
   // deno-lint-ignore no-explicit-any
   registerBuiltin(tool: ToolDefinition<any>): void {
-    const isZod = isZodSchema(tool.parameters);
+    this.#add(this.#builtin(tool));
+  }
+
+  /** A built-in tool as the registry holds it, from its module. */
+  // deno-lint-ignore no-explicit-any
+  #builtin(tool: ToolDefinition<any>): RegisteredTool {
+    const { permissions: _, ...meta } = builtinMeta(tool);
     const declared = typeof tool.permissions === "function"
       ? tool.permissions(this.#settingsOf(tool.name))
       : tool.permissions ?? {};
-    this.#add({
-      name: tool.name,
-      description: tool.description,
-      category: tool.category,
-      parameters: isZod
-        ? toJsonSchema(tool.parameters as z.ZodType)
-        : tool.parameters as JsonSchema,
-      validator: isZod ? tool.parameters as z.ZodType : z.fromJSONSchema(tool.parameters as never),
+    return {
+      ...meta,
+      validator: validatorOf(tool),
       declared,
       permissions: resolvePermissions(declared, this.#options.scope),
-      side_effect: tool.side_effect,
-      default_policy: tool.default_policy,
-      // Untrusted unless the tool says, and its review shows, that hob writes all of it.
-      untrusted_output: tool.untrusted_output ?? true,
-      services: tool.services ?? [],
       timeout: typeof tool.timeout_ms === "function"
         ? tool.timeout_ms as (args: unknown) => number
         : () => (tool.timeout_ms as number | undefined) ?? DEFAULT_TOOL_TIMEOUT_MS,
-      max_output_chars: tool.max_output_chars,
       review: tool.review as RegisteredTool["review"],
       review_range: tool.review_range,
       ref: { kind: "builtin", name: tool.name },
       origin: { kind: "builtin" },
+    };
+  }
+
+  /**
+   * Registers a built-in tool from its manifest entry: listed and offered as
+   * it is, its module loaded (and the tool registered whole) at its first call.
+   */
+  registerListed(entry: ListedBuiltin, dependent: SettingsDependent = {}): void {
+    const { load, permissions, ...meta } = entry;
+    const declared = dependent.permissions?.(this.#settingsOf(entry.name)) ?? permissions ?? {};
+    this.#add({
+      ...meta,
+      declared,
+      permissions: resolvePermissions(declared, this.#options.scope),
+      review_range: dependent.review_range,
+      origin: { kind: "builtin" },
+      load: async () => (await load()).default,
     });
   }
 
@@ -173,7 +190,8 @@ export class ToolRegistry implements ToolRegistryPort {
     return this.#tools.delete(name);
   }
 
-  get(name: string): RegisteredTool | undefined {
+  /** A tool by name: whole, or a built-in still known only from the manifest. */
+  get(name: string): RegisteredTool | ListedTool | undefined {
     return this.#tools.get(name);
   }
 
@@ -228,7 +246,7 @@ export class ToolRegistry implements ToolRegistryPort {
     return source === "mcp" ? result : { ...result, content: unwrap(result.content) };
   }
 
-  #add(tool: RegisteredTool): void {
+  #add(tool: RegisteredTool | ListedTool): void {
     if (!TOOL_NAME.test(tool.name)) {
       throw new Error(`Tool name '${tool.name}' must match ${TOOL_NAME}`);
     }
@@ -236,7 +254,7 @@ export class ToolRegistry implements ToolRegistryPort {
     this.#specs = null;
   }
 
-  #policyOf(tool: RegisteredTool): ToolPolicy {
+  #policyOf(tool: RegisteredTool | ListedTool): ToolPolicy {
     return configuredPolicy(tool, this.#options.policies);
   }
 
@@ -245,15 +263,44 @@ export class ToolRegistry implements ToolRegistryPort {
     return { ...all["*"], ...all[name] };
   }
 
+  /** The tool whole: a built-in known from the manifest has its module loaded, once. */
+  #whole(tool: RegisteredTool | ListedTool): Promise<RegisteredTool> {
+    if (!("load" in tool)) return Promise.resolve(tool);
+    let loading = this.#loading.get(tool.name);
+    if (!loading) {
+      loading = tool.load().then((definition) => {
+        const whole = this.#builtin(definition);
+        // Calls from now on find it whole (unless it was replaced meanwhile).
+        if (this.#tools.get(tool.name) === tool) this.#tools.set(tool.name, whole);
+        return whole;
+      });
+      this.#loading.set(tool.name, loading);
+      loading.catch(() => this.#loading.delete(tool.name));
+    }
+    return loading;
+  }
+
   /** One call through every step; each step may end it with a refusal, and the audit log sees all. */
   async #call(call: ToolCall, context: ToolCallContext, source: CallSource): Promise<LoggedResult> {
     const audit = auditCall(this.#options.events, call, context, source);
-    const tool = this.#tools.get(call.name);
-    if (!tool) {
+    const found = this.#tools.get(call.name);
+    if (!found) {
       return audit.refused({
         // hob's own refusal: it quotes only what the model sent, and the tools there are.
         refused: hobWrote(
           `Unknown tool '${call.name}'. Available tools: ${[...this.#tools.keys()].join(", ")}.`,
+        ),
+        approval: "refused",
+      });
+    }
+    let tool: RegisteredTool;
+    try {
+      tool = await this.#whole(found);
+    } catch (error) {
+      // hob's own module failed to load: a broken install, said in hob's words.
+      return audit.refused({
+        refused: hobWrote(
+          `The tool '${call.name}' could not be loaded: ${(error as Error).message}`,
         ),
         approval: "refused",
       });
@@ -298,14 +345,4 @@ export class ToolRegistry implements ToolRegistryPort {
       },
     );
   }
-}
-
-function isZodSchema(value: unknown): boolean {
-  return typeof value === "object" && value !== null && "_zod" in value;
-}
-
-function toJsonSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: "input" }) as JsonSchema;
-  delete json.$schema;
-  return json;
 }

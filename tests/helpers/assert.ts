@@ -19,6 +19,11 @@ export function assertEquals<T>(
   nodeAssert.deepStrictEqual(actual, expected, message as string);
 }
 
+/** Fails unless `actual` is the very same value as `expected` (`Object.is`). */
+export function assertStrictEquals(actual: unknown, expected: unknown, message?: string): void {
+  nodeAssert.strictEqual(actual, expected, message as string);
+}
+
 /** Fails if `actual` deeply and strictly equals `expected`. */
 export function assertNotEquals(actual: unknown, expected: unknown, message?: string): void {
   nodeAssert.notDeepStrictEqual(actual, expected, message as string);

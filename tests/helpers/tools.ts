@@ -5,7 +5,9 @@ import { ensureHome } from "../../src/home/home.ts";
 import { SqliteApprovals } from "../../src/store/approvals.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { SqliteToolEvents } from "../../src/store/tool_events.ts";
+import { SETTINGS_DEPENDENT } from "../../src/tools/builtin_settings.ts";
 import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
+import { BUILTIN_MANIFEST } from "../../src/tools/manifest.gen.ts";
 import type { ToolPolicy } from "../../src/tools/definition.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { ToolSpawner } from "../../src/tools/sandbox/spawner.ts";
@@ -26,6 +28,8 @@ export interface TempRegistryOptions {
   extraRoots?: string[];
   approvalTimeoutMs?: number;
   taint?: { enabled: boolean; exempt: string[] };
+  /** Register the built-ins from the manifest (as a home does), their modules loaded at first call. */
+  listed?: boolean;
 }
 
 /** A registry with every built-in tool, over a fresh home. */
@@ -55,7 +59,13 @@ export async function tempRegistry(options: TempRegistryOptions = {}): Promise<T
       ...options.settings,
     },
   });
-  for (const tool of BUILTIN_TOOLS) registry.registerBuiltin(tool);
+  if (options.listed) {
+    for (const entry of BUILTIN_MANIFEST) {
+      registry.registerListed(entry, SETTINGS_DEPENDENT[entry.name]);
+    }
+  } else {
+    for (const tool of BUILTIN_TOOLS) registry.registerBuiltin(tool);
+  }
   return {
     home,
     workspace,

@@ -10,16 +10,10 @@ import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { textToDocx } from "../docx.ts";
 import { readAll } from "../fs_helpers.ts";
+import { emailPermissions, type EmailSettings } from "../builtin_settings.ts";
 
 /** Largest attachment sent. */
 const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
-
-/** The `email:` section of hob.yaml. */
-interface EmailSettings {
-  smtp: { host: string; port: number; secure: boolean; user?: string; password?: string };
-  from: string;
-  to?: string;
-}
 
 export default defineTool({
   name: "email_file",
@@ -27,13 +21,7 @@ export default defineTool({
     "Email a file from the workspace as an attachment (a .txt file is sent as .docx). Uses the SMTP server in the user's hob.yaml; `to` defaults to the user's own address there.",
   category: "delivery",
   side_effect: "external",
-  permissions: (settings) => {
-    const email = settings.email as EmailSettings | undefined;
-    return {
-      read: ["$ROOTS"],
-      net: email ? [`${email.smtp.host}:${email.smtp.port}`] : false,
-    };
-  },
+  permissions: emailPermissions,
   timeout_ms: 60_000,
   parameters: z.object({
     path: z.string().min(1).describe("The file to attach"),

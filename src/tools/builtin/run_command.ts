@@ -9,7 +9,8 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { collectBounded } from "../bounded_text.ts";
-import { judgeCommand, type ShellPolicy, shellRange } from "../shell/policy.ts";
+import { judgeCommand, type ShellPolicy } from "../shell/policy.ts";
+import { commandRange } from "../builtin_settings.ts";
 
 /** Default and longest run time, in seconds. */
 const DEFAULT_TIMEOUT_S = 30;
@@ -44,7 +45,7 @@ export default defineTool({
     const dir = cwd && roots[0] ? resolve(roots[0], cwd) : undefined;
     return judgeCommand(command, { ...shell, roots, cwd: dir });
   },
-  review_range: (settings) => shellRange((settings.shell as { policy: ShellPolicy }).policy),
+  review_range: commandRange,
   async run({ command, timeout, cwd }, context) {
     const dir = cwd ? await context.resolvePath(cwd) : context.workspace;
     return await runProcess("bash", ["-c", command], {

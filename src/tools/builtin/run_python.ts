@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { digest, type ShellPolicy } from "../shell/policy.ts";
 import { COMMAND_ENV, runProcess } from "./run_command.ts";
+import { pythonRange } from "../builtin_settings.ts";
 
 /** Default and longest run time, in seconds. */
 const DEFAULT_TIMEOUT_S = 30;
@@ -44,10 +45,7 @@ export default defineTool({
       shape,
     };
   },
-  // Code is never judged line by line: it asks, or runs not at all (deny, allowlist).
-  review_range: (settings) => ({
-    otherwise: (settings.shell as { policy: ShellPolicy }).policy === "ask" ? "ask" : "deny",
-  }),
+  review_range: pythonRange,
   async run({ code, timeout }, context) {
     const python = (context.settings.python as string | undefined) ?? "python3";
     return await runProcess(python, ["-"], {

@@ -19,7 +19,6 @@ import { isAbsolute, resolve } from "node:path";
 import { type Analysis, analyze, type AnalyzeOptions } from "./analyze.ts";
 import { BENIGN, EXACT_ONLY, type Finding } from "./findings.ts";
 import { ShellSyntaxError } from "./parse.ts";
-import type { ReviewRange } from "../definition.ts";
 
 export type { Finding, Risk } from "./findings.ts";
 
@@ -143,21 +142,6 @@ export async function judgeCommand(
     reason: problems.join("; "),
     shape,
   };
-}
-
-/**
- * What {@linkcode judgeCommand} can decide under a shell policy: nothing runs
- * under `deny`; otherwise allowlisted commands run as configured and the rest
- * are denied (`allowlist`) or asked about (`ask`).
- *
- * @example
- * ```ts
- * shellRange("ask"); // { passes: "allowlist", otherwise: "ask" }
- * ```
- */
-export function shellRange(policy: ShellPolicy): ReviewRange {
-  if (policy === "deny") return { otherwise: "deny" };
-  return { passes: "allowlist", otherwise: policy === "allowlist" ? "deny" : "ask" };
 }
 
 /**

@@ -1,0 +1,78 @@
+/**
+ * A built-in tool as data: what listing it and offering it to a model need,
+ * without its module. src/tools/manifest.gen.ts holds this for every built-in
+ * (`deno task gen:tools` writes it from the catalog; tests/tools/manifest_test.ts
+ * fails when it is stale), so a turn or `hob tool list` loads a tool's module
+ * only when the tool is called.
+ */
+
+import { z } from "zod";
+import type { JsonSchema } from "../core/types.ts";
+import type {
+  ServiceName,
+  SideEffect,
+  ToolDefinition,
+  ToolPermissions,
+  ToolPolicy,
+} from "./definition.ts";
+
+/** What the manifest keeps of a built-in tool. */
+export interface BuiltinMeta {
+  name: string;
+  description: string;
+  category: string;
+  /** The parameters as JSON Schema, as the model is given them. */
+  parameters: JsonSchema;
+  /** Absent when they depend on settings (builtin_settings.ts has the function). */
+  permissions?: ToolPermissions;
+  side_effect: SideEffect;
+  default_policy?: ToolPolicy;
+  untrusted_output: boolean;
+  services: ServiceName[];
+  max_output_chars?: number;
+}
+
+/** A manifest entry: the data, and the tool's module to load at its first call. */
+export interface ListedBuiltin extends BuiltinMeta {
+  // deno-lint-ignore no-explicit-any
+  load(): Promise<{ default: ToolDefinition<any> }>;
+}
+
+/** The data of a built-in tool's definition (what the manifest holds for it). */
+// deno-lint-ignore no-explicit-any
+export function builtinMeta(tool: ToolDefinition<any>): BuiltinMeta {
+  const meta: BuiltinMeta = {
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    parameters: isZodSchema(tool.parameters)
+      ? toJsonSchema(tool.parameters as z.ZodType)
+      : tool.parameters as JsonSchema,
+    side_effect: tool.side_effect,
+    // Untrusted unless the tool says, and its review shows, that hob writes all of it.
+    untrusted_output: tool.untrusted_output ?? true,
+    services: tool.services ?? [],
+  };
+  if (typeof tool.permissions !== "function") meta.permissions = tool.permissions ?? {};
+  if (tool.default_policy) meta.default_policy = tool.default_policy;
+  if (tool.max_output_chars !== undefined) meta.max_output_chars = tool.max_output_chars;
+  return meta;
+}
+
+/** The zod validator of a tool's parameters (a JSON Schema is turned into one). */
+// deno-lint-ignore no-explicit-any
+export function validatorOf(tool: ToolDefinition<any>): z.ZodType {
+  return isZodSchema(tool.parameters)
+    ? tool.parameters as z.ZodType
+    : z.fromJSONSchema(tool.parameters as never);
+}
+
+function isZodSchema(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "_zod" in value;
+}
+
+function toJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { io: "input" }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
