@@ -1,10 +1,12 @@
 /**
  * The HTTP API as a Hono app: health, chat (SSE or JSON), conversations and
  * models under /api, every route but health behind the bearer token; the
- * page, /mcp and /v1 mounted beside them. Handlers are translators: they
- * read the request with the action's own zod schema, call the app's actions
- * (src/app) and answer their refusals through `act` (background.ts); they
- * know no adapter.
+ * page, /mcp and /v1 mounted beside them. What no chat needs (the rest of
+ * /api, /mcp, /v1 and the OpenAPI document) loads when a request first asks
+ * for it (lazy.ts), so `hob serve` answers its first chat sooner. Handlers
+ * are translators: they read the request with the action's own zod schema,
+ * call the app's actions (src/app) and answer their refusals through `act`
+ * (background.ts); they know no adapter.
  */
 
 import { Hono } from "hono";
@@ -35,16 +37,9 @@ import {
   handleNotFound,
   streamErrorEvent,
 } from "./errors.ts";
-import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
-import { backgroundRouteDocs, backgroundRoutes } from "./background.ts";
-import { channelRouteDocs, channelRoutes } from "./channels.ts";
 import { act, actAsync } from "./errors.ts";
-import { uploadRouteDocs, uploadRoutes } from "./uploads.ts";
-import { toolRouteDocs, toolRoutes } from "./tools.ts";
-import { openApiDocument, type RouteDoc } from "./openapi.ts";
-import { mcpRoutes } from "./mcp.ts";
-import { openAiRoutes } from "./openai_api.ts";
-import { audioRoutes, speechRouteDocs, speechRoutes } from "./speech.ts";
+import { lazyRoutes } from "./lazy.ts";
+import type { openApiDocument, RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
 
 const modelsQuery = z.object({
@@ -52,115 +47,138 @@ const modelsQuery = z.object({
 });
 
 /** The routes of this file as the OpenAPI document lists them. */
-const appRouteDocs: RouteDoc[] = [
-  {
-    method: "get",
-    path: "/api/health",
-    tag: "health",
-    summary: "Liveness and version",
-    open: true,
-    response: {
-      description: "hob is up",
-      schema: z.object({ ok: z.literal(true), version: z.string(), uptime_ms: z.number() }),
+function appRouteDocs(): RouteDoc[] {
+  return [
+    {
+      method: "get",
+      path: "/api/health",
+      tag: "health",
+      summary: "Liveness and version",
+      open: true,
+      response: {
+        description: "hob is up",
+        schema: z.object({ ok: z.literal(true), version: z.string(), uptime_ms: z.number() }),
+      },
     },
-  },
-  {
-    method: "get",
-    path: "/api/openapi.json",
-    tag: "meta",
-    summary: "This document",
-    response: { description: "OpenAPI 3.1" },
-  },
-  {
-    method: "post",
-    path: "/api/chat",
-    tag: "chat",
-    summary: "Send a message and get the assistant's reply",
-    body: chatInput,
-    response: {
-      description: "The reply: `{conversation_id, content, tool_calls, status, model, …}`",
-      sse:
-        "With `Accept: text/event-stream`: the turn's events (`start`, `text`, `tool_call`, `tool_result`, …, `done`)",
+    {
+      method: "get",
+      path: "/api/openapi.json",
+      tag: "meta",
+      summary: "This document",
+      response: { description: "OpenAPI 3.1" },
     },
-    errors: {
-      404: "No conversation with that `conversation_id`",
-      502: "The model failed before replying; the body also holds `reply`",
+    {
+      method: "post",
+      path: "/api/chat",
+      tag: "chat",
+      summary: "Send a message and get the assistant's reply",
+      body: chatInput,
+      response: {
+        description: "The reply: `{conversation_id, content, tool_calls, status, model, …}`",
+        sse:
+          "With `Accept: text/event-stream`: the turn's events (`start`, `text`, `tool_call`, `tool_result`, …, `done`)",
+      },
+      errors: {
+        404: "No conversation with that `conversation_id`",
+        502: "The model failed before replying; the body also holds `reply`",
+      },
     },
-  },
-  {
-    method: "get",
-    path: "/api/conversations",
-    tag: "conversations",
-    summary: "Conversations, most recent first",
-    query: listConversationsInput,
-    response: { description: "`{conversations}`" },
-  },
-  {
-    method: "post",
-    path: "/api/conversations",
-    tag: "conversations",
-    summary: "Start a conversation",
-    body: newConversationInput,
-    response: { status: 201, description: "The conversation" },
-  },
-  {
-    method: "get",
-    path: "/api/conversations/{id}",
-    tag: "conversations",
-    summary: "One conversation with its message count",
-    response: { description: "The conversation" },
-  },
-  {
-    method: "get",
-    path: "/api/conversations/{id}/messages",
-    tag: "conversations",
-    summary: "A conversation's messages, oldest first",
-    query: messagesQuery,
-    response: { description: "`{conversation_id, messages}`" },
-  },
-  {
-    method: "patch",
-    path: "/api/conversations/{id}",
-    tag: "conversations",
-    summary: "Rename a conversation",
-    body: renameBody,
-    response: { description: "The conversation" },
-  },
-  {
-    method: "delete",
-    path: "/api/conversations/{id}",
-    tag: "conversations",
-    summary: "Delete a conversation and its messages",
-    response: { status: 204, description: "Deleted" },
-  },
-  {
-    method: "put",
-    path: "/api/conversations/{id}/model",
-    tag: "conversations",
-    summary: "Set a conversation's model (`null` for the default)",
-    body: modelBody,
-    response: { description: "The conversation" },
-  },
-  {
-    method: "get",
-    path: "/api/models",
-    tag: "models",
-    summary: "Discovered models and each provider's status",
-    query: modelsQuery,
-    response: { description: "`{default, models, providers}`" },
-  },
-];
+    ...conversationRouteDocs(),
+    {
+      method: "get",
+      path: "/api/models",
+      tag: "models",
+      summary: "Discovered models and each provider's status",
+      query: modelsQuery,
+      response: { description: "`{default, models, providers}`" },
+    },
+  ];
+}
 
-/** Every /api route; a test checks this against the routes the app registers. */
-const apiRouteDocs: RouteDoc[] = [
-  ...appRouteDocs,
-  ...uploadRouteDocs,
-  ...toolRouteDocs,
-  ...memoryRouteDocs,
-  ...backgroundRouteDocs,
-  ...channelRouteDocs,
-  ...speechRouteDocs,
-];
+/** `/api/conversations` as the OpenAPI document lists it. */
+function conversationRouteDocs(): RouteDoc[] {
+  return [
+    {
+      method: "get",
+      path: "/api/conversations",
+      tag: "conversations",
+      summary: "Conversations, most recent first",
+      query: listConversationsInput,
+      response: { description: "`{conversations}`" },
+    },
+    {
+      method: "post",
+      path: "/api/conversations",
+      tag: "conversations",
+      summary: "Start a conversation",
+      body: newConversationInput,
+      response: { status: 201, description: "The conversation" },
+    },
+    {
+      method: "get",
+      path: "/api/conversations/{id}",
+      tag: "conversations",
+      summary: "One conversation with its message count",
+      response: { description: "The conversation" },
+    },
+    {
+      method: "get",
+      path: "/api/conversations/{id}/messages",
+      tag: "conversations",
+      summary: "A conversation's messages, oldest first",
+      query: messagesQuery,
+      response: { description: "`{conversation_id, messages}`" },
+    },
+    {
+      method: "patch",
+      path: "/api/conversations/{id}",
+      tag: "conversations",
+      summary: "Rename a conversation",
+      body: renameBody,
+      response: { description: "The conversation" },
+    },
+    {
+      method: "delete",
+      path: "/api/conversations/{id}",
+      tag: "conversations",
+      summary: "Delete a conversation and its messages",
+      response: { status: 204, description: "Deleted" },
+    },
+    {
+      method: "put",
+      path: "/api/conversations/{id}/model",
+      tag: "conversations",
+      summary: "Set a conversation's model (`null` for the default)",
+      body: modelBody,
+      response: { description: "The conversation" },
+    },
+  ];
+}
+
+/**
+ * Every /api route, from the modules that serve them (loaded here, the first
+ * time the document is asked for); a test checks this against the routes the
+ * app registers.
+ */
+async function apiRouteDocs(): Promise<RouteDoc[]> {
+  const [uploads, tools, memory, background, channels, speech] = await Promise.all([
+    import("./uploads.ts"),
+    import("./tools.ts"),
+    import("./memory.ts"),
+    import("./background.ts"),
+    import("./channels.ts"),
+    import("./speech.ts"),
+  ]);
+  return [
+    ...appRouteDocs(),
+    ...uploads.uploadRouteDocs,
+    ...tools.toolRouteDocs,
+    ...memory.memoryRouteDocs,
+    ...background.backgroundRouteDocs,
+    ...channels.channelRouteDocs,
+    ...speech.speechRouteDocs,
+  ];
+}
 
 /** Options for {@linkcode createApp}. */
 export interface AppOptions {
@@ -205,18 +223,39 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   app.route("/api", chatRoutes(runtime));
   app.route("/api/conversations", conversationRoutes(runtime));
   app.route("/api", metaRoutes(runtime));
-  app.route("/api", toolRoutes(runtime));
-  app.route("/api", memoryRoutes(runtime));
-  app.route("/api", backgroundRoutes(runtime));
-  app.route("/api/channels", channelRoutes(runtime));
-  app.route("/api", speechRoutes(runtime));
+  // The rest of /api loads when a request first reaches it: no chat needs it.
+  app.all("/api/*", lazyRoutes(() => restOfApi(runtime)));
+  return app;
+}
+
+/**
+ * The /api routes no chat needs, in the order they have always been mounted:
+ * uploads, then the tool routes, whose wait for the toolbox (`toolsReady`)
+ * holds every route after them and every /api path nothing serves.
+ */
+async function restOfApi(runtime: Runtime): Promise<Hono> {
+  const [uploads, tools, memory, background, channels, speech] = await Promise.all([
+    import("./uploads.ts"),
+    import("./tools.ts"),
+    import("./memory.ts"),
+    import("./background.ts"),
+    import("./channels.ts"),
+    import("./speech.ts"),
+  ]);
+  const app = new Hono();
+  app.route("/api", uploads.uploadRoutes(runtime));
+  app.route("/api", tools.toolRoutes(runtime));
+  app.route("/api", memory.memoryRoutes(runtime));
+  app.route("/api", background.backgroundRoutes(runtime));
+  app.route("/api/channels", channels.channelRoutes(runtime));
+  app.route("/api", speech.speechRoutes(runtime));
   return app;
 }
 
 /**
  * The token and the body limits on /api, /mcp and /v1, and the routes that
- * come first: uploads (with the larger limit), the MCP server, the
- * OpenAI-compatible API.
+ * come first: the MCP server and the OpenAI-compatible API, each loaded when
+ * a request first reaches it.
  */
 function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
   const { server } = runtime.config;
@@ -236,14 +275,30 @@ function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
   const sized: MiddlewareHandler = (c, next) =>
     (files.has(c.req.path) ? bodyLimitFor.upload : bodyLimitFor.json)(c, next);
   app.use("/api/*", sized);
-  app.route("/api", uploadRoutes(runtime));
   // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
   app.use("/mcp", bodyLimitFor.json);
-  app.route("/", mcpRoutes(runtime, auth));
+  app.all("/mcp", lazyRoutes(() => mcpServer(runtime, auth)));
   // The OpenAI-compatible API: the same token, the same body limit.
   app.use("/v1/*", auth.require(), sized);
+  app.all("/v1/*", lazyRoutes(() => openAiApi(runtime)));
+}
+
+/** `/mcp`, loaded with its first request. */
+async function mcpServer(runtime: Runtime, auth: Auth): Promise<Hono> {
+  const { mcpRoutes } = await import("./mcp.ts");
+  return new Hono().route("/", mcpRoutes(runtime, auth));
+}
+
+/** `/v1`: chat completions and models, then audio; loaded with its first request. */
+async function openAiApi(runtime: Runtime): Promise<Hono> {
+  const [{ openAiRoutes }, { audioRoutes }] = await Promise.all([
+    import("./openai_api.ts"),
+    import("./speech.ts"),
+  ]);
+  const app = new Hono();
   app.route("/v1", openAiRoutes(runtime));
   app.route("/v1/audio", audioRoutes(runtime));
+  return app;
 }
 
 /** `POST /chat`: a translator to the turn action; the reply as JSON, or the turn's events as SSE. */
@@ -348,14 +403,25 @@ function metaRoutes(runtime: Runtime): Hono {
     return c.json({ default: runtime.config.model, ...report });
   });
 
-  let openapi: ReturnType<typeof openApiDocument> | undefined;
-  app.get("/openapi.json", (c) =>
-    c.json(
-      openapi ??= openApiDocument(apiRouteDocs, {
-        title: "hob",
-        version: VERSION,
-        description: "A personal AI assistant's REST API. Errors are `{error: {code, message}}`.",
-      }),
-    ));
+  let openapi: Promise<OpenApiDocument> | undefined;
+  app.get("/openapi.json", async (c) => {
+    openapi ??= apiDocument().catch((error) => {
+      openapi = undefined;
+      throw error;
+    });
+    return c.json(await openapi);
+  });
   return app;
+}
+
+type OpenApiDocument = ReturnType<typeof openApiDocument>;
+
+/** The OpenAPI document, built from modules that load the first time it is asked for. */
+async function apiDocument(): Promise<OpenApiDocument> {
+  const [openapi, docs] = await Promise.all([import("./openapi.ts"), apiRouteDocs()]);
+  return openapi.openApiDocument(docs, {
+    title: "hob",
+    version: VERSION,
+    description: "A personal AI assistant's REST API. Errors are `{error: {code, message}}`.",
+  });
 }

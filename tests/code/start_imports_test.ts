@@ -102,3 +102,19 @@ Deno.test("src/runtime/runtime.ts loads no channel's library until the channel s
     .map((module) => /^npm:\/?(@?[^@]+)@/.exec(module)![1]);
   assertEquals([...new Set(packages)].sort(), ["croner", "zod"]);
 });
+
+Deno.test("src/http/app.ts loads only what the page and a chat need", async () => {
+  // The rest of /api, /v1, /mcp and the OpenAPI document load with their first request (lazy.ts).
+  const graph = await staticGraph("src/http/app.ts");
+  const http = graph.filter((module) => module.startsWith("src/http/"));
+  assertEquals(http, [
+    "src/http/app.ts",
+    "src/http/auth.ts",
+    "src/http/display.ts",
+    "src/http/errors.ts",
+    "src/http/gate.ts",
+    "src/http/guard.ts",
+    "src/http/lazy.ts",
+    "src/http/validate.ts",
+  ]);
+});
