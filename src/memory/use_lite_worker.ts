@@ -17,19 +17,33 @@ function load(): Promise<Model> {
     // Always pass modelSource: without it the library downloads the model.
     return await initModel(modelSource) as unknown as Model;
   })();
-  return model;
+  // A failed load is not kept: the next request tries again.
+  const attempt = model;
+  attempt.catch(() => {
+    if (model === attempt) model = undefined;
+  });
+  return attempt;
+}
+
+/**
+ * The model, loaded once more if the first try failed: on a busy machine
+ * tfjs's wasm backend has been seen not ready when the model first used it
+ * ("Backend 'wasm' has not yet been initialized"), and by the second try it is.
+ */
+function loaded(): Promise<Model> {
+  return load().catch(() => load());
 }
 
 // One request at a time (the embedder posts the next after the answer): texts, or none to load.
 self.onmessage = async (event: MessageEvent<{ texts?: string[] }>) => {
   const { texts } = event.data;
   try {
-    const loaded = await load();
+    const encoder = await loaded();
     if (!texts) {
       self.postMessage({ ok: true, vectors: [] });
       return;
     }
-    const vectors = (await loaded.embed(texts)).map((v) => Float32Array.from(v));
+    const vectors = (await encoder.embed(texts)).map((v) => Float32Array.from(v));
     self.postMessage({ ok: true, vectors }, vectors.map((v) => v.buffer));
   } catch (error) {
     self.postMessage({ ok: false, error: (error as Error).message ?? String(error) });
