@@ -33,7 +33,7 @@
  * uploads) and no model provider (it is handed the router's `checkModel`).
  */
 
-import { createUsageActions, type UsageActions, type UsageDeps } from "./usage.ts";
+import type { UsageActions, UsageDeps, UsageInput, UsageReport } from "./usage.ts";
 import type { TurnInput } from "../core/agent.ts";
 import type { AgentEvent, Attachment } from "../core/types.ts";
 import type { Memory } from "../memory/memory.ts";
@@ -48,12 +48,12 @@ import type { SqliteToolEvents } from "../store/tool_events.ts";
 import type { SqliteChannels } from "../store/channels.ts";
 import { type ApprovalActions, createApprovalActions } from "./approvals.ts";
 import { type ChannelActions, createChannelActions } from "./channels.ts";
-import { createSpeechActions, type SpeechActions, type SpeechDeps } from "./speech.ts";
+import type { SpeechActions, SpeechDeps } from "./speech.ts";
 import { type ConversationActions, createConversationActions } from "./conversations.ts";
 import { createMemoryActions, type MemoryActions } from "./memory.ts";
 import type { SourceAccess } from "./memory_sources.ts";
 import { createNotificationActions, type NotificationActions } from "./notifications.ts";
-import { createResetActions, type MemoryReset, type ResetActions } from "./reset.ts";
+import type { MemoryReset, ResetActions, ResetActionsDeps } from "./reset.ts";
 import { createScheduleActions, type ScheduleActions } from "./schedules.ts";
 import { createStatusActions, type StatusActions, type StatusProbes } from "./status.ts";
 import { createTaskActions, type TaskActions } from "./tasks.ts";
@@ -72,7 +72,8 @@ export interface AppActions {
   tools: ToolActions;
   channels: ChannelActions;
   speech: SpeechActions;
-  usage: UsageActions;
+  /** {@linkcode UsageActions}, loaded with the first report. */
+  usage: { report(input?: UsageInput): Promise<UsageReport> };
 }
 
 /** What the actions work on. */
@@ -141,7 +142,7 @@ export function createAppActions(deps: AppDeps): AppActions {
     checkModel: deps.checkModel,
   });
   const notifications = createNotificationActions(deps.notifications);
-  const speech = createSpeechActions(deps.speech);
+  const speech = speechOnFirstUse(deps.speech);
   return {
     tasks,
     schedules,
@@ -154,7 +155,7 @@ export function createAppActions(deps: AppDeps): AppActions {
       notifications,
       voice: () => speech.capabilities(),
     }),
-    reset: createResetActions({ maintenance: deps.maintenance, memory: deps.memoryReset }),
+    reset: resetOnFirstUse({ maintenance: deps.maintenance, memory: deps.memoryReset }),
     conversations: createConversationActions({
       store: deps.conversations,
       toolEvents: deps.toolbox.events,
@@ -167,6 +168,41 @@ export function createAppActions(deps: AppDeps): AppActions {
     tools: createToolActions(deps.toolbox),
     channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
     speech,
-    usage: createUsageActions(deps.usage),
+    usage: usageOnFirstUse(deps.usage),
   };
+}
+
+/**
+ * The voice actions, their module loaded by the first transcription or
+ * speech and kept; what the machine can hear and say needs no module of theirs.
+ */
+function speechOnFirstUse(deps: SpeechDeps): SpeechActions {
+  let loading: Promise<SpeechActions> | undefined;
+  const actions = () =>
+    loading ??= import("./speech.ts").then(({ createSpeechActions }) => createSpeechActions(deps));
+  return {
+    transcribe: async (input, signal) => (await actions()).transcribe(input, signal),
+    speak: async (input, signal) => (await actions()).speak(input, signal),
+    capabilities: () => deps.capabilities(),
+    hear: async (attachments, signal) => (await actions()).hear(attachments, signal),
+  };
+}
+
+/** The reset action, its module loaded by the first reset and kept. */
+function resetOnFirstUse(deps: ResetActionsDeps): ResetActions {
+  let loading: Promise<ResetActions> | undefined;
+  const actions = () =>
+    loading ??= import("./reset.ts").then(({ createResetActions }) => createResetActions(deps));
+  return { reset: async (input) => (await actions()).reset(input) };
+}
+
+/**
+ * The usage actions, their module loaded by the first report and kept: a
+ * report is asked for, never needed to start or to run a turn.
+ */
+function usageOnFirstUse(deps: UsageDeps): AppActions["usage"] {
+  let loading: Promise<UsageActions> | undefined;
+  const actions = () =>
+    loading ??= import("./usage.ts").then(({ createUsageActions }) => createUsageActions(deps));
+  return { report: async (input) => (await actions()).report(input) };
 }

@@ -25,7 +25,13 @@ import type {
 import type { ConversationSummary, SqliteConversationStore } from "../store/conversations.ts";
 import type { SqliteToolEvents, ToolEvent } from "../store/tool_events.ts";
 import { ActionError, checkInput } from "./errors.ts";
-import { type ConversationSearchActions, createConversationSearch } from "./conversation_search.ts";
+import type {
+  ConversationHit,
+  ConversationSearchActions,
+  ConversationView,
+  SearchConversationsInput,
+  ViewConversationInput,
+} from "./conversation_search.ts";
 
 /** Longest chat message, in characters: a long paste, not a book. */
 export const MAX_MESSAGE_CHARS = 500_000;
@@ -136,7 +142,14 @@ export interface ConversationDeps {
  * The conversation actions, and searching them (conversation_search.ts).
  * Each checks its input and refuses with an {@linkcode ActionError}.
  */
-export interface ConversationActions extends ConversationSearchActions {
+export interface ConversationActions {
+  /** {@linkcode ConversationSearchActions.search}, loaded with the first search or view. */
+  search(
+    input: SearchConversationsInput,
+    options?: { exclude?: string },
+  ): Promise<ConversationHit[]>;
+  /** {@linkcode ConversationSearchActions.view}, loaded with the first search or view. */
+  view(input: ViewConversationInput): Promise<ConversationView>;
   list(input?: ListConversationsInput): ConversationSummary[];
   /** With its message count; `not_found` when there is no such conversation. */
   get(input: ConversationIdInput): ConversationSummary;
@@ -185,7 +198,7 @@ export function createConversationActions(deps: ConversationDeps): ConversationA
     if (problem) throw new ActionError("invalid", problem, { field: "model" });
   };
   return {
-    ...createConversationSearch(store),
+    ...searchOnFirstUse(store),
     list(input = {}) {
       const { limit, offset, q, kind } = checkInput(listConversationsInput, input);
       return store.listConversations({ limit, offset, query: q, kind });
@@ -238,6 +251,24 @@ export function createConversationActions(deps: ConversationDeps): ConversationA
       const events = deps.turn({ message, conversation_id, model, attachments: files, ...options });
       return refusingMissing(events);
     },
+  };
+}
+
+/**
+ * The search actions, their module loaded by the first search or view and
+ * kept: a chat turn or a start needs neither.
+ */
+function searchOnFirstUse(
+  store: SqliteConversationStore,
+): Pick<ConversationActions, "search" | "view"> {
+  let loading: Promise<ConversationSearchActions> | undefined;
+  const actions = () =>
+    loading ??= import("./conversation_search.ts").then(({ createConversationSearch }) =>
+      createConversationSearch(store)
+    );
+  return {
+    search: async (input, options) => (await actions()).search(input, options),
+    view: async (input) => (await actions()).view(input),
   };
 }
 

@@ -1,8 +1,9 @@
 /**
  * The memory actions — search, stats, list the files, read lines of one,
  * replace one, remember a fact, log a note, write a section of MEMORY.md,
- * rebuild the index, and the history of every versioned file (list, show,
- * diff, revert) — each defined once: one zod schema for its input (the
+ * rebuild the index, add and refresh sources (memory_sources.ts), and the
+ * history of every versioned file (list, show, diff, revert, undo:
+ * memory_history.ts) — each defined once: one zod schema for its input (the
  * one the OpenAPI document shows), its defaults, and its refusals as
  * {@linkcode ActionError}s. REST, the page and the CLI are translators over
  * these. It knows the home's memory (files and index) and nothing of any
@@ -12,7 +13,6 @@
 import { z } from "zod";
 import { derivedText } from "../core/untrusted.ts";
 import { MemoryWriteError } from "../memory/files.ts";
-import { isVersioned, UndoConflict, type VersionDiff } from "../memory/history.ts";
 import type { Memory, MemoryExcerpt } from "../memory/memory.ts";
 import {
   type IndexProgress,
@@ -23,7 +23,8 @@ import {
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import { PathError } from "../tools/sandbox/paths.ts";
 import { ActionError, checkInput } from "./errors.ts";
-import { createSourceActions, type SourceAccess, type SourceActions } from "./memory_sources.ts";
+import type { HistoryActions } from "./memory_history.ts";
+import type { SourceAccess, SourceActions } from "./memory_sources.ts";
 
 /** Most hits one search returns: a few good passages, not the whole memory. */
 export const MAX_SEARCH_HITS = 50;
@@ -66,41 +67,21 @@ export const writeIdentityInput = z.strictObject({
   name: z.enum(IDENTITY_FILES),
   content: z.string().max(1_000_000),
 });
-/** Which versions to list, newest first: one file's (`path` relative to the home or to memory/). */
-export const historyInput = z.object({
-  path: z.string().trim().min(1).max(1_000).optional(),
-  tainted: z.union([z.boolean(), z.enum(["true", "false", "1", "0"])])
-    .transform((value) => value === true || value === "true" || value === "1")
-    .optional(),
-  before: z.coerce.number().int().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-});
-/** A version's number, as digits or a number. */
-const versionNumber = z.coerce.number({ error: "must be a version number" }).int().min(1);
-/** A version, by its number. */
-export const versionInput = z.object({ id: versionNumber });
-/** Two versions of one file; without `to`, what the write `from` changed. */
-export const diffInput = z.object({ from: versionNumber, to: versionNumber.optional() });
-
 export type SearchMemoryInput = z.input<typeof searchMemoryInput>;
 export type ReadMemoryInput = z.input<typeof readMemoryInput>;
 export type ReplaceMemoryInput = z.input<typeof replaceMemoryInput>;
 export type MemoryTextInput = z.input<typeof memoryTextInput>;
 export type MemorySectionInput = z.input<typeof memorySectionInput>;
 export type WriteIdentityInput = z.input<typeof writeIdentityInput>;
-export type HistoryInput = z.input<typeof historyInput>;
-export type VersionInput = z.input<typeof versionInput>;
-export type DiffInput = z.input<typeof diffInput>;
 
 export type { FileVersion, WrittenBy };
-
-/** A version with what the file held then (null: the write deleted it). */
-export type FileVersionWithContent = FileVersion & { content: string | null };
-/** What a revert (or an undo) did: the version put back (or undone) and the new one it made (null: nothing changed). */
-export interface RevertResult {
-  reverted: FileVersion;
-  version: FileVersion | null;
-}
+export type {
+  DiffInput,
+  FileVersionWithContent,
+  HistoryInput,
+  RevertResult,
+  VersionInput,
+} from "./memory_history.ts";
 
 /** What a search found, and with which embedder (null: keywords alone). */
 export interface MemorySearchResult {
@@ -119,7 +100,7 @@ export type ReindexResult = { changed: number } & IndexStats;
  * naming `path` for a file that is not there. A write returns the path it
  * wrote, relative to the memory directory.
  */
-export interface MemoryActions extends SourceActions {
+export interface MemoryActions extends SourceActions, HistoryActions {
   search(input: SearchMemoryInput): Promise<MemorySearchResult>;
   /** The index's counts, once it has caught up with the files. */
   stats(): Promise<IndexStats>;
@@ -135,19 +116,6 @@ export interface MemoryActions extends SourceActions {
   writeSection(input: MemorySectionInput, by: WrittenBy): Promise<string>;
   /** Replaces an identity file (SOUL.md, USER.md, HEARTBEAT.md); returns its path in the home. */
   writeIdentity(input: WriteIdentityInput, by: WrittenBy): Promise<string>;
-  /** Versions of memory, identity, skill and tool files, newest first. */
-  history(input?: HistoryInput): Promise<FileVersion[]>;
-  /** One version and its content; `not_found` naming `id`. */
-  version(input: VersionInput): Promise<FileVersionWithContent>;
-  /** The unified diff between two versions of one file, or of one write. */
-  diff(input: DiffInput): Promise<VersionDiff>;
-  /** Puts a file back as it was at a version, as a new version. */
-  revert(input: VersionInput, by: WrittenBy): Promise<RevertResult>;
-  /**
-   * Takes back what one write changed, keeping later writes, as a new
-   * version; `conflict` when later writes changed the same lines.
-   */
-  undo(input: VersionInput, by: WrittenBy): Promise<RevertResult>;
   /** Rebuilds the index from the files, telling `onProgress` as it goes. */
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<ReindexResult>;
   /** Today's log, relative to the memory directory (`2026-03-01.md`). */
@@ -166,7 +134,8 @@ export interface MemoryActions extends SourceActions {
  */
 export function createMemoryActions(memory: Memory, access: SourceAccess): MemoryActions {
   return {
-    ...createSourceActions(memory, access),
+    ...sourcesOnFirstUse(memory, access),
+    ...historyOnFirstUse(memory),
     async search(input) {
       const { q, limit, mode } = checkInput(searchMemoryInput, input);
       const hits = await memory.search(q, { limit, mode });
@@ -201,58 +170,46 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
       const { name, content } = checkInput(writeIdentityInput, input);
       return await memory.history.files.replace(`identity/${name}`, content, by);
     },
-    async history(input = {}) {
-      const { path, tainted, before, limit } = checkInput(historyInput, input);
-      await memory.scanned;
-      return memory.history.list({
-        path: path === undefined ? undefined : versionedPath(path),
-        tainted,
-        before,
-        limit,
-      });
-    },
-    async version(input) {
-      const { id } = checkInput(versionInput, input);
-      await memory.scanned;
-      const version = findVersion(memory, id, "id");
-      return { ...version, content: memory.history.content(version) };
-    },
-    async diff(input) {
-      const { from, to } = checkInput(diffInput, input);
-      await memory.scanned;
-      const older = findVersion(memory, from, "from");
-      const newer = to === undefined ? undefined : findVersion(memory, to, "to");
-      if (newer && newer.path !== older.path) {
-        throw new ActionError(
-          "invalid",
-          `Versions ${from} and ${to} are of different files (${older.path}, ${newer.path})`,
-          { field: "to" },
-        );
-      }
-      return await memory.history.diff(older, newer);
-    },
-    async revert(input, by) {
-      const { id } = checkInput(versionInput, input);
-      await memory.scanned;
-      const reverted = findVersion(memory, id, "id");
-      return { reverted, version: await memory.revert(reverted, by) };
-    },
-    async undo(input, by) {
-      const { id } = checkInput(versionInput, input);
-      await memory.scanned;
-      const undone = findVersion(memory, id, "id");
-      try {
-        return { reverted: undone, version: await memory.undo(undone, by) };
-      } catch (error) {
-        if (!(error instanceof UndoConflict)) throw error;
-        throw new ActionError("conflict", error.message, { field: "id", cause: error });
-      }
-    },
     async reindex(onProgress) {
       const changed = await memory.reindex(onProgress);
       return { changed: changed.length, ...memory.index.stats() };
     },
     todayPath: () => memory.files.dailyPath(),
+  };
+}
+
+/**
+ * The source actions, their module (and the documents' front) loaded by the
+ * first source added or refreshed and kept: no start and no chat turn needs them.
+ */
+function sourcesOnFirstUse(memory: Memory, access: SourceAccess): SourceActions {
+  let loading: Promise<SourceActions> | undefined;
+  const actions = () =>
+    loading ??= import("./memory_sources.ts").then(({ createSourceActions }) =>
+      createSourceActions(memory, access)
+    );
+  return {
+    addSource: async (input, by, signal) => (await actions()).addSource(input, by, signal),
+    refreshSource: async (input, by, signal) => (await actions()).refreshSource(input, by, signal),
+  };
+}
+
+/**
+ * The history actions, their module loaded by the first history call and
+ * kept: no start and no chat turn needs them (their schemas cost ~3 ms).
+ */
+function historyOnFirstUse(memory: Memory): HistoryActions {
+  let loading: Promise<HistoryActions> | undefined;
+  const actions = () =>
+    loading ??= import("./memory_history.ts").then(({ createHistoryActions }) =>
+      createHistoryActions(memory)
+    );
+  return {
+    history: async (input) => (await actions()).history(input),
+    version: async (input) => (await actions()).version(input),
+    diff: async (input) => (await actions()).diff(input),
+    revert: async (input, by) => (await actions()).revert(input, by),
+    undo: async (input, by) => (await actions()).undo(input, by),
   };
 }
 
@@ -264,31 +221,6 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
  */
 function written(text: string, by: WrittenBy): string {
   return by.taint ? derivedText(text, by.taint, `${by.via} in a turn`) : text;
-}
-
-/**
- * A path as the history names it (relative to the home): `identity/…`,
- * `skills/…`, `tools/…` and `memory/…` as they are, anything else taken as
- * relative to memory/ (`MEMORY.md`). `invalid` naming `path` when hob keeps
- * no versions of it.
- */
-function versionedPath(path: string): string {
-  const clean = path.replace(/^\.\//, "");
-  const homePath = /^(memory|identity|skills|tools)\//.test(clean) ? clean : `memory/${clean}`;
-  if (!isVersioned(homePath)) {
-    throw new ActionError(
-      "invalid",
-      `hob keeps no versions of '${path}': only Markdown in memory/ and identity/, and files in skills/ and tools/`,
-      { field: "path" },
-    );
-  }
-  return homePath;
-}
-
-function findVersion(memory: Memory, id: number, field: string): FileVersion {
-  const version = memory.history.get(id);
-  if (!version) throw new ActionError("not_found", `No version ${id}`, { field });
-  return version;
 }
 
 /**

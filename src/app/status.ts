@@ -90,7 +90,7 @@ export interface StatusProbes {
   memory(): IndexStats;
   database(): Promise<HobStatus["database"]>;
   /** The report with every secret of the configuration taken out (errors may quote one). */
-  redact(report: HobStatus): HobStatus;
+  redact(report: HobStatus): Promise<HobStatus>;
 }
 
 /** What the status action works on. */
@@ -132,7 +132,7 @@ export function createStatusActions(deps: StatusActionsDeps): StatusActions {
         probes.mcp(),
         probes.database(),
       ]);
-      return probes.redact({
+      return await probes.redact({
         home: probes.home,
         server: { url, ...server },
         ...models,

@@ -8,16 +8,14 @@
 
 import { ActionError, checkInput } from "../app/errors.ts";
 import {
-  diffInput,
-  historyInput,
   MAX_READ_LINES,
   MAX_SEARCH_HITS,
   type MemoryActions,
   memorySectionInput,
   memoryTextInput,
   searchMemoryInput,
-  versionInput,
 } from "../app/memory.ts";
+import { diffInput, historyInput, versionInput } from "../app/memory_history.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { showTime } from "../app/times.ts";
 import { resolve } from "node:path";

@@ -30,7 +30,7 @@ Options:
     try {
       let report: UsageReport;
       try {
-        report = runtime.app.usage.report({
+        report = await runtime.app.usage.report({
           since: parsed.values.since as string | undefined,
           by: parsed.values.by as UsageReport["by"] | undefined,
         });

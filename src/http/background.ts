@@ -165,7 +165,7 @@ export function backgroundRoutes(runtime: Runtime): Hono {
   app.route("/schedules", scheduleRoutes(runtime));
   app.route("/tasks", taskRoutes(runtime));
   app.route("/notifications", notificationRoutes(runtime));
-  app.get("/usage", (c) => c.json(runtime.app.usage.report(readQuery(c, usageInput))));
+  app.get("/usage", async (c) => c.json(await runtime.app.usage.report(readQuery(c, usageInput))));
   app.get(
     "/status",
     async (c) => c.json(await runtime.app.status.collect({ server_running: true })),

@@ -11,8 +11,6 @@ import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { ActionError } from "../app/errors.ts";
 import {
-  diffInput,
-  historyInput,
   type MemoryActions,
   memorySectionInput,
   memoryTextInput,
@@ -21,6 +19,7 @@ import {
   searchMemoryInput,
 } from "../app/memory.ts";
 import type { WrittenBy } from "../app/memory.ts";
+import { diffInput, historyInput } from "../app/memory_history.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";

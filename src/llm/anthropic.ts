@@ -7,7 +7,7 @@
 
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ChatMessage, LlmEvent, LlmRequest, Usage } from "../core/types.ts";
-import { DEFAULT_MAX_OUTPUT_TOKENS, type ProviderConfig } from "../config/schema.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS, type ProviderConfig } from "../config/providers.ts";
 import { sdkFailureEvent } from "./failure.ts";
 import { getJson } from "./fetch_json.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";

@@ -15,15 +15,8 @@ import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { Embedder } from "./embedder.ts";
 import type { MemoryFiles } from "./files.ts";
 import { FileHistory, loadDiff } from "./history.ts";
-import { convertDocument, type DocumentFormat } from "./documents.ts";
-import {
-  bytesHash,
-  readMeta,
-  sourceFile,
-  type SourceMeta,
-  sourceName,
-  SOURCES_DIR,
-} from "./sources.ts";
+import type { DocumentFormat } from "./documents.ts";
+import type { SourceMeta } from "./sources.ts";
 import { createOpenAiEmbedder } from "./openai_embeddings.ts";
 import {
   defaultFusion,
@@ -77,6 +70,16 @@ export interface AddedSource {
   truncated: boolean;
   /** The file's version after the add (the same as before when nothing changed). */
   version: FileVersion | null;
+}
+
+/** The sources' file shape and the documents' converter, once a source asked for them. */
+let sourceModules:
+  | Promise<[typeof import("./sources.ts"), typeof import("./documents.ts")]>
+  | undefined;
+
+/** Loads the source modules once: only adding or reading a source needs them, not a start or a turn. */
+function loadSources(): NonNullable<typeof sourceModules> {
+  return sourceModules ??= Promise.all([import("./sources.ts"), import("./documents.ts")]);
 }
 
 /**
@@ -236,6 +239,7 @@ export class Memory {
     by: WrittenBy,
     signal?: AbortSignal,
   ): Promise<AddedSource> {
+    const [{ bytesHash, sourceFile }, { convertDocument }] = await loadSources();
     const hash = bytesHash(document.bytes);
     const existing = await this.#sourceFileOf(document.source);
     const latest = () => this.history.versions.latest(`memory/${path}`) ?? null;
@@ -264,11 +268,13 @@ export class Memory {
   async sourceMeta(path: string): Promise<SourceMeta | null> {
     const file = await resolveInRoots(path, [this.files.dir]).catch(() => null);
     if (!file) return null;
+    const [{ readMeta }] = await loadSources();
     return await readMeta(await readOrEmpty(file));
   }
 
   /** The source file that holds `source`, if one does. */
   async #sourceFileOf(source: string): Promise<{ path: string; meta: SourceMeta } | null> {
+    const [{ readMeta, SOURCES_DIR }] = await loadSources();
     const dir = join(this.files.dir, SOURCES_DIR);
     let entries: Deno.DirEntry[];
     try {
@@ -287,6 +293,7 @@ export class Memory {
 
   /** A new file for `source`: its name, or its name with -2, -3… when that is taken. */
   async #freeSourcePath(source: string): Promise<string> {
+    const [{ sourceName, SOURCES_DIR }] = await loadSources();
     const name = sourceName(source).replace(/\.md$/, "");
     for (let n = 1;; n++) {
       const path = `${SOURCES_DIR}/${n === 1 ? name : `${name}-${n}`}.md`;

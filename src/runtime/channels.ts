@@ -6,7 +6,6 @@
 
 import type { AppActions } from "../app/app.ts";
 import { ActionError } from "../app/errors.ts";
-import { speakable } from "../app/speech.ts";
 import { ChannelHub, type HubDeps } from "../channels/hub.ts";
 import { createEmailAdapter } from "../channels/email.ts";
 import { createMatrixAdapter } from "../channels/matrix.ts";
@@ -78,8 +77,12 @@ function voice(wiring: ChannelWiring): Pick<HubDeps, "hearVoice" | "speakVoice">
       : {}),
     ...(can.speak.available && wiring.config.speech.voice_replies
       ? {
-        speakVoice: async (text: string, signal: AbortSignal) =>
-          (await speech.speak({ text: await speakable(text), format: "opus" }, signal)).bytes,
+        speakVoice: async (text: string, signal: AbortSignal) => {
+          // The voice actions' module, loaded with the first reply spoken.
+          const { speakable } = await import("../app/speech.ts");
+          return (await speech.speak({ text: await speakable(text), format: "opus" }, signal))
+            .bytes;
+        },
       }
       : {}),
   };

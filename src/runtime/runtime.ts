@@ -8,7 +8,6 @@ import type { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import type { HobConfig } from "../config/schema.ts";
-import { scrubSecrets, secretValues } from "../config/redact.ts";
 import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
 import type { Clock, ToolRegistryPort } from "../core/ports.ts";
 import type { AgentEvent } from "../core/types.ts";
@@ -147,7 +146,7 @@ export async function openRuntime(
     deliver: (channel, text) => channels.tellOwner(channel, text),
   });
 
-  const discover = cachedDiscovery(llm, config);
+  const discover = cachedDiscovery(llm, secretScrubber(config));
   const { channelStore, ...access } = openAccess({
     home,
     config,
@@ -319,15 +318,36 @@ function interruptibleTurns(
   return { turn, interrupt };
 }
 
+/** The redaction, loaded by the first discovery or status (see {@linkcode secretScrubber}). */
+let redaction: Promise<typeof import("../config/redact.ts")> | undefined;
+
+/** Takes the configuration's secrets out of a value, or out of a value still coming. */
+type Scrub = <T>(value: T | Promise<T>) => Promise<T>;
+
+/**
+ * The configuration's secrets taken out of a value (a discovery report, a
+ * status). The redaction walks hob.yaml's schema, and the schema (~40 ms to
+ * load) is needed by no start: it loads with the first value to scrub, while
+ * that value (a discovery) is still coming.
+ */
+function secretScrubber(config: HobConfig): Scrub {
+  return async function scrub<T>(value: T | Promise<T>): Promise<T> {
+    const [{ scrubSecrets, secretValues }, shown] = await Promise.all([
+      redaction ??= import("../config/redact.ts"),
+      value,
+    ]);
+    return scrubSecrets(shown, secretValues(config));
+  };
+}
+
 /** Model discovery, reused for {@linkcode DISCOVERY_CACHE_MS}; `refresh` asks the providers again. */
-function cachedDiscovery(llm: LlmRouter, config: HobConfig): Runtime["discover"] {
+function cachedDiscovery(llm: LlmRouter, scrub: Scrub): Runtime["discover"] {
   let discovery: { at: number; report: Promise<DiscoveryReport> } | undefined;
   return function discover(refresh = false) {
     const now = Date.now();
     if (refresh || !discovery || now - discovery.at > DISCOVERY_CACHE_MS) {
       // A provider's error may quote its URL with a password in it: never shown.
-      const secrets = secretValues(config);
-      discovery = { at: now, report: llm.discover().then((r) => scrubSecrets(r, secrets)) };
+      discovery = { at: now, report: scrub(llm.discover()) };
     }
     return discovery.report;
   };
@@ -361,6 +381,7 @@ function openAccess(
     config: parts.config,
     serverRecord,
     discover: () => parts.discover(),
+    scrub: secretScrubber(parts.config),
     mcp: parts.mcp,
     background,
     memory,

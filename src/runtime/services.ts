@@ -178,12 +178,12 @@ function conversationServices(conversations: ConversationActions): HobServices {
   const labelled = (text: string, source: string | null) =>
     source === null || isMarked(text) ? text : untrusted(source, text);
   return {
-    "conversations.search"(params, context) {
+    async "conversations.search"(params, context) {
       const { query, ...filters } = conversationSearchParams.parse(params);
-      const hits = conversations.search({ q: query, ...filters }, {
+      const hits = await conversations.search({ q: query, ...filters }, {
         exclude: context.conversation_id ?? undefined,
       });
-      return Promise.resolve(hits.map((hit) => ({
+      return hits.map((hit) => ({
         conversation_id: hit.conversation_id,
         title: hit.title,
         kind: hit.kind,
@@ -193,16 +193,16 @@ function conversationServices(conversations: ConversationActions): HobServices {
         tool_name: hit.tool_name,
         at: hit.created_at,
         snippet: labelled(hit.snippet, hit.untrusted),
-      })));
+      }));
     },
-    "conversations.view"(params) {
+    async "conversations.view"(params) {
       const { conversation_id, ...window } = conversationViewParams.parse(params);
-      const view = conversations.view({ id: conversation_id, ...window });
+      const view = await conversations.view({ id: conversation_id, ...window });
       const isAnchor = (message: { id: number; position: number }) =>
         window.message_id !== undefined
           ? message.id === window.message_id
           : message.position === (window.position ?? 1);
-      return Promise.resolve({
+      return {
         conversation: view.conversation,
         messages: view.messages.map((message) => {
           const cap = isAnchor(message) ? VIEWED_ANCHOR_CHARS : VIEWED_MESSAGE_CHARS;
@@ -219,7 +219,7 @@ function conversationServices(conversations: ConversationActions): HobServices {
             cut: cut ? message.content.length - cap : 0,
           };
         }),
-      });
+      };
     },
   };
 }

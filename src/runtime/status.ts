@@ -9,7 +9,6 @@
 import { join } from "node:path";
 import type { HobStatus, ModelStatus, StatusProbes } from "../app/status.ts";
 import type { HobConfig } from "../config/schema.ts";
-import { scrubSecrets, secretValues } from "../config/redact.ts";
 import { withTimeout } from "../core/timeout.ts";
 import type { DiscoveryReport } from "../llm/router.ts";
 import type { McpHub } from "../mcp/client.ts";
@@ -29,6 +28,8 @@ export interface StatusProbesDeps {
   serverRecord: ServerRecord;
   /** Model discovery (the runtime's, cached briefly). */
   discover(): Promise<DiscoveryReport>;
+  /** A copy of a value without the configuration's secrets (the runtime's). */
+  scrub<T>(value: T): Promise<T>;
   mcp: McpHub;
   background: Background;
   memory: Memory;
@@ -41,7 +42,7 @@ export interface StatusProbesDeps {
  *
  * @example
  * ```ts
- * const probes = createStatusProbes({ home, config, serverRecord, discover, mcp, background, memory });
+ * const probes = createStatusProbes({ home, config, serverRecord, discover, scrub, mcp, background, memory });
  * await probes.probeServer(probes.serverUrl()); // { running: false }
  * ```
  */
@@ -75,7 +76,7 @@ export function createStatusProbes(deps: StatusProbesDeps): StatusProbes {
     memory: () => deps.memory.index.stats(),
     database: async () => ({ path: databasePath, bytes: await databaseBytes(databasePath) }),
     // Errors quote what providers and MCP servers said, which may be a key or a header back.
-    redact: (report) => scrubSecrets<HobStatus>(report, secretValues(config)),
+    redact: (report) => deps.scrub<HobStatus>(report),
   };
 }
 

@@ -184,9 +184,12 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
 }
 
 /** The Usage view: the last 30 days, grouped as asked (`?by=`; a bad value is the action's 400). */
-function usageView(c: Context, runtime: Runtime): Response | Promise<Response> {
+async function usageView(c: Context, runtime: Runtime): Promise<Response> {
   const by = c.req.query("by");
-  const report = runtime.app.usage.report({ since: "30d", ...(by ? { by: by as "model" } : {}) });
+  const report = await runtime.app.usage.report({
+    since: "30d",
+    ...(by ? { by: by as "model" } : {}),
+  });
   return c.html(usagePanel(report, runtime.agent.clock.now()));
 }
 

@@ -3,8 +3,9 @@
  * graph (Deno's own, from `deno info`), without the `import()`s that load
  * later. A command loads only its own module; `--version` and `--help` load no
  * npm package and no Node module; `hob serve` listens before it loads the
- * runtime, the API and the page; opening a home loads no tool module. The
- * `hob` task loads `import()`s when they run, not all at start.
+ * runtime, the API and the page; opening a home loads no tool module and no
+ * action only a request needs. The `hob` task loads `import()`s when they
+ * run, not all at start.
  */
 
 import { HOB_FLAGS } from "../helpers/hob_process.ts";
@@ -83,6 +84,25 @@ Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", 
     module.startsWith("src/tools/web/") || module.startsWith("src/tools/shell/")
   );
   assertEquals(tools, []);
+});
+
+Deno.test("src/runtime/runtime.ts loads the actions someone asks for when they are asked for", async () => {
+  // Reports, history, sources, voice, reset, conversation search and the redaction's schema
+  // (~40 ms) are needed by no start and no plain chat turn; each loads with its first call.
+  const graph = await staticGraph("src/runtime/runtime.ts");
+  const later = [
+    "src/app/conversation_search.ts",
+    "src/app/memory_history.ts",
+    "src/app/memory_sources.ts",
+    "src/app/reset.ts",
+    "src/app/speech.ts",
+    "src/app/usage.ts",
+    "src/config/redact.ts",
+    "src/config/schema.ts",
+    "src/memory/documents.ts",
+    "src/memory/sources.ts",
+  ];
+  assertEquals(later.filter((module) => graph.includes(module)), []);
 });
 
 Deno.test("status, cron list and tool list ask a running hob serve without loading an npm package", async () => {

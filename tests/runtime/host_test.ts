@@ -43,9 +43,9 @@ Deno.test("analyze_image sends the image to the conversation's model", async (t)
     assertEquals(content[1].type, "image_url");
     assertMatch(content[1].image_url!.url, /^data:image\/png;base64,iVBORw0KGgo/);
     // The tool's model call is counted as the tool's.
-    const byTool = env.runtime.app.usage.report({ by: "tool" }).groups;
+    const byTool = (await env.runtime.app.usage.report({ by: "tool" })).groups;
     assertEquals(byTool.find((g) => g.key === "analyze_image")?.calls, 1);
-    const byKind = env.runtime.app.usage.report({ by: "kind" }).groups;
+    const byKind = (await env.runtime.app.usage.report({ by: "kind" })).groups;
     assertEquals(byKind.find((g) => g.key === "tool")?.calls, 1);
   });
   await t.step("a BMP goes to the model as PNG", async () => {
@@ -129,7 +129,7 @@ Deno.test("spawn_agent runs a child agent in its own conversation and returns it
   assert(chats.every(([, kind]) => kind === "chat"), JSON.stringify(chats));
   assertEquals(env.runtime.store.listConversations({ kind: "subagent" }).length, 1);
   // The sub-agent's two model calls are counted as a sub-agent's.
-  const byKind = env.runtime.app.usage.report({ by: "kind" }).groups;
+  const byKind = (await env.runtime.app.usage.report({ by: "kind" })).groups;
   assertEquals(byKind.find((g) => g.key === "subagent")?.calls, 2);
 });
 
@@ -182,9 +182,9 @@ Deno.test("skills: the model builds one, the user runs it as /name, run_skill an
         "skill",
       ]]);
       // The skill's model call is counted as the skill's, by its name.
-      const bySkill = env.runtime.app.usage.report({ by: "tool" }).groups;
+      const bySkill = (await env.runtime.app.usage.report({ by: "tool" })).groups;
       assertEquals(bySkill.find((g) => g.key === "greet")?.calls, 1);
-      const byKind = env.runtime.app.usage.report({ by: "kind" }).groups;
+      const byKind = (await env.runtime.app.usage.report({ by: "kind" })).groups;
       assertEquals(byKind.find((g) => g.key === "skill")?.calls, 1);
     },
   );

@@ -85,7 +85,7 @@ Deno.test("the call log adds up to what the provider reported, by kind, to the t
   });
   assertEquals((await runtime.background.worker("test").runOnce())?.status, "complete");
 
-  const report = runtime.app.usage.report({ since: "1d", by: "kind" });
+  const report = await runtime.app.usage.report({ since: "1d", by: "kind" });
   const { cost_usd, ...tokens } = report.totals;
   assertEquals(tokens, sum(fake.reported));
   const expectedCost = fake.reported.reduce(
@@ -107,14 +107,14 @@ Deno.test("the call log adds up to what the provider reported, by kind, to the t
     task: [1, 70, 8, 20],
   });
 
-  otherGroupings(runtime, task.id);
+  await otherGroupings(runtime, task.id);
 });
 
 /** The same calls by job (only the job's have one) and by model. */
-function otherGroupings(runtime: Runtime, taskId: number) {
-  const byJob = runtime.app.usage.report({ by: "job" }).groups;
+async function otherGroupings(runtime: Runtime, taskId: number) {
+  const byJob = (await runtime.app.usage.report({ by: "job" })).groups;
   assertEquals(byJob.find((g) => g.key === "digest")?.input_tokens, 40);
-  const calls = runtime.app.usage.report({ by: "model" }).groups;
+  const calls = (await runtime.app.usage.report({ by: "model" })).groups;
   assertEquals(calls.map((g) => g.key), ["fake/fake-model"]);
   assert(taskId > 0);
 }
@@ -165,7 +165,10 @@ Deno.test("budgetPause pauses a job that would go over its cap, tells the owner 
   // A new day: it runs again.
   await tickAt("2026-11-27T00:10:00Z");
   assertEquals(jobs.runs(job.id)[0].status, "ok");
-  assertEquals(runtime.app.usage.report({ since: "2026-11-26", by: "job" }).groups[0].calls, 2);
+  assertEquals(
+    (await runtime.app.usage.report({ since: "2026-11-26", by: "job" })).groups[0].calls,
+    2,
+  );
 });
 
 Deno.test("a chat is warned at 80 % of the day's budget and still answered", async () => {
@@ -241,7 +244,7 @@ providers:
 `);
   await using runtime = await runtimeWith(home.home, handClock("2026-11-26T10:00:00Z"));
   await chat(runtime, "Hello");
-  const report = runtime.app.usage.report({ by: "kind" });
+  const report = await runtime.app.usage.report({ by: "kind" });
   // The fake reports 12 plain input tokens, 4000 read from the cache and 7 output tokens.
   const { cost_usd, ...tokens } = report.totals;
   assertEquals(tokens, { calls: 1, input_tokens: 4012, output_tokens: 7, cached_tokens: 4000 });
