@@ -10,6 +10,9 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ActionError } from "../app/errors.ts";
 import { StorageError, type StorageProblem, storageProblem } from "../home/storage.ts";
+import { errorShape } from "./error_shape.ts";
+
+export { errorBody } from "./error_shape.ts";
 
 /** How each storage problem is answered: Insufficient Storage, or unavailable until fixed. */
 const STORAGE_STATUS: Record<StorageProblem, { status: 503 | 507; code: string }> = {
@@ -49,11 +52,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The JSON body of an error response. */
-export function errorBody(code: string, message: string, field?: string) {
-  return { error: { code, message, ...(field ? { field } : {}) } };
-}
-
 /**
  * An error response in the shape of the API the request was for: a JSON-RPC
  * error for `/mcp`, OpenAI's `{error: {message, type, param, code}}` for
@@ -72,16 +70,7 @@ export function errorResponse(
   message: string,
   field?: string,
 ): Response {
-  const path = c.req.path;
-  if (path === "/mcp" || path.startsWith("/mcp/")) {
-    return c.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, status);
-  }
-  if (path === "/v1" || path.startsWith("/v1/")) {
-    // OpenAI calls every caller's mistake an invalid request; `code` says which.
-    const type = status >= 500 ? "server_error" : "invalid_request_error";
-    return c.json({ error: { message, type, param: field ?? null, code } }, status);
-  }
-  return c.json(errorBody(code, message, field), status);
+  return c.json(errorShape(c.req.path, status, code, message, field), status);
 }
 
 /**

@@ -7,10 +7,10 @@
  * to the app. Knows nothing of the runtime, so loading it costs little.
  */
 
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { VERSION } from "../version.ts";
-import { errorResponse } from "./errors.ts";
-import { guard, type GuardOptions } from "./guard.ts";
+import { errorShape } from "./error_shape.ts";
+import { type GuardOptions, refusal, securityHeaders } from "./guard.ts";
 
 /** A server's request handler. */
 export type Fetch = (request: Request) => Response | Promise<Response>;
@@ -25,8 +25,13 @@ export interface Gate {
   refuse(): void;
 }
 
+/** What `/api/health` answers: hob answers, its version, and how long it has been up. */
+function healthBody(startedAt: number) {
+  return { ok: true, version: VERSION, uptime_ms: Date.now() - startedAt };
+}
+
 /**
- * `/api/health`: hob answers, its version, and how long it has been up.
+ * `/api/health` as the app's route.
  *
  * @example
  * ```ts
@@ -35,12 +40,14 @@ export interface Gate {
  */
 export function health(startedAt: number): (c: Context) => Response {
   return function health(c) {
-    return c.json({ ok: true, version: VERSION, uptime_ms: Date.now() - startedAt });
+    return c.json(healthBody(startedAt));
   };
 }
 
 /**
- * Opens the gate: health now, everything else once the app is admitted.
+ * Opens the gate: health now, everything else once the app is admitted. It
+ * uses no web framework, so `hob serve` answers health before Hono loads;
+ * what it answers is what the app would (the app's guard, headers and shapes).
  *
  * @example
  * ```ts
@@ -54,21 +61,30 @@ export function openGate(options: GuardOptions, startedAt: number): Gate {
   // A start that fails may have had no request waiting.
   ready.promise.catch(() => {});
   let admitted: Fetch | undefined;
+  const refused = refusal(options);
 
-  const early = new Hono();
-  early.use("/api/health", guard(options));
-  early.get("/api/health", health(startedAt));
-  // The app has the same guard: a request that waited meets it there.
-  early.all("*", async function waitForApp(c) {
-    try {
-      return await (await ready.promise)(c.req.raw);
-    } catch {
-      return errorResponse(c, 503, "unavailable", "hob could not start; its log says why");
+  function early(request: Request): Response | Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/api/health" && (request.method === "GET" || request.method === "HEAD")) {
+      const problem = refused(request);
+      const response = problem
+        ? json(errorShape(pathname, 403, "forbidden", problem), 403)
+        : json(healthBody(startedAt), 200);
+      return request.method === "HEAD" ? new Response(null, response) : response;
     }
-  });
+    // The app has the same guard: a request that waited meets it there.
+    return ready.promise.then(
+      (app) => app(request),
+      () =>
+        json(
+          errorShape(pathname, 503, "unavailable", "hob could not start; its log says why"),
+          503,
+        ),
+    );
+  }
 
   return {
-    fetch: (request) => admitted ? admitted(request) : early.fetch(request),
+    fetch: (request) => admitted ? admitted(request) : early(request),
     admit(app) {
       admitted = app;
       ready.resolve(app);
@@ -77,4 +93,11 @@ export function openGate(options: GuardOptions, startedAt: number): Gate {
       ready.reject(new Error("hob could not start"));
     },
   };
+}
+
+/** A JSON response with the headers every response of hob carries. */
+function json(body: unknown, status: number): Response {
+  const response = Response.json(body, { status });
+  for (const [name, value] of securityHeaders(response.headers)) response.headers.set(name, value);
+  return response;
 }

@@ -19,7 +19,7 @@
  */
 
 import type { Context, MiddlewareHandler } from "hono";
-import { errorResponse } from "./errors.ts";
+import { errorShape } from "./error_shape.ts";
 
 /** Host names that always mean this machine. */
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
@@ -89,14 +89,11 @@ export function isAllowedHost(host: string, allowed: Set<string>): boolean {
  * ```
  */
 export function guard(options: GuardOptions): MiddlewareHandler {
-  const allowed = allowedHostNames(options);
-  const configured = new Set(
-    (options.allowedHosts ?? []).map(normalHost).filter((name): name is string => name !== null),
-  );
+  const refused = refusal(options);
   return async function hostGuard(c, next) {
-    const problem = refusal(c, allowed, configured);
+    const problem = refused(c.req.raw);
     if (problem) {
-      c.res = errorResponse(c, 403, "forbidden", problem);
+      c.res = c.json(errorShape(c.req.path, 403, "forbidden", problem), 403);
     } else {
       await next();
     }
@@ -104,14 +101,32 @@ export function guard(options: GuardOptions): MiddlewareHandler {
   };
 }
 
+/**
+ * The guard without a framework, for the gate that answers health before
+ * Hono loads: why a request is refused (a 403 names it), or null.
+ *
+ * @example
+ * ```ts
+ * refusal({ bind: "127.0.0.1" })(new Request("http://evil.example/")); // "Host 'evil.example' is not this hob; …"
+ * ```
+ */
+export function refusal(options: GuardOptions): (request: Request) => string | null {
+  const allowed = allowedHostNames(options);
+  const configured = new Set(
+    (options.allowedHosts ?? []).map(normalHost).filter((name): name is string => name !== null),
+  );
+  return (request) => refusalOf(request, allowed, configured);
+}
+
 /** Why a request is refused before it reaches a route, or null. */
-function refusal(c: Context, allowed: Set<string>, configured: Set<string>): string | null {
-  const hostHeader = c.req.header("host") ?? new URL(c.req.url).host;
+function refusalOf(request: Request, allowed: Set<string>, configured: Set<string>): string | null {
+  const header = (name: string) => request.headers.get(name) ?? undefined;
+  const hostHeader = header("host") ?? new URL(request.url).host;
   const host = hostName(hostHeader);
   if (!host || !isAllowedHost(host, allowed)) {
     return `Host '${hostHeader}' is not this hob; add it to server.allowed_hosts if it is`;
   }
-  const origin = c.req.header("origin");
+  const origin = header("origin");
   if (origin !== undefined) {
     const from = originHost(origin);
     // Same origin means the same host *and* port as the request was sent to; a name the user
@@ -121,9 +136,9 @@ function refusal(c: Context, allowed: Set<string>, configured: Set<string>): str
     }
     return null;
   }
-  const site = c.req.header("sec-fetch-site");
+  const site = header("sec-fetch-site");
   if (site === "cross-site" || site === "same-site") {
-    const navigation = c.req.header("sec-fetch-mode") === "navigate" && c.req.method === "GET";
+    const navigation = header("sec-fetch-mode") === "navigate" && request.method === "GET";
     if (!navigation) return `A request from another site (${site}) may not call this hob`;
   }
   return null;
@@ -131,20 +146,29 @@ function refusal(c: Context, allowed: Set<string>, configured: Set<string>): str
 
 /** Headers every response carries; a route's own CSP (an upload's sandbox) stands. */
 function setSecurityHeaders(c: Context): void {
-  const headers = c.res.headers;
+  for (const [name, value] of securityHeaders(c.res.headers)) c.header(name, value);
+}
+
+/**
+ * The security headers a response with `headers` still lacks: a CSP for a
+ * page or for data, and the rest every response carries.
+ *
+ * @example
+ * ```ts
+ * securityHeaders(new Headers({ "content-type": "application/json" })); // [["Content-Security-Policy", DATA_CSP], …]
+ * ```
+ */
+export function securityHeaders(headers: Headers): [string, string][] {
   const html = (headers.get("content-type") ?? "").startsWith("text/html");
-  const set = (name: string, value: string) => {
-    if (!headers.has(name)) c.header(name, value);
-  };
-  set("Content-Security-Policy", html ? PAGE_CSP : DATA_CSP);
-  set("X-Content-Type-Options", "nosniff");
-  set("X-Frame-Options", "DENY");
-  set("Referrer-Policy", "no-referrer");
-  set("Cross-Origin-Resource-Policy", "same-origin");
-  if (html) {
-    set("Cross-Origin-Opener-Policy", "same-origin");
-    set("Cache-Control", "no-store");
-  }
+  const all: [string, string][] = [
+    ["Content-Security-Policy", html ? PAGE_CSP : DATA_CSP],
+    ["X-Content-Type-Options", "nosniff"],
+    ["X-Frame-Options", "DENY"],
+    ["Referrer-Policy", "no-referrer"],
+    ["Cross-Origin-Resource-Policy", "same-origin"],
+  ];
+  if (html) all.push(["Cross-Origin-Opener-Policy", "same-origin"], ["Cache-Control", "no-store"]);
+  return all.filter(([name]) => !headers.has(name));
 }
 
 /**

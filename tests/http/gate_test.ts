@@ -23,8 +23,46 @@ Deno.test("openGate answers /api/health before the app is admitted, behind the g
   await t.step("a Host that is not this machine is refused, as by the app", async () => {
     const response = await gate.fetch(request("/api/health", { host: "evil.example:8484" }));
     assertEquals(response.status, 403);
+    assertEquals(response.headers.get("x-frame-options"), "DENY");
     assertEquals((await response.json()).error.code, "forbidden");
   });
+
+  await t.step("HEAD is answered as GET, without a body", async () => {
+    const response = await gate.fetch(
+      new Request("http://127.0.0.1:8484/api/health", { method: "HEAD" }),
+    );
+    assertEquals([response.status, await response.text()], [200, ""]);
+    assertEquals(response.headers.get("content-type"), "application/json");
+  });
+});
+
+Deno.test("openGate answers health the way the app does", async () => {
+  // The gate runs without Hono; the app's route is Hono's. A client must not tell them apart.
+  const { Hono } = await import("hono");
+  const { guard } = await import("../../src/http/guard.ts");
+  const { health } = await import("../../src/http/gate.ts");
+  const startedAt = Date.now();
+  const app = new Hono();
+  app.use("*", guard({ bind: "127.0.0.1" }));
+  app.get("/api/health", health(startedAt));
+  const gate = openGate({ bind: "127.0.0.1" }, startedAt);
+  const cases: Record<string, string>[] = [
+    {},
+    { host: "evil.example" },
+    { origin: "http://other.example" },
+    { "sec-fetch-site": "cross-site" },
+  ];
+  for (const headers of cases) {
+    const [early, late] = [
+      await gate.fetch(request("/api/health", headers)),
+      await app.fetch(request("/api/health", headers)),
+    ];
+    assertEquals(early.status, late.status, JSON.stringify(headers));
+    assertEquals([...early.headers].sort(), [...late.headers].sort(), JSON.stringify(headers));
+    const [a, b] = [await early.json(), await late.json()];
+    if (a.uptime_ms !== undefined) a.uptime_ms = b.uptime_ms = 0;
+    assertEquals(a, b);
+  }
 });
 
 Deno.test("openGate holds other requests until the app is admitted, then hands them over", async () => {
