@@ -95,6 +95,12 @@ export interface EnsureHomeResult {
  * ```
  */
 export async function ensureHome(home: string): Promise<EnsureHomeResult> {
+  // Every start of every command comes here: a home that has it all is seen at once.
+  const tokenMode = completeHome(home);
+  if (tokenMode !== null) {
+    if (Deno.build.os !== "windows" && (tokenMode & 0o077) !== 0) await privateToken(home);
+    return { home, created: [] };
+  }
   const created: string[] = [];
   try {
     if (!(await exists(home))) created.push(".");
@@ -113,10 +119,8 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
     );
     if (await writeNew(tokenPath(home), `${token}\n`, 0o600)) {
       created.push("token");
-    } else if (Deno.build.os !== "windows") {
-      // The token is hob's own secret: whoever loosened it, it goes back to the owner alone.
-      const mode = ((await Deno.stat(tokenPath(home))).mode ?? 0) & 0o777;
-      if ((mode & 0o077) !== 0) await Deno.chmod(tokenPath(home), 0o600);
+    } else {
+      await privateToken(home);
     }
   } catch (error) {
     throw explainStorage(error, home) ?? new HomeError(
@@ -183,6 +187,33 @@ export async function readToken(home: string): Promise<string> {
 }
 
 /** Writes a file only if it does not exist; true when it wrote. */
+/** The token is hob's own secret: whoever loosened it, it goes back to the owner alone. */
+async function privateToken(home: string): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  try {
+    const mode = ((await Deno.stat(tokenPath(home))).mode ?? 0) & 0o777;
+    if ((mode & 0o077) !== 0) await Deno.chmod(tokenPath(home), 0o600);
+  } catch (error) {
+    throw explainStorage(error, home) ?? error;
+  }
+}
+
+/**
+ * The token's mode when every directory and file a home starts with is
+ * there, else null: one look at each without waiting on the event loop (~15
+ * calls). Anything else, an error included, takes the careful path that
+ * creates and explains.
+ */
+function completeHome(home: string): number | null {
+  try {
+    for (const dir of HOME_DIRS) Deno.lstatSync(join(home, dir));
+    for (const [file] of HOME_FILES) Deno.lstatSync(join(home, file));
+    return (Deno.statSync(tokenPath(home)).mode ?? 0) & 0o777;
+  } catch {
+    return null;
+  }
+}
+
 async function writeNew(
   path: string,
   content: string,
