@@ -95,10 +95,10 @@ export interface EnsureHomeResult {
  * ```
  */
 export async function ensureHome(home: string): Promise<EnsureHomeResult> {
-  // Every start of every command comes here: a home that has it all is seen at once.
+  // Every start of every command comes here: a home that has it all is seen at once. One
+  // that lacks anything, or whose token others can read, takes the careful path below.
   const tokenMode = completeHome(home);
-  if (tokenMode !== null) {
-    if (Deno.build.os !== "windows" && (tokenMode & 0o077) !== 0) await privateToken(home);
+  if (tokenMode !== null && (Deno.build.os === "windows" || (tokenMode & 0o077) === 0)) {
     return { home, created: [] };
   }
   const created: string[] = [];
@@ -119,8 +119,10 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
     );
     if (await writeNew(tokenPath(home), `${token}\n`, 0o600)) {
       created.push("token");
-    } else {
-      await privateToken(home);
+    } else if (Deno.build.os !== "windows") {
+      // The token is hob's own secret: whoever loosened it, it goes back to the owner alone.
+      const mode = ((await Deno.stat(tokenPath(home))).mode ?? 0) & 0o777;
+      if ((mode & 0o077) !== 0) await Deno.chmod(tokenPath(home), 0o600);
     }
   } catch (error) {
     throw explainStorage(error, home) ?? new HomeError(
@@ -186,18 +188,6 @@ export async function readToken(home: string): Promise<string> {
   }
 }
 
-/** Writes a file only if it does not exist; true when it wrote. */
-/** The token is hob's own secret: whoever loosened it, it goes back to the owner alone. */
-async function privateToken(home: string): Promise<void> {
-  if (Deno.build.os === "windows") return;
-  try {
-    const mode = ((await Deno.stat(tokenPath(home))).mode ?? 0) & 0o777;
-    if ((mode & 0o077) !== 0) await Deno.chmod(tokenPath(home), 0o600);
-  } catch (error) {
-    throw explainStorage(error, home) ?? error;
-  }
-}
-
 /**
  * The token's mode when every directory and file a home starts with is
  * there, else null: one look at each without waiting on the event loop (~15
@@ -214,6 +204,7 @@ function completeHome(home: string): number | null {
   }
 }
 
+/** Writes a file only if it does not exist; true when it wrote. */
 async function writeNew(
   path: string,
   content: string,
