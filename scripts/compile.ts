@@ -43,7 +43,7 @@ export const WORKER_ENTRIES = [
   "src/tools/sandbox/worker.ts",
   "src/tools/sandbox/child_entry.ts",
   "src/memory/use_lite_worker.ts",
-  "src/memory/documents_worker.ts",
+  "src/memory/documents_entry.ts",
 ] as const;
 
 /** The repository's root, where deno.json and main.ts are. */

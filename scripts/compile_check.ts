@@ -9,7 +9,8 @@
  * with a tool call, the example user tools, and memory search by meaning (the
  * embedding model loaded with no network), and that code hob did not write runs
  * in a tool process started from the bundle: run_code's `Deno.exit` and heap
- * bomb end only that process. Prints each check and the bundle's size; exits 1
+ * bomb end only that process, and that a document is parsed in a document
+ * process started from it. Prints each check and the bundle's size; exits 1
  * when any fails.
  *
  * What the bundle needs that `deno bundle` does not do, done here as a bundler
@@ -415,6 +416,26 @@ export async function checkBundle(): Promise<{ outcomes: Outcome[]; bundle?: Bun
         const health = await json<{ ok: boolean }>(await fetch(`${hob.url}/api/health`));
         if (!health.ok) throw new Error(JSON.stringify(health));
         return `${said.join(", ")}; hob still healthy`;
+      });
+
+      await check("a document parsed in a document process started from the bundle", async () => {
+        const page = join(scratch, "tides.html");
+        await Deno.writeTextFile(
+          page,
+          "<html><head><title>Tide tables</title></head><body><article><h1>Reading the tide " +
+            "tables</h1><p>High water at the harbour mouth comes an hour before the quay.</p>" +
+            "</article></body></html>",
+        );
+        const added = await json<{ path: string; title: string; format: string }>(
+          await api("/api/memory/sources", {
+            method: "POST",
+            body: JSON.stringify({ source: page }),
+          }),
+        );
+        if (added.format !== "html" || added.title !== "Tide tables") {
+          throw new Error(JSON.stringify(added));
+        }
+        return `${added.path}: "${added.title}"`;
       });
 
       await check("memory search by meaning (USE-lite, no network)", async () => {

@@ -6,7 +6,7 @@
  * at lines, so a chunk of a table would lose its header row and hold cells
  * nobody can read alone, while a row that names its columns is found by any
  * of its values and read on its own, and the heading says where it was.
- * Runs only in the documents Worker; knows nothing of memory.
+ * Runs only in a document process; knows nothing of memory.
  */
 
 import Papa from "papaparse";

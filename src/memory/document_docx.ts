@@ -1,7 +1,7 @@
 /**
  * DOCX into Markdown: mammoth turns the Word document into plain semantic
  * HTML (headings, lists, tables, links; no styling), which goes on to
- * Markdown the way a web page does. Runs only in the documents Worker; knows
+ * Markdown the way a web page does. Runs only in a document process; knows
  * nothing of memory.
  */
 

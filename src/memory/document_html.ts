@@ -3,7 +3,7 @@
  * Firefox Reader View, over linkedom's DOM), or the whole body without its
  * scripts and navigation when the page has no article to find; then Turndown
  * with GitHub tables. DOCX goes through here too, as mammoth's HTML. Runs
- * only in the documents Worker; knows nothing of memory.
+ * only in a document process; knows nothing of memory.
  */
 
 import { gfm } from "@joplin/turndown-plugin-gfm";

@@ -1,7 +1,7 @@
 /**
  * PDF into Markdown: the text layer of each page, read with PDF.js (the
  * serverless build unpdf ships: no worker file, no fetch, no eval), one
- * `## Page N` section per page. Runs only in the documents Worker; knows
+ * `## Page N` section per page. Runs only in a document process; knows
  * nothing of memory.
  *
  * Why page headings: hob's chunker cuts at headings and gives each chunk its

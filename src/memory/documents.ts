@@ -1,23 +1,23 @@
 /**
  * Documents into Markdown for memory: Markdown, plain text, HTML, PDF, DOCX
  * and CSV. This module names the format (from the bytes, the media type and
- * the name) and checks the limits; the parsers run in a Worker with no
- * permissions at all (documents_worker.ts), one Worker per document.
- * Importing this module loads no parser.
+ * the name) and checks the limits; the parsers run in a document process
+ * (documents_process.ts), one per document: an OS process of its own, with
+ * no permissions at all and a memory cap, started and killed by the tool
+ * sandbox's machinery (src/tools/sandbox/process.ts). Importing this module
+ * loads no parser.
  *
- * What the Worker contains, as measured on Deno 2.9.6: a parser tricked by a
- * file can read, write, reach and run nothing, and hob stops waiting for it
- * after the timeout or on abort, terminating the Worker, which ends a parser
- * that waits. It does not end one spinning in a loop: Deno's `terminate()`
- * does not interrupt running JavaScript, so that thread keeps a core until
- * hob exits. And a Worker that fills its heap ends the whole process. Both
- * would be contained by a child process, as tool processes are
- * (src/tools/sandbox/process.ts); hob's answers are not held up either way.
+ * What that contains: a parser tricked by a file can read, write, reach and
+ * run nothing; one that loops is killed with its process at the timeout or
+ * on abort; one that fills its memory ends only its process. hob's answers
+ * are not held up either way.
  *
  * It knows nothing of memory files, front matter, fetching URLs or indexing:
  * the caller saves and labels what it returns.
  */
 
+import { DOCUMENTS_COMMAND } from "../tools/sandbox/launch.ts";
+import type { ProcessSandbox, ProcessSandboxOptions } from "../tools/sandbox/process.ts";
 import { DocumentError, type DocumentProblem, SUPPORTED_FORMATS } from "./document_errors.ts";
 import { decodeText, firstHeading, titleFromName } from "./document_text.ts";
 
@@ -56,7 +56,7 @@ export interface DocumentInput {
 
 /** Options for {@linkcode convertDocument}. */
 export interface ConvertDocumentOptions {
-  /** Stops the conversion: the Worker is terminated and the promise rejects. */
+  /** Stops the conversion: its process is killed and the promise rejects. */
   signal?: AbortSignal;
   /** @default {CONVERSION_TIMEOUT_MS} */
   timeoutMs?: number;
@@ -64,8 +64,15 @@ export interface ConvertDocumentOptions {
   maxBytes?: number;
   /** @default {MAX_MARKDOWN_CHARS} */
   maxChars?: number;
-  /** The Worker module that converts; tests swap it. @default {documents_worker.ts beside this file} */
+  /** The document process's entry module; tests swap it. @default {documents_entry.ts beside this file} */
   entry?: URL;
+  /** @default {DOCUMENT_MEMORY_MB} */
+  memoryMb?: number;
+  /**
+   * How the document process starts; tests choose `hob __documents`, what a
+   * compiled hob does. @default {as tool processes start}
+   */
+  launch?: Pick<ProcessSandboxOptions, "launcher" | "hob">;
 }
 
 /** A converted document. */
@@ -264,7 +271,9 @@ export async function convertDocument(
     timeoutMs = CONVERSION_TIMEOUT_MS,
     maxBytes = MAX_DOCUMENT_BYTES,
     maxChars = MAX_MARKDOWN_CHARS,
-    entry = new URL("./documents_worker.ts", import.meta.url),
+    entry = new URL("./documents_entry.ts", import.meta.url),
+    memoryMb = DOCUMENT_MEMORY_MB,
+    launch = {},
   } = options;
   if (signal?.aborted) throw aborted(input.name, signal);
   if (input.bytes.length > maxBytes) {
@@ -284,7 +293,7 @@ export async function convertDocument(
       url: input.url,
       charset: mediaTypeOf(input.mediaType).charset,
       maxChars,
-    }, { signal, timeoutMs });
+    }, { signal, timeoutMs, memoryMb, launch });
   // Converters' output loses trailing spaces and runs of blank lines; given Markdown keeps its own.
   const tidy = format === "markdown" || format === "text"
     ? markdown.trim()
@@ -340,57 +349,129 @@ function cut(markdown: string, maxChars: number): { markdown: string; truncated:
   };
 }
 
+/** The name of the one tool a document process serves (documents_process.ts). */
+export const CONVERT_TOOL = "convert_document";
+
+/** A {@linkcode ConversionRequest} as it crosses to a document process: JSON, its bytes in base64. */
+export type WireRequest = Omit<ConversionRequest, "bytes"> & { bytes: string };
+
 /**
- * Runs one conversion in a fresh Worker with no permissions (no reading,
- * writing, network, environment, subprocesses, FFI or system information),
- * and terminates it when it answers, fails, times out or is aborted.
+ * A request as a document process reads it back.
+ *
+ * @example
+ * ```ts
+ * fromWire({ format: "csv", bytes: "YSxi", name: "a.csv", maxChars: 10 }).bytes; // "a,b" as bytes
+ * ```
  */
-function runConverter(
+export function fromWire(wire: WireRequest): ConversionRequest {
+  return { ...wire, bytes: Uint8Array.fromBase64(wire.bytes) };
+}
+
+/**
+ * Memory a document process may take, in MB: its V8 heap cap (its growth cap
+ * in a compiled hob). Parsing holds several times a file's size; past this,
+ * the file is built to exhaust a reader more likely than it is a document.
+ */
+export const DOCUMENT_MEMORY_MB = 768;
+
+/** Document processes at once: more conversions wait their turn, so a batch cannot fill the machine. */
+const MAX_CONVERSIONS = 2;
+
+/** The document processes of each entry (tests bring their own), made on first use. */
+const processes = new Map<string, ProcessSandbox>();
+
+/**
+ * Runs one conversion in a fresh process with no permissions (no reading,
+ * writing, network, environment, subprocesses, FFI or system information)
+ * and a memory cap, killed when it answers, fails, times out or is aborted.
+ */
+async function runConverter(
   entry: URL,
   request: ConversionRequest,
-  options: { signal?: AbortSignal; timeoutMs: number },
+  options: Required<Pick<ConvertDocumentOptions, "timeoutMs" | "memoryMb" | "launch">> & {
+    signal?: AbortSignal;
+  },
 ): Promise<{ title: string; markdown: string }> {
-  const { signal, timeoutMs } = options;
+  const { signal, timeoutMs, memoryMb, launch } = options;
   const { name } = request;
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(entry, {
-      type: "module",
-      name: "hob-documents",
-      deno: { permissions: "none" },
+  const { ProcessSandbox, NO_PERMISSIONS } = await loadSandbox();
+  const key = JSON.stringify([entry.href, memoryMb, launch]);
+  let sandbox = processes.get(key);
+  if (!sandbox) {
+    sandbox = new ProcessSandbox({
+      ...launch,
+      entry,
+      command: DOCUMENTS_COMMAND,
+      heapMb: memoryMb,
+      maxWarm: 0,
+      maxRunning: MAX_CONVERSIONS,
     });
-    const finish = (error: Error | undefined, reply?: { title: string; markdown: string }) => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      worker.terminate();
-      if (error) reject(error);
-      else resolve(reply!);
-    };
-    const timer = setTimeout(() => {
-      finish(
-        new DocumentError(
-          "timeout",
-          `hob stopped reading ${name} after ${Math.round(timeoutMs / 1000)} s: its ` +
-            `${request.format.toUpperCase()} took too long to parse, so the file may be damaged ` +
-            "or built to hang a reader.",
-        ),
+    processes.set(key, sandbox);
+  }
+  const outcome = await sandbox.exchange(NO_PERMISSIONS, {
+    type: "call",
+    tool: { kind: "builtin", name: CONVERT_TOOL },
+    args: { ...request, bytes: request.bytes.toBase64() } satisfies WireRequest,
+    context: {
+      conversation_id: "",
+      now: new Date().toISOString(),
+      workspace: "",
+      roots: [],
+      home: "",
+      settings: {},
+      max_output_chars: Number.MAX_SAFE_INTEGER,
+    },
+  }, { signal, timeoutMs });
+  if (outcome.ok) {
+    const { message } = outcome;
+    if (message.type === "result" && message.ok) {
+      const reply = JSON.parse(message.content) as ConversionReply;
+      if (reply.ok) return { title: reply.title, markdown: reply.markdown };
+      throw new DocumentError(reply.problem, reply.message);
+    }
+    return failed(name, request.format, message.type === "result" ? message.error : "no answer");
+  }
+  switch (outcome.reason) {
+    case "aborted":
+      throw aborted(name, signal ?? AbortSignal.abort());
+    case "timeout":
+      throw new DocumentError(
+        "timeout",
+        `hob stopped reading ${name} after ${Math.round(timeoutMs / 1000)} s: its ` +
+          `${request.format.toUpperCase()} took too long to parse, so the file may be damaged ` +
+          "or built to hang a reader.",
       );
-    }, timeoutMs);
-    const onAbort = () => finish(aborted(name, signal!));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    worker.onmessage = ({ data }: MessageEvent<ConversionReply>) => {
-      if (data.ok) finish(undefined, data);
-      else finish(new DocumentError(data.problem, data.message));
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      finish(
-        new DocumentError(
-          "corrupt",
-          `hob could not read ${name}: its ${request.format.toUpperCase()} reader failed ` +
-            `(${event.message}).`,
-        ),
-      );
-    };
-    worker.postMessage(request);
-  });
+    default:
+      return failed(name, request.format, outcome.error);
+  }
 }
+
+/** The reader's end, in words: it crashed, or ran out of memory. */
+function failed(name: string, format: string, why: string): never {
+  throw /out of memory/.test(why)
+    ? new DocumentError(
+      "too_large",
+      `hob stopped reading ${name}: its ${format.toUpperCase()} needed more memory than hob ` +
+        `gives a reader (${why}), so the file may be built to exhaust one.`,
+    )
+    : new DocumentError(
+      "corrupt",
+      `hob could not read ${name}: its ${format.toUpperCase()} reader failed (${why}).`,
+    );
+}
+
+/** The tool sandbox's process machinery, loaded with the first document that needs a parser. */
+function loadSandbox(): Promise<{
+  ProcessSandbox: typeof import("../tools/sandbox/process.ts").ProcessSandbox;
+  NO_PERMISSIONS: typeof import("../tools/sandbox/spawner.ts").NO_PERMISSIONS;
+}> {
+  return Promise.all([
+    import("../tools/sandbox/process.ts"),
+    import("../tools/sandbox/spawner.ts"),
+  ]).then(([{ ProcessSandbox }, { NO_PERMISSIONS }]) => ({ ProcessSandbox, NO_PERMISSIONS }));
+}
+
+// A conversion under way ends with hob: its process is killed, not left parsing.
+globalThis.addEventListener("unload", () => {
+  for (const sandbox of processes.values()) sandbox.close();
+});

@@ -1,9 +1,9 @@
 /**
  * Documents into Markdown: one real file of each format (the DOCX written by
  * the docx package, the PDFs by groff and qpdf — scripts/make_document_fixtures.sh),
- * the refusals a person sees, the limits, and the Worker's isolation shown by
- * attack: a converter that tries to read, write, connect or run is refused,
- * and one that never returns is stopped.
+ * the refusals a person sees, the limits, and the document process's isolation
+ * shown by attack: a converter that tries to read, write, connect or run is
+ * refused, and one that never returns, loops or fills its memory is stopped.
  */
 
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from "docx";
@@ -14,6 +14,7 @@ import {
   assertStringIncludes,
   assertThrows,
 } from "../helpers/assert.ts";
+import { staticGraph } from "../helpers/graph.ts";
 import { HOB_FLAGS } from "../helpers/hob_process.ts";
 import { until } from "../helpers/until.ts";
 import {
@@ -28,7 +29,7 @@ import {
 } from "../../src/memory/documents.ts";
 
 const FIXTURES = new URL("../fixtures/documents/", import.meta.url);
-const HOSTILE = new URL("hostile_worker.ts", FIXTURES);
+const HOSTILE = new URL("hostile_entry.ts", FIXTURES);
 const encode = (text: string) => new TextEncoder().encode(text);
 
 /** Converts and prints how long it took, for the report's figures. */
@@ -395,11 +396,11 @@ Deno.test("convertDocument cuts Markdown past maxChars at a line, with a note", 
   assertEquals(whole.truncated, false);
 });
 
-Deno.test("convertDocument parses in a Worker that can read, write, connect and run nothing", async () => {
+Deno.test("convertDocument parses in a process that can read, write, connect and run nothing", async () => {
   const dir = await Deno.makeTempDir();
   const secret = `${dir}/secret.txt`;
   await Deno.writeTextFile(secret, "the owner's secret");
-  // A server that would answer, had the Worker been let through.
+  // A server that would answer, had the process been let through.
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () => new Response("hi"),
@@ -427,59 +428,96 @@ Deno.test("convertDocument parses in a Worker that can read, write, connect and 
   }
 });
 
-Deno.test("convertDocument stops a conversion that never answers", async (t) => {
-  /** A document the hostile Worker never answers, and its heartbeat while it runs. */
-  const hanging = () => {
-    const beats = new Int32Array(new SharedArrayBuffer(4));
-    const input = { bytes: new Uint8Array(beats.buffer), name: "hang", mediaType: "text/html" };
-    return { input, beats: () => Atomics.load(beats, 0) };
-  };
-  /**
-   * Fails unless the Worker stops beating: it was terminated. `terminate()`
-   * takes effect a moment later on a busy machine (a beat or two may still
-   * land), so this waits for 100 ms without a beat, and fails if the beats
-   * never stop.
-   */
-  const assertStopped = async (beats: () => number) => {
-    let last = beats();
-    let quietSince = Date.now();
-    await until(() => {
-      const now = beats();
-      if (now !== last) [last, quietSince] = [now, Date.now()];
-      return Date.now() - quietSince >= 100;
-    }, "the Worker to stop beating");
-  };
+/** The pids of hostile document processes alive now (their command lines name the fixture). */
+function hostileProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const argv = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
+      if (argv.some((arg) => arg.endsWith(HOSTILE.pathname))) pids.push(Number(entry.name));
+    } catch { /* it ended while we looked */ }
+  }
+  return pids;
+}
+
+/** Fails unless every hostile document process ends: hob killed it (within the deadline). */
+async function assertNoneLeft(): Promise<void> {
+  await until(() => hostileProcesses().length === 0, "the document process to end");
+}
+
+Deno.test("convertDocument stops a conversion that never answers, or loops, or fills its memory", async (t) => {
+  const input = (name: string) => ({ bytes: encode("<p>x</p>"), name, mediaType: "text/html" });
 
   await t.step("on abort", async () => {
-    const { input, beats } = hanging();
     const controller = new AbortController();
-    const converting = convertDocument(input, { entry: HOSTILE, signal: controller.signal });
-    await until(() => beats() > 0, "the Worker to start");
+    const converting = convertDocument(input("hang"), {
+      entry: HOSTILE,
+      signal: controller.signal,
+    });
+    await until(() => hostileProcesses().length > 0, "the document process to start");
     controller.abort(new Error("the owner said stop"));
     const error = await assertRejects(() => converting);
     assert(error instanceof DocumentError, String(error));
     assertEquals(error.problem, "aborted");
     assertEquals((error.cause as Error).message, "the owner said stop");
-    await assertStopped(beats);
+    await assertNoneLeft();
   });
-  await t.step("after its timeout", async () => {
-    const { input, beats } = hanging();
-    await assertRefused(input, "timeout", ["hob stopped reading hang", "took too long"], {
+  await t.step("a parser looping on its only thread, after the timeout", async () => {
+    await assertRefused(input("spin"), "timeout", ["hob stopped reading spin", "took too long"], {
       entry: HOSTILE,
       timeoutMs: 300,
     });
-    assert(beats() > 0, "the Worker never ran");
-    await assertStopped(beats);
+    await assertNoneLeft();
+  });
+  await t.step("a parser that fills its memory ends only its own process", async () => {
+    await assertRefused(input("balloon"), "too_large", [
+      "hob stopped reading balloon",
+      "needed more memory than hob gives a reader",
+      "64 MB",
+    ], { entry: HOSTILE, memoryMb: 64 });
+    await assertNoneLeft();
   });
   await t.step("an aborted signal starts nothing", async () => {
-    const { input, beats } = hanging();
-    await assertRefused(input, "aborted", ["stopped"], {
+    await assertRefused(input("hang"), "aborted", ["stopped"], {
       entry: HOSTILE,
       signal: AbortSignal.abort(),
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assertEquals(beats(), 0);
+    assertEquals(hostileProcesses(), []);
   });
+});
+
+Deno.test("a compiled hob's way: `hob __documents` parses in a Worker inside its process", async () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  const dir = await Deno.makeTempDir();
+  try {
+    // hob as a compiled hob starts itself, through a script that notes how it was started.
+    const hob = [
+      Deno.execPath(),
+      "run",
+      ...HOB_FLAGS,
+      "--config",
+      `${root}deno.json`,
+      `${root}main.ts`,
+    ];
+    const launch = {
+      launcher: "hob" as const,
+      hob: ["bash", "-c", `echo "$*" >> ${dir}/started; exec "$@"`, "hob", ...hob],
+    };
+    const csv = await convertDocument(
+      { bytes: encode("Day,High\nMonday,4.2\n"), name: "t.csv" },
+      { launch },
+    );
+    assertEquals(csv.markdown, "| Day | High |\n| --- | --- |\n| Monday | 4.2 |\n");
+    const html = await convertDocument({ bytes: encode(PAGE), name: "tides.html" }, { launch });
+    assertEquals(html.title, "Reading the tide tables | Harbour Blog");
+    const started = (await Deno.readTextFile(`${dir}/started`)).trim().split("\n");
+    assertEquals(started.length, 2);
+    for (const line of started) assertStringIncludes(line, "main.ts __documents --worker");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("convertDocument works with the flags hob runs with", async () => {
@@ -522,7 +560,14 @@ Deno.test("convertDocument works with the flags hob runs with", async () => {
   }
 });
 
-Deno.test("importing documents.ts loads no parser", async () => {
+Deno.test("importing documents.ts loads no parser, and its process machinery only with a document", async () => {
+  assertEquals(await staticGraph("src/memory/documents.ts"), [
+    "src/memory/document_errors.ts",
+    "src/memory/document_text.ts",
+    "src/memory/documents.ts",
+    "src/tools/sandbox/launch.ts",
+  ]);
+  // Not even its import()s: the parsers load in the document process alone.
   const { code, stdout } = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "src/memory/documents.ts"],
     cwd: new URL("../../", import.meta.url),
@@ -531,10 +576,10 @@ Deno.test("importing documents.ts loads no parser", async () => {
   const { modules } = JSON.parse(new TextDecoder().decode(stdout)) as {
     modules: { specifier: string }[];
   };
-  const loaded = modules.map((module) => module.specifier.replace(/^.*\/src\//, "src/")).sort();
-  assertEquals(loaded, [
-    "src/memory/document_errors.ts",
-    "src/memory/document_text.ts",
-    "src/memory/documents.ts",
-  ]);
+  const parsers = modules.map((module) => module.specifier)
+    .filter((specifier) =>
+      /document_(convert|pdf|docx|html|csv)\.ts$|pdfjs|mammoth|docx@|linkedom|papaparse|turndown/
+        .test(specifier)
+    );
+  assertEquals(parsers, []);
 });

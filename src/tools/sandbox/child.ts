@@ -15,8 +15,6 @@
  *   process's main thread stops the process when its memory passes the cap.
  */
 
-import runCode from "../builtin/run_code.ts";
-import type { ToolDefinition } from "../definition.ts";
 import { encodeFrame, FrameReader } from "./channel.ts";
 import { type ChildOptions, MEMORY_CAP_EXIT_CODE, parseChildArgs } from "./launch.ts";
 import type { FromProcess, ToSandbox } from "./protocol.ts";
@@ -27,26 +25,26 @@ import type { SandboxPermissions } from "./spawner.ts";
 const MEMORY_CHECK_MS = 20;
 
 /**
- * What a tool process serves: code from outside, and as built-in tools only
- * those whose argument is code (routing.ts names them; a test holds the two
- * lists equal).
+ * What one kind of process serves: its tools, and the module its Worker runs
+ * the worker way (an entry that calls {@linkcode serveInWorker} with the same
+ * tools). Tool processes serve code from outside (process_tools.ts); document
+ * processes, the parsers (src/memory/documents_process.ts).
  */
-export const PROCESS_TOOLS: ServeOptions = {
-  // deno-lint-ignore no-explicit-any
-  builtins: new Map(([runCode] as ToolDefinition<any>[]).map((tool) => [tool.name, tool])),
-  foreignCode: true,
-};
+export interface ProcessServes {
+  tools: ServeOptions;
+  workerEntry: URL;
+}
 
 /**
- * Runs one tool process until hob closes its stdin (or kills it); returns the
- * exit code.
+ * Runs one process of the kind `serves` says until hob closes its stdin (or
+ * kills it); returns the exit code.
  *
  * @example
  * ```ts
- * Deno.exit(await runChild(Deno.args));
+ * Deno.exit(await runChild(Deno.args, TOOL_PROCESS));
  * ```
  */
-export async function runChild(args: string[]): Promise<number> {
+export async function runChild(args: string[], serves: ProcessServes): Promise<number> {
   let options: ChildOptions;
   try {
     options = parseChildArgs(args);
@@ -62,10 +60,10 @@ export async function runChild(args: string[]): Promise<number> {
     reportUncaught(send);
     const handlers: ((message: ToSandbox) => void)[] = [];
     const port: ToolPort = { post: send, listen: (handler) => handlers.push(handler) };
-    serveTools(port, PROCESS_TOOLS);
+    serveTools(port, serves.tools);
     await relay(frames, (message) => handlers.forEach((handler) => handler(message)));
   } else {
-    const worker = startToolWorker(options.permissions, send);
+    const worker = startToolWorker(serves.workerEntry, options.permissions, send);
     watchMemory(options.memoryCapMb, send);
     await relay(frames, (message) => worker.postMessage(message));
     worker.terminate();
@@ -75,14 +73,15 @@ export async function runChild(args: string[]): Promise<number> {
 
 /**
  * The inner half of the worker way: serves the call inside the Worker that
- * holds the tool's permissions. child_entry.ts calls it when it is that Worker.
+ * holds the tool's permissions. A process's entry (child_entry.ts) calls it
+ * when it is that Worker.
  *
  * @example
  * ```ts
- * if (inWorker()) serveInWorker();
+ * if (inWorker()) serveInWorker(PROCESS_TOOLS);
  * ```
  */
-export function serveInWorker(): void {
+export function serveInWorker(tools: ServeOptions): void {
   const port = workerPort();
   quietConsole();
   // In a Worker, Deno.exit ends only the Worker, silently: say so first.
@@ -93,7 +92,7 @@ export function serveInWorker(): void {
       exit(code);
     },
   });
-  serveTools(port, PROCESS_TOOLS);
+  serveTools(port, tools);
 }
 
 /** Whether this code runs in a Worker. */
@@ -157,10 +156,11 @@ function reportUncaught(send: (message: FromProcess) => void): void {
 
 /** Starts the Worker that holds exactly the tool's permissions and relays what it says. */
 function startToolWorker(
+  entry: URL,
   permissions: SandboxPermissions,
   send: (message: FromProcess) => void,
 ): Worker {
-  const worker = new Worker(new URL("./child_entry.ts", import.meta.url), {
+  const worker = new Worker(entry, {
     type: "module",
     name: "hob-tool",
     deno: {

@@ -5,6 +5,7 @@
  */
 
 import { inWorker, runChild, serveInWorker } from "./child.ts";
+import { PROCESS_TOOLS, TOOL_PROCESS } from "./process_tools.ts";
 
-if (inWorker()) serveInWorker();
-else Deno.exit(await runChild(Deno.args));
+if (inWorker()) serveInWorker(PROCESS_TOOLS);
+else Deno.exit(await runChild(Deno.args, TOOL_PROCESS));

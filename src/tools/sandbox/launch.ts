@@ -7,6 +7,8 @@ import type { SandboxPermissions } from "./spawner.ts";
 
 /** The hidden `hob` command a compiled hob starts its tool processes with. */
 export const SANDBOX_COMMAND = "__sandbox";
+/** The hidden `hob` command a compiled hob starts its document processes with (src/memory/documents.ts). */
+export const DOCUMENTS_COMMAND = "__documents";
 
 /** The exit code of a process stopped by its memory cap. */
 export const MEMORY_CAP_EXIT_CODE = 86;

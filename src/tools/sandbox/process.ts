@@ -50,6 +50,12 @@ export interface ProcessSandboxOptions {
    */
   hob?: string[];
   /**
+   * The hidden hob command the "hob" launcher starts, one per kind of process
+   * (main.ts dispatches it); its Worker runs the same tools as `entry`.
+   * @default {SANDBOX_COMMAND, a tool process}
+   */
+  command?: string;
+  /**
    * The V8 heap cap of each process, in MB (with the "hob" launcher, the cap
    * on the process's memory growth).
    * @default {256}
@@ -113,6 +119,7 @@ export class ProcessSandbox {
   readonly #entry: URL;
   readonly #launcher: Launcher;
   readonly #hob: string[] | undefined;
+  readonly #command: string;
   readonly #heapMb: number;
   readonly #maxWarm: number;
   readonly #warmIdleMs: number;
@@ -132,6 +139,7 @@ export class ProcessSandbox {
     this.#entry = options.entry ?? new URL("./child_entry.ts", import.meta.url);
     this.#launcher = options.launcher ?? (Deno.build.standalone ? "hob" : "flags");
     this.#hob = options.hob;
+    this.#command = options.command ?? SANDBOX_COMMAND;
     this.#heapMb = options.heapMb ?? DEFAULT_HEAP_MB;
     this.#maxWarm = options.maxWarm ?? 2;
     this.#warmIdleMs = options.warmIdleMs ?? 60_000;
@@ -215,7 +223,7 @@ export class ProcessSandbox {
     if (this.#launcher === "hob") {
       const [command, ...args] = this.#hob ?? [Deno.execPath()];
       const child: ChildOptions = { mode: "worker", permissions, memoryCapMb: this.#heapMb };
-      return { command, args: [...args, SANDBOX_COMMAND, ...childArgs(child)] };
+      return { command, args: [...args, this.#command, ...childArgs(child)] };
     }
     return {
       command: Deno.execPath(),
@@ -501,8 +509,10 @@ function denoDir(): string | undefined {
  * bundle) none — and never a config found in the working directory.
  */
 function configFlags(entry: URL): string[] {
-  if (entry.protocol !== "file:") return ["--no-config"];
-  const config = new URL("../../../deno.json", entry);
+  const config = new URL("../../../deno.json", import.meta.url);
+  if (entry.protocol !== "file:" || !entry.href.startsWith(new URL(".", config).href)) {
+    return ["--no-config"];
+  }
   try {
     if (Deno.statSync(config).isFile) return ["--config", decodeURIComponent(config.pathname)];
   } catch { /* not from source */ }

@@ -11,7 +11,7 @@ import type { ToSandbox } from "./protocol.ts";
 /**
  * Built-in tools that run code they are given, not code of hob's: they run
  * only in a tool process, and the tool process knows no other built-in tool
- * (child.ts `PROCESS_TOOLS`). Names only, so the hob process's routing loads
+ * (process_tools.ts `PROCESS_TOOLS`). Names only, so the hob process's routing loads
  * none of their code.
  */
 export const FOREIGN_CODE_TOOLS: ReadonlySet<string> = new Set(["run_code"]);

@@ -6,7 +6,7 @@
 
 import { assertEquals, assertMatch } from "../../helpers/assert.ts";
 import { encodeFrame, FRAME_MARKER, FrameReader } from "../../../src/tools/sandbox/channel.ts";
-import { PROCESS_TOOLS } from "../../../src/tools/sandbox/child.ts";
+import { PROCESS_TOOLS } from "../../../src/tools/sandbox/process_tools.ts";
 import { describeExit } from "../../../src/tools/sandbox/process.ts";
 import type { FromProcess, ToSandbox } from "../../../src/tools/sandbox/protocol.ts";
 import { FOREIGN_CODE_TOOLS, runsInProcess } from "../../../src/tools/sandbox/routing.ts";

@@ -1,12 +1,11 @@
-/// <reference lib="deno.worker" />
 /**
- * The Worker that parses one document (HTML, PDF, DOCX or CSV) into Markdown.
- * documents.ts starts it with no permissions and terminates it after one
- * answer, so whatever a hostile file makes a parser do stays inside a thread
- * that can read, write and reach nothing.
+ * One document (HTML, PDF, DOCX or CSV) parsed into Markdown. Only a document
+ * process loads this module (documents_process.ts), so whatever a hostile file
+ * makes a parser do stays in a process that can read, write and reach
+ * nothing, and that hob kills when it takes too long or is stopped.
  *
- * The parsers are imported statically: hob runs with lazy dynamic imports, and
- * a Worker without read permission cannot load a module that late.
+ * The parsers are imported statically: a process without read permission
+ * loads its whole module graph at start and nothing later.
  */
 
 import { convertCsv } from "./document_csv.ts";
@@ -24,8 +23,15 @@ const CONVERTERS: Record<
   (request: ConversionRequest) => Converted | Promise<Converted>
 > = { html: convertHtml, pdf: convertPdf, docx: convertDocx, csv: convertCsv };
 
-/** The request converted, or the reason it could not be, in words the owner understands. */
-async function convert(request: ConversionRequest): Promise<ConversionReply> {
+/**
+ * The request converted, or the reason it could not be, in words the owner understands.
+ *
+ * @example
+ * ```ts
+ * const reply = await convert({ format: "csv", bytes, name: "a.csv", maxChars: 1_000 });
+ * ```
+ */
+export async function convert(request: ConversionRequest): Promise<ConversionReply> {
   try {
     return { ok: true, ...await CONVERTERS[request.format](request) };
   } catch (error) {
@@ -40,7 +46,3 @@ async function convert(request: ConversionRequest): Promise<ConversionReply> {
     };
   }
 }
-
-self.onmessage = async (event: MessageEvent<ConversionRequest>) => {
-  self.postMessage(await convert(event.data));
-};
