@@ -4,7 +4,7 @@
  * Knows the layout of a home, nothing about what the files mean.
  */
 
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import soulTemplate from "../../identity/SOUL.md" with { type: "text" };
 import userTemplate from "../../identity/USER.md" with { type: "text" };
 import heartbeatTemplate from "../../identity/HEARTBEAT.md" with {
@@ -28,13 +28,20 @@ const HOME_DIRS = [
   "workspace",
 ] as const;
 
-/** Files every home starts with, and their embedded templates. */
+/** Files every home has, and their embedded templates: one that is missing is written again. */
 const HOME_FILES: ReadonlyArray<readonly [string, string]> = [
   ["hob.yaml", configTemplate],
   ["identity/SOUL.md", soulTemplate],
   ["identity/USER.md", userTemplate],
   ["identity/HEARTBEAT.md", heartbeatTemplate],
   ["memory/MEMORY.md", memoryTemplate],
+];
+
+/**
+ * Examples written into a directory of {@linkcode HOME_DIRS} when hob creates
+ * it: an example the owner deletes stays deleted.
+ */
+const EXAMPLE_FILES: ReadonlyArray<readonly [string, string]> = [
   ["tools/roll_dice.ts", rollDiceExample],
   ["tools/word_count.ts", wordCountExample],
   ["skills/press_release.ts", pressReleaseSkill],
@@ -87,7 +94,8 @@ export interface EnsureHomeResult {
 /**
  * Creates the home and anything missing in it from the embedded templates, and
  * a random API token (mode 0600). Never overwrites a file that exists, so a
- * user's edits survive.
+ * user's edits survive; the example tools and skill come only with the
+ * directory they live in, so one the user deleted does not come back.
  *
  * @example
  * ```ts
@@ -111,7 +119,8 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
       await Deno.mkdir(path, { recursive: true, mode: 0o700 });
       created.push(`${dir}/`);
     }
-    for (const [file, content] of HOME_FILES) {
+    const examples = EXAMPLE_FILES.filter(([file]) => created.includes(`${dirname(file)}/`));
+    for (const [file, content] of [...HOME_FILES, ...examples]) {
       if (await writeNew(join(home, file), content, 0o600)) created.push(file);
     }
     const token = base64url(

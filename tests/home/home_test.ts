@@ -1,4 +1,7 @@
-/** ensureHome: a new home is made whole; a whole one is seen at once and its token kept private. */
+/**
+ * ensureHome: a new home is made whole; a whole one is seen at once and its
+ * token kept private; examples the owner deleted stay deleted.
+ */
 
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { ensureHome } from "../../src/home/home.ts";
@@ -23,6 +26,28 @@ Deno.test("ensureHome makes a home whole, and a whole one is left as it is", asy
       await Deno.writeTextFile(`${home}/hob.yaml`, "model: x/y\n");
       assertEquals((await ensureHome(home)).created, ["uploads/"]);
       assertEquals(await Deno.readTextFile(`${home}/hob.yaml`), "model: x/y\n");
+    });
+    await t.step(
+      "an example the owner deleted stays deleted; a lost identity file comes back",
+      async () => {
+        await Deno.remove(`${home}/tools/roll_dice.ts`);
+        await Deno.remove(`${home}/skills/press_release.ts`);
+        await Deno.remove(`${home}/identity/USER.md`);
+        assertEquals((await ensureHome(home)).created, ["identity/USER.md"]);
+        assertEquals((await ensureHome(home)).created, []);
+        assertEquals(
+          [...Deno.readDirSync(`${home}/tools`)].map((entry) => entry.name),
+          ["word_count.ts"],
+        );
+      },
+    );
+    await t.step("a tools directory hob makes again comes with its examples", async () => {
+      await Deno.remove(`${home}/tools`, { recursive: true });
+      assertEquals((await ensureHome(home)).created, [
+        "tools/",
+        "tools/roll_dice.ts",
+        "tools/word_count.ts",
+      ]);
     });
   } finally {
     await Deno.remove(home.slice(0, -2), { recursive: true });
