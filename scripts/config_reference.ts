@@ -12,7 +12,7 @@
 import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { z } from "zod";
-import { schemaKeys, unwrapSchema } from "../src/config/redact.ts";
+import { schemaKeys, unwrapSchema } from "../src/config/schema_marks.ts";
 import { BUILTIN_PROVIDERS, configSchema } from "../src/config/schema.ts";
 
 type Schema = z.core.$ZodType;

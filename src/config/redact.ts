@@ -1,17 +1,26 @@
 /**
  * The configuration as it may be shown. Which keys hold secrets is said once,
- * in the schema (schema.ts marks them in its `sensitivity` registry); this file
- * walks the schema beside a value and hides what the marks say, so a key added
- * with its mark is hidden everywhere without a list here to keep in step.
+ * in the schema (schema.ts marks them in its `sensitivity` registry);
+ * marks.gen.ts holds those marks as a tree of keys (`deno task gen:config`
+ * writes it from the schema; a test fails when it is stale), and this file
+ * walks it beside a value and hides what the marks say, so a key added with
+ * its mark is hidden everywhere without a list to keep in step by hand — and
+ * showing the configuration does not load the schema (zod, ~15 ms).
  *
  * Secrets also reach text hob did not write — a provider's error quoting the
  * key, an MCP server's stderr — so {@linkcode secretValues} collects what was
  * hidden and {@linkcode scrubSecrets} takes it out of any JSON-like value.
  */
 
-import type { z } from "zod";
-import { BUILTIN_PROVIDERS, configSchema, type HobConfig, sensitivity } from "./schema.ts";
-import type { Sensitivity } from "./schema.ts";
+import { CONFIG_MARKS } from "./marks.gen.ts";
+import { BUILTIN_PROVIDERS } from "./providers.ts";
+import type { HobConfig, Sensitivity } from "./schema.ts";
+
+/**
+ * Where a configuration's marked values are: a mark, or the marks under each
+ * key (`*` standing for any key of a record, `[]` for any element of an array).
+ */
+export type MarkTree = Exclude<Sensitivity, "public"> | { readonly [key: string]: MarkTree };
 
 /** What a secret is shown as. */
 export const REDACTED = "<redacted>";
@@ -21,126 +30,6 @@ export const SECRET_NAME = /key|token|secret|passw|auth|cookie|credential|sessio
 
 /** Shorter values are not looked for in free text: they are words, not keys. */
 const MIN_SCRUB_LENGTH = 8;
-
-type Schema = z.core.$ZodType;
-/** The definition fields the walk reads; which ones are set depends on `type`. */
-interface Def {
-  type: string;
-  innerType?: Schema;
-  getter?: () => Schema;
-  shape?: Record<string, Schema>;
-  valueType?: Schema;
-  element?: Schema;
-  items?: Schema[];
-  rest?: Schema | null;
-  options?: Schema[];
-  left?: Schema;
-  right?: Schema;
-  in?: Schema;
-  out?: Schema;
-}
-
-/** Wrappers whose value is the wrapped schema's (or nothing). */
-const WRAPPERS = new Set([
-  "optional",
-  "nullable",
-  "default",
-  "prefault",
-  "nonoptional",
-  "readonly",
-  "catch",
-]);
-
-function defOf(schema: Schema): Def {
-  return schema._zod.def as unknown as Def;
-}
-
-/** The schema a wrapper (optional, default, lazy…) stands for, or undefined for any other. */
-function innerOf(schema: Schema): Schema | undefined {
-  const def = defOf(schema);
-  if (WRAPPERS.has(def.type)) return def.innerType;
-  if (def.type === "lazy") return def.getter?.();
-  return undefined;
-}
-
-/**
- * The mark on a schema: its own, or that of the first marked schema it wraps,
- * so `secret(z.string()).optional()` is as secret as `secret(z.string())`.
- *
- * @example
- * ```ts
- * sensitivityOf(providerSchema.shape.api_key); // "secret"
- * ```
- */
-export function sensitivityOf(schema: Schema): Sensitivity | undefined {
-  for (let layer: Schema | undefined = schema; layer; layer = innerOf(layer)) {
-    const mark = sensitivity.get(layer);
-    if (mark) return mark.sensitivity;
-  }
-  return undefined;
-}
-
-/** The schema under every wrapper. */
-export function unwrapSchema(schema: Schema): Schema {
-  let layer = schema;
-  for (let inner = innerOf(layer); inner; inner = innerOf(layer)) layer = inner;
-  return layer;
-}
-
-/** One key of an object schema, wherever it sits in the tree. */
-export interface SchemaKey {
-  /** Dotted, with `*` for a record's entries and `[]` for an array's: `providers.*.api_key`. */
-  path: string;
-  /** The key's own name. */
-  name: string;
-  schema: Schema;
-}
-
-/**
- * Every key of every object a schema can hold — through records, arrays,
- * unions and wrappers — for tests that check each secret-looking key is marked.
- *
- * @example
- * ```ts
- * [...schemaKeys(configSchema)].some((key) => key.path === "email.smtp.password"); // true
- * ```
- */
-export function* schemaKeys(schema: Schema, path = ""): Generator<SchemaKey> {
-  const def = defOf(unwrapSchema(schema));
-  const at = (part: string) => (path ? `${path}.${part}` : part);
-  switch (def.type) {
-    case "object":
-      for (const [name, child] of Object.entries(def.shape ?? {})) {
-        yield { path: at(name), name, schema: child };
-        yield* schemaKeys(child, at(name));
-      }
-      return;
-    case "record":
-      yield* schemaKeys(def.valueType!, at("*"));
-      return;
-    case "array":
-      yield* schemaKeys(def.element!, `${path}[]`);
-      return;
-    default:
-      for (const child of childrenOf(def)) yield* schemaKeys(child, path);
-  }
-}
-
-/** The schemas a union, intersection, tuple or pipe is made of. */
-function childrenOf(def: Def): Schema[] {
-  switch (def.type) {
-    case "union":
-      return def.options ?? [];
-    case "intersection":
-      return [def.left!, def.right!];
-    case "tuple":
-      return [...(def.items ?? []), ...(def.rest ? [def.rest] : [])];
-    case "pipe":
-      return [def.in!, def.out!];
-    default:
-      return [];
-  }
-}
 
 /**
  * A deep copy of `config` with every secret replaced by {@linkcode REDACTED}.
@@ -153,7 +42,7 @@ function childrenOf(def: Def): Schema[] {
  * ```
  */
 export function redactConfig(config: HobConfig): HobConfig {
-  return redactBySchema(configSchema, config, new Set()) as HobConfig;
+  return redactByMarks(CONFIG_MARKS, config, new Set()) as HobConfig;
 }
 
 /**
@@ -168,7 +57,7 @@ export function redactConfig(config: HobConfig): HobConfig {
  */
 export function secretValues(config: HobConfig): string[] {
   const found = new Set<string>();
-  redactBySchema(configSchema, config, found);
+  redactByMarks(CONFIG_MARKS, config, found);
   const placeholders = new Set(Object.values(BUILTIN_PROVIDERS).map((p) => p.api_key));
   return [...found].filter((value) => value.length >= MIN_SCRUB_LENGTH && !placeholders.has(value));
 }
@@ -201,50 +90,20 @@ export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
   return scrub(value) as T;
 }
 
-/** Walks `value` beside `schema`, hiding what the marks say; what was hidden goes into `found`. */
-function redactBySchema(schema: Schema, value: unknown, found: Set<string>): unknown {
+/** Walks `value` beside the marks' tree, hiding what the marks say; what was hidden goes into `found`. */
+function redactByMarks(marks: MarkTree | undefined, value: unknown, found: Set<string>): unknown {
   if (value === undefined || value === null) return value;
-  const mark = sensitivityOf(schema);
-  if (mark && mark !== "public") return SHOW[mark](value, found);
-  const def = defOf(unwrapSchema(schema));
-  switch (def.type) {
-    case "object":
-      return isPlainObject(value) ? redactObject(def.shape ?? {}, value, found) : clone(value);
-    case "record":
-      return isPlainObject(value)
-        ? mapValues(value, (child) => redactBySchema(def.valueType!, child, found))
-        : clone(value);
-    case "array":
-      return Array.isArray(value)
-        ? value.map((child) => redactBySchema(def.element!, child, found))
-        : clone(value);
-    case "tuple":
-      return Array.isArray(value)
-        ? value.map((child, i) => redactBySchema(def.items?.[i] ?? def.rest!, child, found))
-        : clone(value);
-    case "union":
-    case "intersection":
-    case "pipe":
-      // Each part hides what it marks; hiding is idempotent, so the order does not matter.
-      return childrenOf(def).reduce<unknown>(
-        (shown, part) => redactBySchema(part, shown, found),
-        value,
-      );
-    default:
-      return clone(value);
+  if (typeof marks === "string") return SHOW[marks](value, found);
+  if (!marks) return clone(value);
+  if (Array.isArray(value)) {
+    const each = marks["[]"];
+    return each ? value.map((child) => redactByMarks(each, child, found)) : clone(value);
   }
-}
-
-/** An object's keys walked with their schemas; keys the schema does not know are copied. */
-function redactObject(
-  shape: Record<string, Schema>,
-  value: Record<string, unknown>,
-  found: Set<string>,
-): Record<string, unknown> {
+  if (!isPlainObject(value)) return clone(value);
   return Object.fromEntries(
     Object.entries(value).map(([key, child]) => [
       key,
-      key in shape ? redactBySchema(shape[key], child, found) : clone(child),
+      redactByMarks(Object.hasOwn(marks, key) ? marks[key] : marks["*"], child, found),
     ]),
   );
 }
@@ -353,13 +212,6 @@ function stringsIn(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(stringsIn);
   if (isPlainObject(value)) return Object.values(value).flatMap(stringsIn);
   return [];
-}
-
-function mapValues(
-  value: Record<string, unknown>,
-  fn: (child: unknown) => unknown,
-): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, fn(child)]));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -7,6 +7,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { scrubSecrets, secretValues } from "../config/redact.ts";
 import type { HobConfig } from "../config/schema.ts";
 import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
 import type { Clock, ToolRegistryPort } from "../core/ports.ts";
@@ -318,25 +319,13 @@ function interruptibleTurns(
   return { turn, interrupt };
 }
 
-/** The redaction, loaded by the first discovery or status (see {@linkcode secretScrubber}). */
-let redaction: Promise<typeof import("../config/redact.ts")> | undefined;
-
 /** Takes the configuration's secrets out of a value, or out of a value still coming. */
 type Scrub = <T>(value: T | Promise<T>) => Promise<T>;
 
-/**
- * The configuration's secrets taken out of a value (a discovery report, a
- * status). The redaction walks hob.yaml's schema, and the schema (~40 ms to
- * load) is needed by no start: it loads with the first value to scrub, while
- * that value (a discovery) is still coming.
- */
+/** The configuration's secrets taken out of a value (a discovery report, a status) once it has come. */
 function secretScrubber(config: HobConfig): Scrub {
   return async function scrub<T>(value: T | Promise<T>): Promise<T> {
-    const [{ scrubSecrets, secretValues }, shown] = await Promise.all([
-      redaction ??= import("../config/redact.ts"),
-      value,
-    ]);
-    return scrubSecrets(shown, secretValues(config));
+    return scrubSecrets(await value, secretValues(config));
   };
 }
 

@@ -59,8 +59,8 @@ Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", 
 });
 
 Deno.test("src/runtime/runtime.ts loads the actions someone asks for when they are asked for", async () => {
-  // Reports, history, sources, voice, reset, conversation search and the redaction's schema
-  // (~40 ms) are needed by no start and no plain chat turn; each loads with its first call.
+  // Reports, history, sources, voice, reset, conversation search and hob.yaml's schema (~15 ms)
+  // are needed by no start and no plain chat turn; each loads with its first call.
   const graph = await staticGraph("src/runtime/runtime.ts");
   const later = [
     "src/app/conversation_search.ts",
@@ -69,7 +69,6 @@ Deno.test("src/runtime/runtime.ts loads the actions someone asks for when they a
     "src/app/reset.ts",
     "src/app/speech.ts",
     "src/app/usage.ts",
-    "src/config/redact.ts",
     "src/config/schema.ts",
     "src/memory/documents.ts",
     "src/memory/sources.ts",

@@ -10,15 +10,8 @@ import { tempHome } from "../helpers/home.ts";
 import { runHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import {
-  redactConfig,
-  REDACTED,
-  schemaKeys,
-  scrubSecrets,
-  secretValues,
-  sensitivityOf,
-  unwrapSchema,
-} from "../../src/config/redact.ts";
+import { redactConfig, REDACTED, scrubSecrets, secretValues } from "../../src/config/redact.ts";
+import { schemaKeys, sensitivityOf, unwrapSchema } from "../../src/config/schema_marks.ts";
 import { configSchema } from "../../src/config/schema.ts";
 
 type Schema = z.core.$ZodType;
