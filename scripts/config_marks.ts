@@ -6,6 +6,7 @@
  * you do.
  */
 
+import { fileURLToPath } from "node:url";
 import { configSchema } from "../src/config/schema.ts";
 import { marksOf } from "../src/config/schema_marks.ts";
 
@@ -27,7 +28,8 @@ export function marksSource(): string {
 
 if (import.meta.main) {
   await Deno.writeTextFile(TARGET, marksSource());
-  const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", TARGET.pathname] }).output();
+  const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", fileURLToPath(TARGET)] })
+    .output();
   if (!fmt.success) throw new Error(new TextDecoder().decode(fmt.stderr));
-  console.log(`wrote ${TARGET.pathname}`);
+  console.log(`wrote ${fileURLToPath(TARGET)}`);
 }

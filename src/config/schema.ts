@@ -26,7 +26,8 @@ export {
 
 /**
  * How much of a hob.yaml value may be shown (`hob config show`, `GET /api/status`,
- * `hob doctor`); redact.ts walks the schema for these marks, so a key is
+ * `hob doctor`); redact.ts hides what these marks say (through marks.gen.ts,
+ * written from them by `deno task gen:config`), so a key is
  * declared secret where it is defined and nowhere else.
  *
  * - `secret`: none of it — a key, a password, a credential header, an environment value.

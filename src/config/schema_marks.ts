@@ -133,8 +133,10 @@ function childrenOf(def: Def): Schema[] {
  * The tree of marks under `schema`: for each marked value (other than
  * `public`), the keys that lead to it — through objects by name, records as
  * `*`, arrays and tuples as `[]`, and unions, intersections and pipes each
- * part at the same place. Throws when two parts mark one place differently,
- * which a walk of keys could not honour.
+ * part at the same place. Where parts disagree, the tree hides at least what
+ * applying each part in turn would: a mark over a place wins over marks
+ * inside it, two different marks are `secret`, and a record's marks (`*`)
+ * reach the keys an object beside it names.
  *
  * @example
  * ```ts
@@ -142,17 +144,13 @@ function childrenOf(def: Def): Schema[] {
  * ```
  */
 export function marksOf(schema: Schema): MarkTree | undefined {
-  return collectMarks(schema, []);
-}
-
-function collectMarks(schema: Schema, path: string[]): MarkTree | undefined {
   const mark = sensitivityOf(schema);
   if (mark && mark !== "public") return mark;
   const def = defOf(unwrapSchema(schema));
-  const tree: Record<string, MarkTree> = {};
+  let tree: MarkTree | undefined;
   const put = (key: string, child: Schema) => {
-    const marks = collectMarks(child, [...path, key]);
-    if (marks !== undefined) tree[key] = merged(tree[key], marks, [...path, key]);
+    const marks = marksOf(child);
+    if (marks !== undefined) tree = merged(tree, { [key]: marks });
   };
   switch (def.type) {
     case "object":
@@ -169,28 +167,24 @@ function collectMarks(schema: Schema, path: string[]): MarkTree | undefined {
       break;
     default:
       for (const child of childrenOf(def)) {
-        const marks = collectMarks(child, path);
-        if (marks === undefined) continue;
-        if (typeof marks === "string") throw conflict(path);
-        for (const [key, value] of Object.entries(marks)) {
-          tree[key] = merged(tree[key], value, [...path, key]);
-        }
+        const marks = marksOf(child);
+        if (marks !== undefined) tree = merged(tree, marks);
       }
-  }
-  return Object.keys(tree).length > 0 ? tree : undefined;
-}
-
-/** Two parts' marks at one place, as one; throws when they disagree. */
-function merged(a: MarkTree | undefined, b: MarkTree, path: string[]): MarkTree {
-  if (a === undefined || a === b) return b;
-  if (typeof a === "string" || typeof b === "string") throw conflict(path);
-  const tree: Record<string, MarkTree> = { ...a };
-  for (const [key, value] of Object.entries(b)) {
-    tree[key] = merged(tree[key], value, [...path, key]);
   }
   return tree;
 }
 
-function conflict(path: string[]): Error {
-  return new Error(`hob.yaml's schema marks ${path.join(".") || "the root"} in two ways`);
+/** Two parts' marks at one place, as one that hides what either would. */
+function merged(a: MarkTree | undefined, b: MarkTree): MarkTree {
+  if (a === undefined || a === b) return b;
+  if (typeof a === "string" && typeof b === "string") return "secret";
+  if (typeof a === "string") return a;
+  if (typeof b === "string") return b;
+  const tree: Record<string, MarkTree> = { ...a };
+  for (const [key, value] of Object.entries(b)) tree[key] = merged(tree[key], value);
+  const any = tree["*"];
+  if (any === undefined) return tree;
+  // A key an object names may be the record's too: it gets both parts' marks.
+  for (const key of Object.keys(tree)) if (key !== "*") tree[key] = merged(tree[key], any);
+  return tree;
 }
