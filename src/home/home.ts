@@ -118,9 +118,12 @@ export async function ensureHome(home: string): Promise<EnsureHomeResult> {
       if (await exists(path)) continue;
       await Deno.mkdir(path, { recursive: true, mode: 0o700 });
       created.push(`${dir}/`);
+      // At once: a start that fails later must not leave the directory without its examples.
+      for (const [file, content] of EXAMPLE_FILES.filter(([file]) => dirname(file) === dir)) {
+        if (await writeNew(join(home, file), content, 0o600)) created.push(file);
+      }
     }
-    const examples = EXAMPLE_FILES.filter(([file]) => created.includes(`${dirname(file)}/`));
-    for (const [file, content] of [...HOME_FILES, ...examples]) {
+    for (const [file, content] of HOME_FILES) {
       if (await writeNew(join(home, file), content, 0o600)) created.push(file);
     }
     const token = base64url(
