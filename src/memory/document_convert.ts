@@ -13,7 +13,7 @@ import { convertDocx } from "./document_docx.ts";
 import { DocumentError } from "./document_errors.ts";
 import { convertHtml } from "./document_html.ts";
 import { convertPdf } from "./document_pdf.ts";
-import type { ConversionReply, ConversionRequest } from "./documents.ts";
+import { type ConversionReply, type ConversionRequest, tidyMarkdown } from "./documents.ts";
 
 /** What each converter returns. */
 type Converted = { title: string; markdown: string };
@@ -33,7 +33,11 @@ const CONVERTERS: Record<
  */
 export async function convert(request: ConversionRequest): Promise<ConversionReply> {
   try {
-    return { ok: true, ...await CONVERTERS[request.format](request) };
+    const { title, markdown } = await CONVERTERS[request.format](request);
+    // Sent tidied and cut: a file may expand into far more Markdown than hob keeps.
+    const tidy = tidyMarkdown(markdown);
+    const more = tidy.length > request.maxChars + 1;
+    return { ok: true, title, markdown: more ? tidy.slice(0, request.maxChars + 1) : tidy, more };
   } catch (error) {
     if (error instanceof DocumentError) {
       return { ok: false, problem: error.problem, message: error.message };

@@ -1,5 +1,5 @@
 /**
- * Why hob cannot read a document, shared by the converters, their Worker and
+ * Why hob cannot read a document, shared by the converters, their process and
  * the module that runs them. Knows nothing of any format.
  */
 

@@ -65,7 +65,7 @@ export async function convertPdf(
   let pdf;
   try {
     pdf = await getDocumentProxy(new Uint8Array(request.bytes), {
-      // PDF.js 5 compiles no code from a file (no eval); fetching is off, and the Worker has no network.
+      // PDF.js 5 compiles no code from a file (no eval); fetching is off, and the process has no network.
       useWorkerFetch: false,
       disableFontFace: true,
       useSystemFonts: false,

@@ -89,7 +89,7 @@ export interface ConvertedDocument {
   truncated: boolean;
 }
 
-/** What the Worker is sent. */
+/** What a document process is sent. */
 export interface ConversionRequest {
   format: Exclude<DocumentFormat, "markdown" | "text">;
   bytes: Uint8Array;
@@ -101,9 +101,16 @@ export interface ConversionRequest {
   maxChars: number;
 }
 
-/** What the Worker answers. */
+/** What a document process answers. */
 export type ConversionReply =
-  | { ok: true; title: string; markdown: string }
+  | {
+    ok: true;
+    title: string;
+    /** Tidied (see {@linkcode tidyMarkdown}) and at most `maxChars` + 1 characters long. */
+    markdown: string;
+    /** True when the converter's Markdown went on past what was sent. */
+    more?: boolean;
+  }
   | { ok: false; problem: DocumentProblem; message: string };
 
 const MEDIA_TYPES: Record<string, DocumentFormat> = {
@@ -251,9 +258,9 @@ export function detectFormat(input: DocumentInput): DocumentFormat {
 
 /**
  * Converts a document to Markdown. Markdown and plain text are only decoded,
- * here; every other format is parsed in a fresh Worker with no permissions,
- * terminated when it answers, after `timeoutMs`, or when `signal` aborts
- * (see the module's note on what termination can stop).
+ * here; every other format is parsed in a process of its own with no
+ * permissions and a memory cap, killed when it answers, after `timeoutMs`,
+ * or when `signal` aborts (see the module's note).
  * Rejects with a {@linkcode DocumentError} whose message the owner can act on.
  *
  * @example
@@ -273,7 +280,8 @@ export async function convertDocument(
     maxChars = MAX_MARKDOWN_CHARS,
     entry = new URL("./documents_entry.ts", import.meta.url),
     memoryMb = DOCUMENT_MEMORY_MB,
-    launch = {},
+    // The worker way, so a process ends with hob even while its parser loops.
+    launch = { launcher: Deno.build.standalone ? "hob" : "worker" },
   } = options;
   if (signal?.aborted) throw aborted(input.name, signal);
   if (input.bytes.length > maxBytes) {
@@ -284,7 +292,7 @@ export async function convertDocument(
     );
   }
   const format = detectFormat(input);
-  const { title, markdown } = format === "markdown" || format === "text"
+  const { title, markdown, more = false } = format === "markdown" || format === "text"
     ? convertText(input, format)
     : await runConverter(entry, {
       format,
@@ -297,9 +305,13 @@ export async function convertDocument(
   // Converters' output loses trailing spaces and runs of blank lines; given Markdown keeps its own.
   const tidy = format === "markdown" || format === "text"
     ? markdown.trim()
-    : markdown.replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim();
+    : tidyMarkdown(markdown);
   if (!tidy) throw empty(input.name, format);
-  return { format, title: title.trim() || titleFromName(input.name), ...cut(tidy, maxChars) };
+  return {
+    format,
+    title: title.trim() || titleFromName(input.name),
+    ...cut(tidy, maxChars, more),
+  };
 }
 
 function size(bytes: number): string {
@@ -323,10 +335,7 @@ function empty(name: string, format: DocumentFormat): DocumentError {
 }
 
 /** Markdown passes through (its title from front matter or its first heading); text only decoded. */
-function convertText(
-  input: DocumentInput,
-  format: "markdown" | "text",
-): { title: string; markdown: string } {
+function convertText(input: DocumentInput, format: "markdown" | "text"): Converted {
   const markdown = decodeText(input.bytes, input.name, mediaTypeOf(input.mediaType).charset);
   if (format === "text") return { title: titleFromName(input.name), markdown };
   const frontMatter = /^---\n([\s\S]*?)\n---\n/.exec(markdown)?.[1];
@@ -338,8 +347,12 @@ function convertText(
 }
 
 /** `markdown` cut at the last line before `maxChars`, with a note saying so. */
-function cut(markdown: string, maxChars: number): { markdown: string; truncated: boolean } {
-  if (markdown.length <= maxChars) return { markdown: `${markdown}\n`, truncated: false };
+function cut(
+  markdown: string,
+  maxChars: number,
+  more: boolean,
+): { markdown: string; truncated: boolean } {
+  if (markdown.length <= maxChars && !more) return { markdown: `${markdown}\n`, truncated: false };
   const line = markdown.lastIndexOf("\n", maxChars);
   const kept = markdown.slice(0, line > maxChars / 2 ? line : maxChars).trimEnd();
   return {
@@ -347,6 +360,20 @@ function cut(markdown: string, maxChars: number): { markdown: string; truncated:
       "of this document; the rest was cut.\n",
     truncated: true,
   };
+}
+
+/**
+ * A converter's Markdown without trailing spaces and runs of blank lines. A
+ * document process sends it tidied and cut to `maxChars` + 1 characters, so
+ * its answer stays small however much a file expands into.
+ *
+ * @example
+ * ```ts
+ * tidyMarkdown("a  \n\n\n\nb\n"); // "a\n\nb"
+ * ```
+ */
+export function tidyMarkdown(markdown: string): string {
+  return markdown.replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim();
 }
 
 /** The name of the one tool a document process serves (documents_process.ts). */
@@ -391,23 +418,10 @@ async function runConverter(
   options: Required<Pick<ConvertDocumentOptions, "timeoutMs" | "memoryMb" | "launch">> & {
     signal?: AbortSignal;
   },
-): Promise<{ title: string; markdown: string }> {
-  const { signal, timeoutMs, memoryMb, launch } = options;
-  const { name } = request;
-  const { ProcessSandbox, NO_PERMISSIONS } = await loadSandbox();
-  const key = JSON.stringify([entry.href, memoryMb, launch]);
-  let sandbox = processes.get(key);
-  if (!sandbox) {
-    sandbox = new ProcessSandbox({
-      ...launch,
-      entry,
-      command: DOCUMENTS_COMMAND,
-      heapMb: memoryMb,
-      maxWarm: 0,
-      maxRunning: MAX_CONVERSIONS,
-    });
-    processes.set(key, sandbox);
-  }
+): Promise<Converted> {
+  const { signal, timeoutMs } = options;
+  const { name, format } = request;
+  const { sandbox, NO_PERMISSIONS } = await documentSandbox(entry, options);
   const outcome = await sandbox.exchange(NO_PERMISSIONS, {
     type: "call",
     tool: { kind: "builtin", name: CONVERT_TOOL },
@@ -424,12 +438,8 @@ async function runConverter(
   }, { signal, timeoutMs });
   if (outcome.ok) {
     const { message } = outcome;
-    if (message.type === "result" && message.ok) {
-      const reply = JSON.parse(message.content) as ConversionReply;
-      if (reply.ok) return { title: reply.title, markdown: reply.markdown };
-      throw new DocumentError(reply.problem, reply.message);
-    }
-    return failed(name, request.format, message.type === "result" ? message.error : "no answer");
+    if (message.type === "result" && message.ok) return checkedReply(message.content, request);
+    return failed(request, message.type === "result" ? message.error : "no answer");
   }
   switch (outcome.reason) {
     case "aborted":
@@ -438,26 +448,108 @@ async function runConverter(
       throw new DocumentError(
         "timeout",
         `hob stopped reading ${name} after ${Math.round(timeoutMs / 1000)} s: its ` +
-          `${request.format.toUpperCase()} took too long to parse, so the file may be damaged ` +
+          `${format.toUpperCase()} took too long to parse, so the file may be damaged ` +
           "or built to hang a reader.",
       );
     default:
-      return failed(name, request.format, outcome.error);
+      return failed(request, outcome.error);
   }
 }
 
-/** The reader's end, in words: it crashed, or ran out of memory. */
-function failed(name: string, format: string, why: string): never {
-  throw /out of memory/.test(why)
-    ? new DocumentError(
+/** What a converter gives back. */
+interface Converted {
+  title: string;
+  markdown: string;
+  /** True when its Markdown went on past what was sent. */
+  more?: boolean;
+}
+
+/** The document processes for `entry`, made on first use. */
+async function documentSandbox(
+  entry: URL,
+  options: Required<Pick<ConvertDocumentOptions, "memoryMb" | "launch">>,
+) {
+  const { ProcessSandbox, NO_PERMISSIONS } = await loadSandbox();
+  const key = JSON.stringify([entry.href, options.memoryMb, options.launch]);
+  let sandbox = processes.get(key);
+  if (!sandbox) {
+    sandbox = new ProcessSandbox({
+      ...options.launch,
+      entry,
+      command: DOCUMENTS_COMMAND,
+      heapMb: options.memoryMb,
+      maxWarm: 0,
+      maxRunning: MAX_CONVERSIONS,
+    });
+    processes.set(key, sandbox);
+  }
+  return { sandbox, NO_PERMISSIONS };
+}
+
+/** The problems a document process may report; the rest are hob's own to say. */
+const PROCESS_PROBLEMS: ReadonlySet<string> = new Set<DocumentProblem>([
+  "unsupported",
+  "too_large",
+  "corrupt",
+  "encrypted",
+  "empty",
+]);
+
+/** Longest title, and longest reason, taken from a document process. */
+const MAX_TITLE_CHARS = 500;
+const MAX_REASON_CHARS = 2_000;
+
+/**
+ * A document process's answer, checked: the process parsed a file someone
+ * else may have built, so its answer is read as data of the expected shape
+ * and size, never trusted to have it.
+ */
+function checkedReply(content: string, request: ConversionRequest): Converted {
+  let reply: Record<string, unknown> | null;
+  try {
+    reply = JSON.parse(content);
+  } catch {
+    return failed(request, "its answer was not JSON");
+  }
+  if (reply?.ok === true && typeof reply.title === "string" && typeof reply.markdown === "string") {
+    const more = reply.more === true || reply.markdown.length > request.maxChars + 1;
+    return {
+      title: reply.title.slice(0, MAX_TITLE_CHARS),
+      markdown: reply.markdown.slice(0, request.maxChars + 1),
+      more,
+    };
+  }
+  if (reply?.ok === false && typeof reply.message === "string") {
+    const problem = PROCESS_PROBLEMS.has(String(reply.problem))
+      ? reply.problem as DocumentProblem
+      : "corrupt";
+    throw new DocumentError(problem, reply.message.slice(0, MAX_REASON_CHARS));
+  }
+  return failed(request, "its answer was not one hob understands");
+}
+
+/** The reader's end, in words: it ran out of memory, could not start, or failed. */
+function failed(request: ConversionRequest, why: string): never {
+  const { name } = request;
+  const format = request.format.toUpperCase();
+  if (/out of memory|SIGKILL/.test(why)) {
+    throw new DocumentError(
       "too_large",
-      `hob stopped reading ${name}: its ${format.toUpperCase()} needed more memory than hob ` +
-        `gives a reader (${why}), so the file may be built to exhaust one.`,
-    )
-    : new DocumentError(
-      "corrupt",
-      `hob could not read ${name}: its ${format.toUpperCase()} reader failed (${why}).`,
+      `hob stopped reading ${name}: its ${format} needed more memory than hob gives a reader ` +
+        `(${why}), so the file may be built to exhaust one.`,
     );
+  }
+  if (/^did not start/.test(why)) {
+    throw new DocumentError(
+      "timeout",
+      `hob could not start a reader for ${name} in time (${why}); the machine may be busy. ` +
+        "Try again.",
+    );
+  }
+  throw new DocumentError(
+    "corrupt",
+    `hob could not read ${name}: its ${format} reader failed (${why}).`,
+  );
 }
 
 /** The tool sandbox's process machinery, loaded with the first document that needs a parser. */

@@ -33,5 +33,6 @@ export const DOCUMENT_TOOLS: ServeOptions = {
 /** A document process: its tool, and documents_entry.ts as its Worker the worker way. */
 export const DOCUMENT_PROCESS: ProcessServes = {
   tools: DOCUMENT_TOOLS,
+  workerName: "hob-documents",
   workerEntry: new URL("./documents_entry.ts", import.meta.url),
 };

@@ -441,6 +441,17 @@ function hostileProcesses(): number[] {
   return pids;
 }
 
+/** The CPU time a process has used, in seconds (0 once it is gone). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Fails unless every hostile document process ends: hob killed it (within the deadline). */
 async function assertNoneLeft(): Promise<void> {
   await until(() => hostileProcesses().length === 0, "the document process to end");
@@ -476,6 +487,43 @@ Deno.test("convertDocument stops a conversion that never answers, or loops, or f
       "needed more memory than hob gives a reader",
       "64 MB",
     ], { entry: HOSTILE, memoryMb: 64 });
+    await assertNoneLeft();
+  });
+  await t.step(
+    "a parser that fills memory outside its heap ends only its own process",
+    async () => {
+      await assertRefused(input("buffers"), "too_large", [
+        "needed more memory than hob gives a reader",
+        "memory cap 64 MB",
+      ], { entry: HOSTILE, memoryMb: 64 });
+      await assertNoneLeft();
+    },
+  );
+  await t.step("a looping parser ends when hob does, however hob ends", async () => {
+    const script = `
+      import { convertDocument } from ${
+      JSON.stringify(new URL("../../src/memory/documents.ts", import.meta.url).href)
+    };
+      await convertDocument({ bytes: new Uint8Array([1]), name: "spin", mediaType: "text/html" }, {
+        entry: new URL(${JSON.stringify(HOSTILE.href)}),
+        timeoutMs: 600_000,
+      });`;
+    const hob = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--unstable-worker-options", "-"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const writer = hob.stdin.getWriter();
+    await writer.write(encode(script));
+    await writer.close();
+    // Spinning: only a loop uses this much of a core (starting takes a fraction of it).
+    await until(
+      () => hostileProcesses().some((pid) => cpuSeconds(pid) > 1.5),
+      "the parser to loop",
+    );
+    hob.kill("SIGKILL");
+    await hob.status;
     await assertNoneLeft();
   });
   await t.step("an aborted signal starts nothing", async () => {
@@ -518,6 +566,45 @@ Deno.test("a compiled hob's way: `hob __documents` parses in a Worker inside its
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a document process's answer is checked, and a whole 25 MB document reaches it", async (t) => {
+  await t.step("the largest document hob reads crosses to the process whole", async () => {
+    const bytes = new Uint8Array(MAX_DOCUMENT_BYTES).fill(0x61);
+    const { markdown } = await convertDocument(
+      { bytes, name: "size", mediaType: "text/html" },
+      { entry: HOSTILE },
+    );
+    assertEquals(markdown, `${MAX_DOCUMENT_BYTES} bytes\n`);
+  });
+  await t.step("an answer of the wrong shape is a reader's failure", async () => {
+    await assertRefused(
+      { bytes: encode("<p>x</p>"), name: "liar", mediaType: "text/html" },
+      "corrupt",
+      ["hob could not read liar", "its answer was not one hob understands"],
+      { entry: HOSTILE },
+    );
+  });
+  await t.step("a process cannot pick hob's own problems, nor say too much", async () => {
+    const error = await assertRejects(() =>
+      convertDocument(
+        { bytes: encode("<p>x</p>"), name: "blame", mediaType: "text/html" },
+        { entry: HOSTILE },
+      )
+    );
+    assert(error instanceof DocumentError, String(error));
+    assertEquals(error.problem, "corrupt");
+    assertEquals(error.message.length, 2_000);
+  });
+  await t.step("Markdown far past maxChars is cut in the process, and said so", async () => {
+    const page = `<html><body>${"<p>A line of the ship's log.</p>".repeat(2_000)}</body></html>`;
+    const converted = await convertDocument({ bytes: encode(page), name: "log.html" }, {
+      maxChars: 1_000,
+    });
+    assert(converted.truncated);
+    assertStringIncludes(converted.markdown, "of this document; the rest was cut.");
+    assert(converted.markdown.length < 1_200, String(converted.markdown.length));
+  });
 });
 
 Deno.test("convertDocument works with the flags hob runs with", async () => {

@@ -12,11 +12,18 @@
 export const FRAME_MARKER = "\x1ehob\x1f";
 
 /**
- * Longest line kept while looking for its end. A longer one is noise (a
- * frame is a capped result, a description or a service call); it is dropped so
- * a tool printing without newlines cannot grow hob's memory.
+ * Longest line hob keeps from a process while looking for its end. A longer
+ * one is noise (a frame is a capped result or Markdown, a description or a
+ * service call); it is dropped so a tool printing without newlines cannot
+ * grow hob's memory.
  */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Longest line a process reads from hob, which is trusted: a call may carry
+ * a whole document (25 MB, as base64 in JSON).
+ */
+export const MAX_HOB_FRAME_BYTES = 64 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();

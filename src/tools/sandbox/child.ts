@@ -15,7 +15,7 @@
  *   process's main thread stops the process when its memory passes the cap.
  */
 
-import { encodeFrame, FrameReader } from "./channel.ts";
+import { encodeFrame, FrameReader, MAX_HOB_FRAME_BYTES } from "./channel.ts";
 import { type ChildOptions, MEMORY_CAP_EXIT_CODE, parseChildArgs } from "./launch.ts";
 import type { FromProcess, ToSandbox } from "./protocol.ts";
 import { type ServeOptions, serveTools, type ToolPort, workerPort } from "./runner.ts";
@@ -33,6 +33,8 @@ const MEMORY_CHECK_MS = 20;
 export interface ProcessServes {
   tools: ServeOptions;
   workerEntry: URL;
+  /** The Worker's name, for traces and errors. */
+  workerName: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function runChild(args: string[], serves: ProcessServes): Promise<n
   }
   // Taken before any tool code loads, so the tool cannot swap it.
   const send = frameWriter();
-  const frames = new FrameReader(Deno.stdin.readable);
+  const frames = new FrameReader(Deno.stdin.readable, MAX_HOB_FRAME_BYTES);
   if (options.mode === "direct") {
     quietConsole();
     reportUncaught(send);
@@ -63,7 +65,7 @@ export async function runChild(args: string[], serves: ProcessServes): Promise<n
     serveTools(port, serves.tools);
     await relay(frames, (message) => handlers.forEach((handler) => handler(message)));
   } else {
-    const worker = startToolWorker(serves.workerEntry, options.permissions, send);
+    const worker = startToolWorker(serves, options.permissions, send);
     watchMemory(options.memoryCapMb, send);
     await relay(frames, (message) => worker.postMessage(message));
     worker.terminate();
@@ -156,13 +158,13 @@ function reportUncaught(send: (message: FromProcess) => void): void {
 
 /** Starts the Worker that holds exactly the tool's permissions and relays what it says. */
 function startToolWorker(
-  entry: URL,
+  serves: ProcessServes,
   permissions: SandboxPermissions,
   send: (message: FromProcess) => void,
 ): Worker {
-  const worker = new Worker(entry, {
+  const worker = new Worker(serves.workerEntry, {
     type: "module",
-    name: "hob-tool",
+    name: serves.workerName,
     deno: {
       permissions: { ...permissions, ffi: false, sys: false, import: false },
     },

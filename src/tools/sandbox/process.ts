@@ -36,7 +36,15 @@ export type Launcher =
    * `hob __sandbox`: hob itself, with its own permissions, running the tool in
    * a Worker with exactly the tool's (what a compiled hob does).
    */
-  | "hob";
+  | "hob"
+  /**
+   * `deno run` of the entry, the worker way: the process may read (to load the
+   * Worker's modules) and the tool runs in a Worker with exactly its
+   * permissions, so the main thread stays free to watch all the process's
+   * memory and to exit when hob's end of the channel closes, even while the
+   * tool loops.
+   */
+  | "worker";
 
 /** Options for {@linkcode ProcessSandbox}. */
 export interface ProcessSandboxOptions {
@@ -56,8 +64,8 @@ export interface ProcessSandboxOptions {
    */
   command?: string;
   /**
-   * The V8 heap cap of each process, in MB (with the "hob" launcher, the cap
-   * on the process's memory growth).
+   * The V8 heap cap of each process, in MB (with the "hob" and "worker"
+   * launchers, the cap on the process's memory growth, buffers included).
    * @default {256}
    */
   heapMb?: number;
@@ -220,10 +228,24 @@ export class ProcessSandbox {
    * starts, for tests and benchmarks to inspect.
    */
   commandFor(permissions: SandboxPermissions): { command: string; args: string[] } {
+    const worker: ChildOptions = { mode: "worker", permissions, memoryCapMb: this.#heapMb };
     if (this.#launcher === "hob") {
       const [command, ...args] = this.#hob ?? [Deno.execPath()];
-      const child: ChildOptions = { mode: "worker", permissions, memoryCapMb: this.#heapMb };
-      return { command, args: [...args, this.#command, ...childArgs(child)] };
+      return { command, args: [...args, this.#command, ...childArgs(worker)] };
+    }
+    if (this.#launcher === "worker") {
+      return {
+        command: Deno.execPath(),
+        args: [
+          "run",
+          ...RUN_FLAGS,
+          ...this.#configFlags,
+          "--allow-read",
+          "--unstable-worker-options",
+          this.#entry.href,
+          ...childArgs(worker),
+        ],
+      };
     }
     return {
       command: Deno.execPath(),
@@ -510,7 +532,10 @@ function denoDir(): string | undefined {
  */
 function configFlags(entry: URL): string[] {
   const config = new URL("../../../deno.json", import.meta.url);
-  if (entry.protocol !== "file:" || !entry.href.startsWith(new URL(".", config).href)) {
+  const fromSource = import.meta.url.endsWith("/src/tools/sandbox/process.ts");
+  if (
+    !fromSource || entry.protocol !== "file:" || !entry.href.startsWith(new URL(".", config).href)
+  ) {
     return ["--no-config"];
   }
   try {

@@ -19,5 +19,6 @@ export const PROCESS_TOOLS: ServeOptions = {
 /** A tool process: its tools, and child_entry.ts as its Worker the worker way. */
 export const TOOL_PROCESS: ProcessServes = {
   tools: PROCESS_TOOLS,
+  workerName: "hob-tool",
   workerEntry: new URL("./child_entry.ts", import.meta.url),
 };
