@@ -2,15 +2,17 @@
  * Documents into Markdown for memory: Markdown, plain text, HTML, PDF, DOCX
  * and CSV. This module names the format (from the bytes, the media type and
  * the name) and checks the limits; the parsers run in a document process
- * (documents_process.ts), one per document: an OS process of its own, with
- * no permissions at all and a memory cap, started and killed by the tool
- * sandbox's machinery (src/tools/sandbox/process.ts). Importing this module
- * loads no parser.
+ * (documents_process.ts), one per document, started and killed by the tool
+ * sandbox's machinery (src/tools/sandbox/process.ts): an OS process of its
+ * own whose parser runs in a Worker with no permissions at all, while its
+ * main thread watches the process's memory and ends it when hob goes.
+ * Importing this module loads no parser.
  *
  * What that contains: a parser tricked by a file can read, write, reach and
- * run nothing; one that loops is killed with its process at the timeout or
- * on abort; one that fills its memory ends only its process. hob's answers
- * are not held up either way.
+ * run nothing; one that loops is killed with its process at the timeout, on
+ * abort, or when hob ends however it ends; one that fills its memory (heap
+ * or buffers) ends only its process. hob's answers are not held up either
+ * way, and its answer is checked before hob reads it.
  *
  * It knows nothing of memory files, front matter, fetching URLs or indexing:
  * the caller saves and labels what it returns.

@@ -1,10 +1,11 @@
 /**
  * What a document process serves: one tool, the conversion of a document the
  * hob process sends it (documents.ts), answered as a {@linkcode ConversionReply}
- * in JSON. The process is a tool process of its own kind
- * (src/tools/sandbox/child.ts) with no permissions and a memory cap: a parser
- * a crafted file sends spinning is killed with it, one that fills its heap
- * ends only it.
+ * in JSON, its Markdown tidied and cut to what hob keeps. The process is a
+ * tool process of its own kind (src/tools/sandbox/child.ts), run the worker
+ * way: the conversion in a Worker with no permissions, the process's memory
+ * capped: a parser a crafted file sends spinning is killed with it, one that
+ * fills its memory ends only it.
  */
 
 import type { ToolDefinition } from "../tools/definition.ts";
