@@ -11,7 +11,7 @@ if (import.meta.main) {
   if (Deno.args[0] === SANDBOX_COMMAND) {
     const [{ runChild }, { TOOL_PROCESS }] = await Promise.all([
       import("./src/tools/sandbox/child.ts"),
-      import("./src/tools/sandbox/process_tools.ts"),
+      import("./src/tools/sandbox/tool_process.ts"),
     ]);
     Deno.exit(await runChild(Deno.args.slice(1), TOOL_PROCESS));
   }

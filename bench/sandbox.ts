@@ -6,8 +6,12 @@
  * - **Worker** (before): a Deno Worker inside hob — the path hob's built-in
  *   tools still take, and the one run_code and user tools took before (the
  *   no-op is get_time);
- * - **process** (after): a tool process started by `deno run` with exact
- *   flags, for run_code (`export default 1`) and for a no-op user tool;
+ * - **process, tool in a Worker** (what hob starts from source): `deno run`
+ *   of the tool process, the tool in a Worker with exactly its permissions, for
+ *   run_code (`export default 1`) and for a no-op user tool;
+ * - **process, `--allow-*` flags**: the tool on the process's main thread, its
+ *   permissions as flags (what hob started from source before; it cannot see
+ *   hob go while the tool loops, nor count buffers);
  * - **process, `hob __sandbox`**: the compiled-hob way (a Worker inside hob
  *   itself), here run from source, so it loads all of hob's modules;
  * - **floor**: an empty `deno run`, measured in the same run.
@@ -228,8 +232,20 @@ if (import.meta.main) {
   const floor = await measureFloor(calls);
   const rows = [
     await measureWorker(calls),
-    await measureProcess("process (after): run_code", MESSAGES.runCode, calls, "flags"),
-    await measureProcess("process (after): user tool", MESSAGES.userTool, calls, "flags"),
+    await measureProcess("process, tool in a Worker: run_code", MESSAGES.runCode, calls, "worker"),
+    await measureProcess(
+      "process, tool in a Worker: user tool",
+      MESSAGES.userTool,
+      calls,
+      "worker",
+    ),
+    await measureProcess("process, `--allow-*` flags: run_code", MESSAGES.runCode, calls, "flags"),
+    await measureProcess(
+      "process, `--allow-*` flags: user tool",
+      MESSAGES.userTool,
+      calls,
+      "flags",
+    ),
     await measureProcess(
       "process, `hob __sandbox` from source: run_code",
       MESSAGES.runCode,

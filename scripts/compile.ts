@@ -42,8 +42,10 @@ export type Target = typeof TARGETS[number];
 export const WORKER_ENTRIES = [
   "src/tools/sandbox/worker.ts",
   "src/tools/sandbox/child_entry.ts",
+  "src/tools/sandbox/child_worker.ts",
   "src/memory/use_lite_worker.ts",
   "src/memory/documents_entry.ts",
+  "src/memory/documents_worker.ts",
 ] as const;
 
 /** The repository's root, where deno.json and main.ts are. */

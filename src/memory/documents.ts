@@ -282,8 +282,7 @@ export async function convertDocument(
     maxChars = MAX_MARKDOWN_CHARS,
     entry = new URL("./documents_entry.ts", import.meta.url),
     memoryMb = DOCUMENT_MEMORY_MB,
-    // The worker way, so a process ends with hob even while its parser loops.
-    launch = { launcher: Deno.build.standalone ? "hob" : "worker" },
+    launch = {},
   } = options;
   if (signal?.aborted) throw aborted(input.name, signal);
   if (input.bytes.length > maxBytes) {
@@ -397,8 +396,8 @@ export function fromWire(wire: WireRequest): ConversionRequest {
 }
 
 /**
- * Memory a document process may take, in MB: its V8 heap cap (its growth cap
- * in a compiled hob). Parsing holds several times a file's size; past this,
+ * Memory a document process may grow by, in MB, heap and buffers. Parsing
+ * holds several times a file's size; past this,
  * the file is built to exhaust a reader more likely than it is a document.
  */
 export const DOCUMENT_MEMORY_MB = 768;

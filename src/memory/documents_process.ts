@@ -1,39 +1,17 @@
 /**
- * What a document process serves: one tool, the conversion of a document the
- * hob process sends it (documents.ts), answered as a {@linkcode ConversionReply}
- * in JSON, its Markdown tidied and cut to what hob keeps. The process is a
- * tool process of its own kind (src/tools/sandbox/child.ts), run the worker
- * way: the conversion in a Worker with no permissions, the process's memory
- * capped: a parser a crafted file sends spinning is killed with it, one that
- * fills its memory ends only it.
+ * A document process, as src/tools/sandbox/child.ts runs it: the worker way,
+ * the conversion in a Worker with no permissions (documents_worker.ts), the
+ * process's memory capped: a parser a crafted file sends spinning is killed
+ * with it, one that fills its memory ends only it. Its tools
+ * (document_tools.ts) load only where they run. main.ts and
+ * documents_entry.ts start one with it without loading any parser.
  */
 
-import type { ToolDefinition } from "../tools/definition.ts";
 import type { ProcessServes } from "../tools/sandbox/child.ts";
-import type { ServeOptions } from "../tools/sandbox/runner.ts";
-import { convert } from "./document_convert.ts";
-import { CONVERT_TOOL, fromWire, type WireRequest } from "./documents.ts";
 
-/** The conversion, as the tool the process serves. */
-const convertTool: ToolDefinition<WireRequest> = {
-  name: CONVERT_TOOL,
-  description: "Converts one document to Markdown (hob's own; never offered to a model).",
-  category: "memory",
-  parameters: { type: "object" },
-  side_effect: "none",
-  run: async (request) => JSON.stringify(await convert(fromWire(request))),
-};
-
-/** The tools of a document process: the conversion only, and no code from outside. */
-export const DOCUMENT_TOOLS: ServeOptions = {
-  // deno-lint-ignore no-explicit-any
-  builtins: new Map([[convertTool.name, convertTool as ToolDefinition<any>]]),
-  foreignCode: false,
-};
-
-/** A document process: its tool, and documents_entry.ts as its Worker the worker way. */
+/** A document process. */
 export const DOCUMENT_PROCESS: ProcessServes = {
-  tools: DOCUMENT_TOOLS,
   workerName: "hob-documents",
-  workerEntry: new URL("./documents_entry.ts", import.meta.url),
+  workerEntry: new URL("./documents_worker.ts", import.meta.url),
+  loadTools: () => import("./document_tools.ts").then((module) => module.DOCUMENT_TOOLS),
 };

@@ -50,7 +50,7 @@ Deno.test("hob serve outlives run_code's Deno.exit and heap bomb, and a user too
     timeout: 60,
   });
   assert(bomb.is_error, bomb.content);
-  assertMatch(bomb.content, /^run_code ran out of memory \(heap cap \d+ MB\)$/);
+  assertMatch(bomb.content, /^run_code ran out of memory \(memory cap \d+ MB\)$/);
   await assertHealthy(hob);
 
   const quitter = await invoke(hob, "quitter", {});

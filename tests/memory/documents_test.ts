@@ -16,6 +16,7 @@ import {
 } from "../helpers/assert.ts";
 import { staticGraph } from "../helpers/graph.ts";
 import { HOB_FLAGS } from "../helpers/hob_process.ts";
+import { busiestThreadSeconds, killMidway, processesWhere } from "../helpers/processes.ts";
 import { until } from "../helpers/until.ts";
 import {
   convertDocument,
@@ -430,26 +431,7 @@ Deno.test("convertDocument parses in a process that can read, write, connect and
 
 /** The pids of hostile document processes alive now (their command lines name the fixture). */
 function hostileProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const argv = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
-      if (argv.some((arg) => arg.endsWith(HOSTILE.pathname))) pids.push(Number(entry.name));
-    } catch { /* it ended while we looked */ }
-  }
-  return pids;
-}
-
-/** The CPU time a process has used, in seconds (0 once it is gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
+  return processesWhere(({ argv }) => argv.some((arg) => arg.endsWith(HOSTILE.pathname)));
 }
 
 /** Fails unless every hostile document process ends: hob killed it (within the deadline). */
@@ -500,30 +482,17 @@ Deno.test("convertDocument stops a conversion that never answers, or loops, or f
     },
   );
   await t.step("a looping parser ends when hob does, however hob ends", async () => {
-    const script = `
-      import { convertDocument } from ${
-      JSON.stringify(new URL("../../src/memory/documents.ts", import.meta.url).href)
-    };
+    await killMidway(
+      `import { convertDocument } from ${
+        JSON.stringify(new URL("../../src/memory/documents.ts", import.meta.url).href)
+      };
       await convertDocument({ bytes: new Uint8Array([1]), name: "spin", mediaType: "text/html" }, {
         entry: new URL(${JSON.stringify(HOSTILE.href)}),
         timeoutMs: 600_000,
-      });`;
-    const hob = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--unstable-worker-options", "-"],
-      stdin: "piped",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    const writer = hob.stdin.getWriter();
-    await writer.write(encode(script));
-    await writer.close();
-    // Spinning: only a loop uses this much of a core (starting takes a fraction of it).
-    await until(
-      () => hostileProcesses().some((pid) => cpuSeconds(pid) > 1.5),
-      "the parser to loop",
+      });`,
+      // Looping: only a loop keeps one thread this busy.
+      () => hostileProcesses().some((pid) => busiestThreadSeconds(pid) > 1),
     );
-    hob.kill("SIGKILL");
-    await hob.status;
     await assertNoneLeft();
   });
   await t.step("an aborted signal starts nothing", async () => {

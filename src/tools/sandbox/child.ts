@@ -7,12 +7,14 @@
  * stdout is noise the frames survive.
  *
  * It runs in one of two ways:
+ * - **worker** (what hob starts): the tool runs in a Worker holding exactly
+ *   its permissions, while this process's main thread stops the process when
+ *   its memory passes the cap and exits when hob closes the channel — even
+ *   while the tool loops. From source the process is `deno run` of the entry;
+ *   a `deno compile`d hob, its own executable, starts `hob __sandbox`.
  * - **direct**: started by `deno run` with exactly the tool's `--allow-*` flags
- *   and a V8 heap cap; the tool runs on this process's main thread.
- * - **worker**: started where flags cannot be chosen — a `deno compile`d hob
- *   is its own executable, with its permissions baked in — as `hob __sandbox`.
- *   The tool then runs in a Worker holding exactly its permissions, and this
- *   process's main thread stops the process when its memory passes the cap.
+ *   and a V8 heap cap; the tool runs on this process's main thread (the
+ *   "flags" launcher, which tests and benchmarks compare).
  */
 
 import { encodeFrame, FrameReader, MAX_HOB_FRAME_BYTES } from "./channel.ts";
@@ -25,16 +27,19 @@ import type { SandboxPermissions } from "./spawner.ts";
 const MEMORY_CHECK_MS = 20;
 
 /**
- * What one kind of process serves: its tools, and the module its Worker runs
- * the worker way (an entry that calls {@linkcode serveInWorker} with the same
- * tools). Tool processes serve code from outside (process_tools.ts); document
- * processes, the parsers (src/memory/documents_process.ts).
+ * What one kind of process serves: the module its Worker runs the worker way
+ * (one that calls {@linkcode serveInWorker} with its tools), and those tools
+ * for the direct way, loaded only then, so the main thread of a process run
+ * the worker way holds none of them. Tool processes serve code from outside
+ * (tool_process.ts); document processes, the parsers
+ * (src/memory/documents_process.ts).
  */
 export interface ProcessServes {
-  tools: ServeOptions;
   workerEntry: URL;
   /** The Worker's name, for traces and errors. */
   workerName: string;
+  /** The tools, for the direct way. */
+  loadTools(): Promise<ServeOptions>;
 }
 
 /**
@@ -62,7 +67,7 @@ export async function runChild(args: string[], serves: ProcessServes): Promise<n
     reportUncaught(send);
     const handlers: ((message: ToSandbox) => void)[] = [];
     const port: ToolPort = { post: send, listen: (handler) => handlers.push(handler) };
-    serveTools(port, serves.tools);
+    serveTools(port, await serves.loadTools());
     await relay(frames, (message) => handlers.forEach((handler) => handler(message)));
   } else {
     const worker = startToolWorker(serves, options.permissions, send);
@@ -80,7 +85,7 @@ export async function runChild(args: string[], serves: ProcessServes): Promise<n
  *
  * @example
  * ```ts
- * if (inWorker()) serveInWorker(PROCESS_TOOLS);
+ * serveInWorker(PROCESS_TOOLS); // child_worker.ts
  * ```
  */
 export function serveInWorker(tools: ServeOptions): void {

@@ -1,11 +1,10 @@
 /**
  * The entry module of a tool process started with `deno run` (child.ts says
- * what runs there), and of the Worker inside a tool process that runs the
- * worker way. Nothing imports it; hob starts it by URL.
+ * what runs there; its Worker, the worker way, runs child_worker.ts). Nothing
+ * imports it; hob starts it by URL.
  */
 
-import { inWorker, runChild, serveInWorker } from "./child.ts";
-import { PROCESS_TOOLS, TOOL_PROCESS } from "./process_tools.ts";
+import { runChild } from "./child.ts";
+import { TOOL_PROCESS } from "./tool_process.ts";
 
-if (inWorker()) serveInWorker(PROCESS_TOOLS);
-else Deno.exit(await runChild(Deno.args, TOOL_PROCESS));
+Deno.exit(await runChild(Deno.args, TOOL_PROCESS));

@@ -1,18 +1,22 @@
 /**
  * Tool processes: code hob did not write runs in an OS process of its own
  * (child.ts), so it cannot exit, signal without permission, starve or crash
- * hob. Each process gets exactly the tool's permissions as `--allow-*` flags
- * (none at all for run_code), a V8 heap cap, hob's wall-clock limit, a piped
- * stdin that only hob writes frames to, an environment with nothing of hob's
- * (no keys, no HOB_* settings) and a working directory of its own. Like tool
- * Workers, one process serves one call and is killed after it — with anything
- * it started, as it leads its own process group — and a fresh one for a
- * recently used permission set is started ahead and waits, unref'd, for the
- * next call.
+ * hob. The tool runs in a Worker with exactly its permissions (none at all
+ * for run_code) inside the process, whose main thread caps the process's
+ * memory (buffers too) and ends it the moment hob's end of its stdin closes —
+ * however hob ended, and even while the tool loops. The process gets hob's
+ * wall-clock limit, a piped stdin that only hob writes frames to, an
+ * environment with nothing of hob's (no keys, no HOB_* settings) and a working
+ * directory of its own. Like tool Workers, one process serves one call and is
+ * killed after it — with anything it started, as it leads its own process
+ * group — and a fresh one for a recently used permission set is started ahead
+ * and waits, unref'd, for the next call.
  *
- * A `deno compile`d hob cannot pass flags to itself: it starts `hob
- * __sandbox`, which runs the tool in a Worker with exactly its permissions
- * inside the child process, and caps the process's memory from its main thread.
+ * From source that process is `deno run` of the entry (the "worker"
+ * launcher); a `deno compile`d hob is its own executable and starts `hob
+ * __sandbox` (the "hob" launcher). The "flags" launcher runs the tool on the
+ * process's main thread with its permissions as `--allow-*` flags and a V8
+ * heap cap — it cannot see hob go while the tool loops, nor count buffers.
  */
 
 import { tmpdir } from "node:os";
@@ -50,7 +54,7 @@ export type Launcher =
 export interface ProcessSandboxOptions {
   /** The process's entry module. @default {child_entry.ts beside this file} */
   entry?: URL;
-  /** @default {"hob" in a compiled hob, else "flags"} */
+  /** @default {"hob" in a compiled hob, else "worker"} */
   launcher?: Launcher;
   /**
    * The command that starts hob, for the "hob" launcher.
@@ -145,7 +149,7 @@ export class ProcessSandbox {
 
   constructor(options: ProcessSandboxOptions = {}) {
     this.#entry = options.entry ?? new URL("./child_entry.ts", import.meta.url);
-    this.#launcher = options.launcher ?? (Deno.build.standalone ? "hob" : "flags");
+    this.#launcher = options.launcher ?? (Deno.build.standalone ? "hob" : "worker");
     this.#hob = options.hob;
     this.#command = options.command ?? SANDBOX_COMMAND;
     this.#heapMb = options.heapMb ?? DEFAULT_HEAP_MB;
@@ -234,6 +238,10 @@ export class ProcessSandbox {
       return { command, args: [...args, this.#command, ...childArgs(worker)] };
     }
     if (this.#launcher === "worker") {
+      // A Worker holds no more than its process: the tool's grants, and reading to load modules.
+      const grants = permissionFlags(permissions).filter((flag) =>
+        !flag.startsWith("--allow-read")
+      );
       return {
         command: Deno.execPath(),
         args: [
@@ -241,6 +249,7 @@ export class ProcessSandbox {
           ...RUN_FLAGS,
           ...this.#configFlags,
           "--allow-read",
+          ...grants,
           "--unstable-worker-options",
           this.#entry.href,
           ...childArgs(worker),

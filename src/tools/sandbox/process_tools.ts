@@ -6,7 +6,6 @@
 
 import runCode from "../builtin/run_code.ts";
 import type { ToolDefinition } from "../definition.ts";
-import type { ProcessServes } from "./child.ts";
 import type { ServeOptions } from "./runner.ts";
 
 /** The tools of a tool process. */
@@ -14,11 +13,4 @@ export const PROCESS_TOOLS: ServeOptions = {
   // deno-lint-ignore no-explicit-any
   builtins: new Map(([runCode] as ToolDefinition<any>[]).map((tool) => [tool.name, tool])),
   foreignCode: true,
-};
-
-/** A tool process: its tools, and child_entry.ts as its Worker the worker way. */
-export const TOOL_PROCESS: ProcessServes = {
-  tools: PROCESS_TOOLS,
-  workerName: "hob-tool",
-  workerEntry: new URL("./child_entry.ts", import.meta.url),
 };

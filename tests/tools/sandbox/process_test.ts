@@ -9,6 +9,8 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "../../helpers/assert.ts";
 import { HOB_FLAGS } from "../../helpers/hob_process.ts";
+import { busiestThreadSeconds, killMidway, processesWhere } from "../../helpers/processes.ts";
+import { until } from "../../helpers/until.ts";
 import { loadUserTool } from "../../../src/tools/user_tools.ts";
 import { tempRegistry, unmark } from "../../helpers/tools.ts";
 import { childEnv, permissionFlags, ProcessSandbox } from "../../../src/tools/sandbox/process.ts";
@@ -96,7 +98,7 @@ async function assertGone(pid: number, what: string): Promise<void> {
   throw new Error(`${what} (pid ${pid}) is still running`);
 }
 
-for (const launcher of ["flags", "hob"] as const) {
+for (const launcher of ["flags", "hob", "worker"] as const) {
   const sandbox = () =>
     new ProcessSandbox({
       launcher,
@@ -214,6 +216,48 @@ for (const launcher of ["flags", "hob"] as const) {
     }
   });
 }
+
+for (const launcher of ["hob", "worker"] as const) {
+  Deno.test(`[${launcher}] memory outside the heap counts against the cap`, async () => {
+    const processes = new ProcessSandbox({ launcher, hob: HOB_COMMAND, heapMb: 64, maxWarm: 0 });
+    try {
+      const outcome = await processes.exchange(
+        NO_PERMISSIONS,
+        runCode("const a = []; for (;;) a.push(new Uint8Array(16 * 1024 * 1024).fill(1));"),
+        { timeoutMs: 120_000 },
+      );
+      assertEquals(said(outcome), "crashed: ran out of memory (memory cap 64 MB)");
+    } finally {
+      processes.close();
+    }
+  });
+}
+
+Deno.test("[worker] a looping tool ends when hob does, however hob ends", async () => {
+  // Its own working directory tells this test's tool process from any other.
+  const cwd = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-orphan-" }));
+  const mine = () => processesWhere((process) => process.cwd === cwd);
+  try {
+    await killMidway(
+      `import { ProcessSandbox } from ${
+        JSON.stringify(new URL("../../../src/tools/sandbox/process.ts", import.meta.url).href)
+      };
+      const processes = new ProcessSandbox({ launcher: "worker", cwd: ${
+        JSON.stringify(cwd)
+      }, maxWarm: 0 });
+      await processes.exchange(${JSON.stringify(NO_PERMISSIONS)}, ${
+        JSON.stringify(runCode("for (;;) {}"))
+      }, {
+        timeoutMs: 600_000,
+      });`,
+      // Looping: only a loop keeps one thread this busy.
+      () => mine().some((pid) => busiestThreadSeconds(pid) > 1),
+    );
+    await until(() => mine().length === 0, "the tool process to end");
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
 
 Deno.test("[flags] the command line: exactly the tool's flags, a heap cap, nothing fetched", () => {
   const processes = new ProcessSandbox({ launcher: "flags", heapMb: 200 });
@@ -393,7 +437,7 @@ Deno.test("run_code through the registry: Deno.exit and a heap bomb fail the cal
   });
   const bomb = await call("const a = []; for (;;) a.push(new Array(1e6));");
   assertEquals(bomb.is_error, true);
-  assertMatch(unmark(bomb.content), /^run_code ran out of memory \(heap cap 256 MB\)$/);
+  assertMatch(unmark(bomb.content), /^run_code ran out of memory \(memory cap 256 MB\)$/);
   const after = await call("console.log('still here'); export default 1 + 1");
   assertEquals(unmark(after.content), "still here\ndefault export: 2");
 });
