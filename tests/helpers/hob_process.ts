@@ -19,6 +19,19 @@ export const HOB_FLAGS: string[] = (() => {
   return words.slice(start, end);
 })();
 
+/**
+ * `hob` as tests run it from source: what a compiled hob's `Deno.execPath()`
+ * stands for when it starts itself (`hob __sandbox`, `hob __documents`).
+ */
+export const HOB_COMMAND: string[] = [
+  Deno.execPath(),
+  "run",
+  ...HOB_FLAGS,
+  "--config",
+  `${ROOT}deno.json`,
+  MAIN,
+];
+
 /** The environment hob runs with: what Deno needs, nothing of the tester's hob settings. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1" };

@@ -15,7 +15,7 @@ import {
   assertThrows,
 } from "../helpers/assert.ts";
 import { staticGraph } from "../helpers/graph.ts";
-import { HOB_FLAGS } from "../helpers/hob_process.ts";
+import { HOB_COMMAND, HOB_FLAGS } from "../helpers/hob_process.ts";
 import { busiestThreadSeconds, killMidway, processesWhere } from "../helpers/processes.ts";
 import { until } from "../helpers/until.ts";
 import {
@@ -506,21 +506,12 @@ Deno.test("convertDocument stops a conversion that never answers, or loops, or f
 });
 
 Deno.test("a compiled hob's way: `hob __documents` parses in a Worker inside its process", async () => {
-  const root = new URL("../../", import.meta.url).pathname;
   const dir = await Deno.makeTempDir();
   try {
     // hob as a compiled hob starts itself, through a script that notes how it was started.
-    const hob = [
-      Deno.execPath(),
-      "run",
-      ...HOB_FLAGS,
-      "--config",
-      `${root}deno.json`,
-      `${root}main.ts`,
-    ];
     const launch = {
       launcher: "hob" as const,
-      hob: ["bash", "-c", `echo "$*" >> ${dir}/started; exec "$@"`, "hob", ...hob],
+      hob: ["bash", "-c", `echo "$*" >> ${dir}/started; exec "$@"`, "hob", ...HOB_COMMAND],
     };
     const csv = await convertDocument(
       { bytes: encode("Day,High\nMonday,4.2\n"), name: "t.csv" },

@@ -237,36 +237,25 @@ export class ProcessSandbox {
       const [command, ...args] = this.#hob ?? [Deno.execPath()];
       return { command, args: [...args, this.#command, ...childArgs(worker)] };
     }
+    const run = ["run", ...RUN_FLAGS, ...this.#configFlags];
     if (this.#launcher === "worker") {
       // A Worker holds no more than its process: the tool's grants, and reading to load modules.
       const grants = permissionFlags(permissions).filter((flag) =>
         !flag.startsWith("--allow-read")
       );
+      const flags = ["--allow-read", ...grants, "--unstable-worker-options"];
       return {
         command: Deno.execPath(),
-        args: [
-          "run",
-          ...RUN_FLAGS,
-          ...this.#configFlags,
-          "--allow-read",
-          ...grants,
-          "--unstable-worker-options",
-          this.#entry.href,
-          ...childArgs(worker),
-        ],
+        args: [...run, ...flags, this.#entry.href, ...childArgs(worker)],
       };
     }
+    const flags = [
+      `--v8-flags=--max-old-space-size=${this.#heapMb}`,
+      ...permissionFlags(permissions),
+    ];
     return {
       command: Deno.execPath(),
-      args: [
-        "run",
-        ...RUN_FLAGS,
-        ...this.#configFlags,
-        `--v8-flags=--max-old-space-size=${this.#heapMb}`,
-        ...permissionFlags(permissions),
-        this.#entry.href,
-        ...childArgs({ mode: "direct" }),
-      ],
+      args: [...run, ...flags, this.#entry.href, ...childArgs({ mode: "direct" })],
     };
   }
 

@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "../../helpers/assert.ts";
-import { HOB_FLAGS } from "../../helpers/hob_process.ts";
+import { HOB_COMMAND } from "../../helpers/hob_process.ts";
 import { busiestThreadSeconds, killMidway, processesWhere } from "../../helpers/processes.ts";
 import { until } from "../../helpers/until.ts";
 import { loadUserTool } from "../../../src/tools/user_tools.ts";
@@ -19,16 +19,6 @@ import { NO_PERMISSIONS } from "../../../src/tools/sandbox/spawner.ts";
 import type { SandboxContext, ToSandbox } from "../../../src/tools/sandbox/protocol.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
-
-/** `hob` as tests run it: what a compiled hob's Deno.execPath() stands for. */
-const HOB_COMMAND = [
-  Deno.execPath(),
-  "run",
-  ...HOB_FLAGS,
-  "--config",
-  `${ROOT}deno.json`,
-  `${ROOT}main.ts`,
-];
 
 function sourceUrl(source: string): string {
   return `data:application/typescript;base64,${Buffer.from(source).toString("base64")}`;
