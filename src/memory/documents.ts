@@ -470,7 +470,11 @@ async function documentSandbox(
   entry: URL,
   options: Required<Pick<ConvertDocumentOptions, "memoryMb" | "launch">>,
 ) {
-  const { ProcessSandbox, NO_PERMISSIONS } = await loadSandbox();
+  // The process machinery loads with the first document that needs a parser.
+  const [{ ProcessSandbox }, { NO_PERMISSIONS }] = await Promise.all([
+    import("../tools/sandbox/process.ts"),
+    import("../tools/sandbox/spawner.ts"),
+  ]);
   const key = JSON.stringify([entry.href, options.memoryMb, options.launch]);
   let sandbox = processes.get(key);
   if (!sandbox) {
@@ -552,19 +556,3 @@ function failed(request: ConversionRequest, why: string): never {
     `hob could not read ${name}: its ${format} reader failed (${why}).`,
   );
 }
-
-/** The tool sandbox's process machinery, loaded with the first document that needs a parser. */
-function loadSandbox(): Promise<{
-  ProcessSandbox: typeof import("../tools/sandbox/process.ts").ProcessSandbox;
-  NO_PERMISSIONS: typeof import("../tools/sandbox/spawner.ts").NO_PERMISSIONS;
-}> {
-  return Promise.all([
-    import("../tools/sandbox/process.ts"),
-    import("../tools/sandbox/spawner.ts"),
-  ]).then(([{ ProcessSandbox }, { NO_PERMISSIONS }]) => ({ ProcessSandbox, NO_PERMISSIONS }));
-}
-
-// A conversion under way ends with hob: its process is killed, not left parsing.
-globalThis.addEventListener("unload", () => {
-  for (const sandbox of processes.values()) sandbox.close();
-});
