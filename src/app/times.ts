@@ -1,9 +1,15 @@
 /**
  * How a moment is shown to people: wall-clock time in the user's zone (`TZ`,
- * else the machine's), always labelled with that zone, so `hob status`,
- * `hob cron` and the page's panels never disagree and never leave a reader
- * guessing. The API keeps ISO-8601 UTC; only what people read goes through
- * here. Knows nothing of where the time came from.
+ * else the machine's), always labelled with that zone's offset from UTC, so
+ * `hob status`, `hob cron` and the page's panels never disagree and never
+ * leave a reader guessing. The API keeps ISO-8601 UTC; only what people read
+ * goes through here. Knows nothing of where the time came from.
+ *
+ * The user's zone is the process's own, which `Date` already reads: showing a
+ * time in it needs no `Intl.DateTimeFormat`, whose first use in a process
+ * costs ~15–25 ms (ICU loading its locale data) — most of what a read-only
+ * command like `hob status` takes beyond starting. Another zone goes through
+ * Intl, labelled the same way.
  */
 
 import { zonedText } from "../scheduler/zones.ts";
@@ -36,8 +42,8 @@ export function displayZone(): string {
 
 /**
  * A moment (ISO-8601) as people read it: `YYYY-MM-DD HH:MM` in the zone, then
- * the zone's abbreviation or offset. No moment is "—"; text that is no
- * moment is returned as it is.
+ * the zone's offset from UTC (`GMT-4`, `GMT+5:30`; `UTC` when there is none).
+ * No moment is "—"; text that is no moment is returned as it is.
  *
  * @example
  * ```ts
@@ -49,8 +55,29 @@ export function showTime(iso: string | null | undefined, options: ShowTimeOption
   if (!iso) return "—";
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const { zone = displayZone(), seconds = false } = options;
-  const part = zonedText(date, zone);
+  const { zone, seconds = false } = options;
+  const part = zone === undefined ? localText(date) : zonedText(date, zone);
   const clock = `${part.hour}:${part.minute}${seconds ? `:${part.second}` : ""}`;
-  return `${part.year}-${part.month}-${part.day} ${clock} ${part.timeZoneName}`;
+  const label = part.timeZoneName === "GMT" ? "UTC" : part.timeZoneName;
+  return `${part.year}-${part.month}-${part.day} ${clock} ${label}`;
+}
+
+/** The fields {@linkcode zonedText} gives, in the process's own zone, from `Date` alone. */
+function localText(date: Date): Record<string, string> {
+  const two = (n: number) => String(n).padStart(2, "0");
+  // getTimezoneOffset() is minutes *behind* UTC: New York in summer is 240.
+  const ahead = -date.getTimezoneOffset();
+  const hours = Math.trunc(Math.abs(ahead) / 60);
+  const minutes = Math.abs(ahead) % 60;
+  return {
+    year: String(date.getFullYear()).padStart(4, "0"),
+    month: two(date.getMonth() + 1),
+    day: two(date.getDate()),
+    hour: two(date.getHours()),
+    minute: two(date.getMinutes()),
+    second: two(date.getSeconds()),
+    timeZoneName: ahead === 0
+      ? "GMT"
+      : `GMT${ahead < 0 ? "-" : "+"}${hours}${minutes ? `:${two(minutes)}` : ""}`,
+  };
 }

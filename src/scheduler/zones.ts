@@ -6,7 +6,7 @@
 
 /**
  * The wall-clock fields `date` shows in `timezone`, as two-digit text (four
- * for the year), and the zone's short name (`GMT+9`, `UTC`).
+ * for the year), and the zone's offset from UTC (`GMT+9`, `GMT-4`, `GMT`).
  *
  * @example
  * ```ts
@@ -24,7 +24,7 @@ export function zonedText(date: Date, timezone: string): Record<string, string> 
       hour: "2-digit",
       minute: "2-digit",
       second: "2-digit",
-      timeZoneName: "short",
+      timeZoneName: "shortOffset",
     }).formatToParts(date).map((p) => [p.type, p.value]),
   );
 }
