@@ -7,8 +7,8 @@
  * the home as usual.
  */
 
-import { join } from "node:path";
-import { readToken } from "../home/home.ts";
+import { inHome, readToken } from "../home/where.ts";
+import { plainRequest } from "./plain_http.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import { readServerRecord } from "../store/server_record.ts";
 import { VERSION } from "../version.ts";
@@ -41,7 +41,7 @@ export interface RunningServer {
  * ```
  */
 export async function runningServer(home: string): Promise<RunningServer | undefined> {
-  const record = readServerRecord(join(home, "hob.db"));
+  const record = readServerRecord(inHome(home, "hob.db"));
   if (!record || !isLiveOwner(record.owner)) return undefined;
   const health = await getJson<{ version?: string }>(`${record.url}/api/health`);
   if (health?.version !== VERSION) return undefined;
@@ -72,16 +72,15 @@ export function seenBy(server: RunningServer): string {
 }
 
 async function getJson<T>(url: string, token?: string): Promise<T | undefined> {
+  const response = await plainRequest({
+    method: "GET",
+    url,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+  });
+  if (!response || response.status < 200 || response.status > 299) return undefined;
   try {
-    const response = await fetch(url, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    return await response.json() as T;
+    return JSON.parse(response.body) as T;
   } catch {
     return undefined;
   }
@@ -91,17 +90,20 @@ async function postJson<T>(
   url: string,
   token: string,
 ): Promise<{ ok: true; body: T } | { ok: false; message: string } | undefined> {
+  const response = await plainRequest({
+    method: "POST",
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+  });
+  if (!response) return undefined;
+  let body;
   try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
-    });
-    const body = await response.json();
-    return response.ok
-      ? { ok: true, body: body as T }
-      : { ok: false, message: String(body?.error?.message ?? response.statusText) };
+    body = JSON.parse(response.body);
   } catch {
     return undefined;
   }
+  return response.status >= 200 && response.status < 300
+    ? { ok: true, body: body as T }
+    : { ok: false, message: String(body?.error?.message ?? `HTTP ${response.status}`) };
 }

@@ -1,0 +1,170 @@
+/**
+ * One HTTP/1.1 request over a plain TCP connection, for a read-only command
+ * asking the `hob serve` on this machine (running.ts). `fetch` would do, but
+ * its first use in a process costs ~12 ms (Deno compiling its Request,
+ * Response and stream classes) — a third of an empty `deno run`, paid by every
+ * `hob status` — where this takes ~1.5 ms. It speaks only what that server
+ * answers a `Connection: close` request with: a status line, headers, and a
+ * body sized by `Content-Length`, sent chunked, or ended by the close.
+ * Anything else is no answer, and the command opens the home itself.
+ */
+
+/** The most a response may hold: more is no answer. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** A response: its status and its body as text. */
+export interface PlainResponse {
+  status: number;
+  body: string;
+}
+
+/** What {@linkcode plainRequest} sends. */
+export interface PlainRequest {
+  method: "GET" | "POST";
+  /** An `http:` URL: the server's base and the path, with its query. */
+  url: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends `request` and reads the whole response, or undefined when the server
+ * could not be asked or answered in a way this does not read.
+ *
+ * @example
+ * ```ts
+ * const answer = await plainRequest({ method: "GET", url: "http://127.0.0.1:8484/api/health" });
+ * answer?.status; // 200
+ * ```
+ */
+export async function plainRequest(request: PlainRequest): Promise<PlainResponse | undefined> {
+  const url = new URL(request.url);
+  if (url.protocol !== "http:") return undefined;
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  let connection: Deno.TcpConn | undefined;
+  const close = () => {
+    try {
+      connection?.close();
+    } catch { /* closed already */ }
+  };
+  request.signal?.addEventListener("abort", close, { once: true });
+  try {
+    connection = await Deno.connect({ hostname, port: Number(url.port || 80) });
+    const lines = [
+      `${request.method} ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      "Connection: close",
+      "Content-Length: 0",
+      ...Object.entries(request.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+    ];
+    if (lines.some((line) => /[\r\n]/.test(line))) return undefined;
+    await writeAll(connection, new TextEncoder().encode(`${lines.join("\r\n")}\r\n\r\n`));
+    return parseResponse(await readAll(connection));
+  } catch {
+    return undefined;
+  } finally {
+    request.signal?.removeEventListener("abort", close);
+    close();
+  }
+}
+
+async function writeAll(connection: Deno.TcpConn, bytes: Uint8Array): Promise<void> {
+  for (let sent = 0; sent < bytes.length;) sent += await connection.write(bytes.subarray(sent));
+}
+
+/** Everything the server sends until it closes the connection. */
+async function readAll(connection: Deno.TcpConn): Promise<Uint8Array> {
+  let buffer = new Uint8Array(64 * 1024);
+  let length = 0;
+  while (true) {
+    if (length === buffer.length) {
+      if (buffer.length >= MAX_RESPONSE_BYTES) throw new Error("response too large");
+      const larger = new Uint8Array(buffer.length * 2);
+      larger.set(buffer);
+      buffer = larger;
+    }
+    const read = await connection.read(buffer.subarray(length));
+    if (read === null) return buffer.subarray(0, length);
+    length += read;
+  }
+}
+
+/**
+ * A whole HTTP/1.1 response, or undefined when it is not one this reads.
+ *
+ * @example
+ * ```ts
+ * parseResponse(new TextEncoder().encode("HTTP/1.1 204 No Content\r\n\r\n")); // { status: 204, body: "" }
+ * ```
+ */
+export function parseResponse(bytes: Uint8Array): PlainResponse | undefined {
+  const end = headEnd(bytes);
+  if (end < 0) return undefined;
+  const [statusLine, ...headerLines] = new TextDecoder().decode(bytes.subarray(0, end)).split(
+    "\r\n",
+  );
+  const status = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(statusLine)?.[1];
+  if (!status) return undefined;
+  const headers = new Map<string, string>();
+  for (const line of headerLines) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) return undefined;
+    headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  const rest = bytes.subarray(end + 4);
+  const encoding = headers.get("transfer-encoding")?.toLowerCase();
+  let body: Uint8Array | undefined;
+  if (encoding !== undefined) {
+    body = encoding === "chunked" ? unchunk(rest) : undefined;
+  } else if (headers.has("content-length")) {
+    const length = headers.get("content-length")!;
+    body = /^\d+$/.test(length) && Number(length) <= rest.length
+      ? rest.subarray(0, Number(length))
+      : undefined;
+  } else {
+    body = rest;
+  }
+  if (!body) return undefined;
+  return { status: Number(status), body: new TextDecoder().decode(body) };
+}
+
+/** Where the head ends (the index of its blank line's CRLFCRLF), or -1. */
+function headEnd(bytes: Uint8Array): number {
+  for (let i = 0; i + 3 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** A chunked body's bytes, or undefined when it is cut short or malformed. */
+function unchunk(bytes: Uint8Array): Uint8Array | undefined {
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  while (true) {
+    let lineEnd = at;
+    while (lineEnd + 1 < bytes.length && !(bytes[lineEnd] === 13 && bytes[lineEnd + 1] === 10)) {
+      lineEnd++;
+    }
+    if (lineEnd + 1 >= bytes.length) return undefined;
+    const size = /^([0-9a-fA-F]+)(;.*)?$/.exec(
+      new TextDecoder().decode(bytes.subarray(at, lineEnd)),
+    )?.[1];
+    if (size === undefined) return undefined;
+    const length = parseInt(size, 16);
+    const start = lineEnd + 2;
+    if (length === 0) break;
+    if (start + length + 2 > bytes.length) return undefined;
+    if (bytes[start + length] !== 13 || bytes[start + length + 1] !== 10) return undefined;
+    parts.push(bytes.subarray(start, start + length));
+    at = start + length + 2;
+  }
+  const body = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    body.set(part, offset);
+    offset += part.length;
+  }
+  return body;
+}
