@@ -1,9 +1,9 @@
 /**
- * What a CLI command is, and parsing its arguments with node:util parseArgs.
+ * What a CLI command is, and parsing its arguments strictly (args.ts).
  * Bad usage becomes a UsageError: one line naming the problem, exit code 2.
  */
 
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { ArgsError, type OptionSpecs, parseLine } from "./args.ts";
 import { UsageError } from "./exit.ts";
 
 // Every command takes these from here, with the rest of what a command is.
@@ -14,7 +14,7 @@ export const COMMON_OPTIONS = {
   home: { type: "string" },
   help: { type: "boolean", short: "h" },
   debug: { type: "boolean" },
-} as const satisfies ParseArgsConfig["options"];
+} as const satisfies OptionSpecs;
 
 /** A command of the `hob` CLI. */
 export interface Command {
@@ -23,7 +23,7 @@ export interface Command {
   summary: string;
   /** The full `--help` text. */
   help: string;
-  options: NonNullable<ParseArgsConfig["options"]>;
+  options: OptionSpecs;
   /** Positional arguments allowed: [min, max]. */
   positionals: [number, number];
   run(parsed: ParsedArgs): Promise<number>;
@@ -44,19 +44,12 @@ export interface ParsedArgs {
  * ```
  */
 export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
-  const options = { ...COMMON_OPTIONS, ...command.options };
   let parsed;
   try {
-    parsed = parseArgs({
-      args: negativeValues(args, options),
-      options,
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseLine(args, { ...COMMON_OPTIONS, ...command.options });
   } catch (error) {
-    throw new UsageError(
-      `hob ${command.name}: ${describeParseError(error as Error)}`,
-    );
+    if (!(error instanceof ArgsError)) throw error;
+    throw new UsageError(`hob ${command.name}: ${error.message}`);
   }
   for (const [name, value] of Object.entries(parsed.values)) {
     // `--home ""` would quietly mean the default home, `--model ""` the default model.
@@ -77,7 +70,7 @@ export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
       );
     }
   }
-  return parsed as ParsedArgs;
+  return parsed;
 }
 
 /** Reads an integer option, or throws a UsageError naming it. */
@@ -98,42 +91,6 @@ export function intOption(
     );
   }
   return value;
-}
-
-/**
- * `--limit -5` as `--limit=-5`: node:util takes a value that starts with `-` for
- * a flag, which would turn a negative number into "needs a value" instead of
- * the range check that names it.
- */
-function negativeValues(
-  args: string[],
-  options: NonNullable<ParseArgsConfig["options"]>,
-): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const option = /^--([\w-]+)$/.exec(args[i])?.[1];
-    if (option && options[option]?.type === "string" && /^-\d/.test(args[i + 1] ?? "")) {
-      out.push(`${args[i]}=${args[++i]}`);
-    } else out.push(args[i]);
-    if (args[i] === "--") {
-      out.push(...args.slice(i + 1));
-      break;
-    }
-  }
-  return out;
-}
-
-/** node:util's messages mention internals; say the same in one short clause. */
-function describeParseError(error: Error): string {
-  const message = error.message;
-  let match = /^Unknown option '([^']+)'/.exec(message);
-  if (match) return `unknown option '${match[1]}'`;
-  match = /^Option '(?:-\w, )?(--?[\w-]+)(?: <value>)?' argument (missing|is ambiguous)/
-    .exec(message);
-  if (match) return `option '${match[1]}' needs a value`;
-  match = /^Option '(?:-\w, )?(--?[\w-]+)' does not take an argument/.exec(message);
-  if (match) return `option '${match[1]}' does not take a value`;
-  return message.split("\n")[0];
 }
 
 /**

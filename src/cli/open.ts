@@ -5,8 +5,7 @@
  * one, so a typo in `--home` creates nothing.
  */
 
-import { join } from "node:path";
-import { resolveHome } from "../home/home.ts";
+import { inHome, resolveHome } from "../home/where.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { CommandError, type ParsedArgs } from "./command.ts";
 
@@ -30,7 +29,7 @@ export function homeOf(parsed: ParsedArgs): string {
 export async function existingHome(parsed: ParsedArgs): Promise<string> {
   const home = homeOf(parsed);
   for (const marker of HOME_MARKERS) {
-    if (await isFile(join(home, marker))) return home;
+    if (await isFile(inHome(home, marker))) return home;
   }
   throw new CommandError(
     `${home} is not a hob home — check --home, or create one with 'hob init --home ${home}'`,

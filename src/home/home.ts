@@ -4,7 +4,7 @@
  * Knows the layout of a home, nothing about what the files mean.
  */
 
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import soulTemplate from "../../identity/SOUL.md" with { type: "text" };
 import userTemplate from "../../identity/USER.md" with { type: "text" };
 import heartbeatTemplate from "../../identity/HEARTBEAT.md" with {
@@ -17,6 +17,10 @@ import wordCountExample from "../../tools/word_count.ts" with { type: "text" };
 import pressReleaseSkill from "../../skills/press_release.ts" with { type: "text" };
 import { Buffer } from "node:buffer";
 import { explainStorage } from "./storage.ts";
+import { HomeError, tokenPath } from "./where.ts";
+
+// Where the home is lives apart, for the commands that only need to find one.
+export { HomeError, readToken, resolveHome, tokenPath } from "./where.ts";
 
 /** Directories every home has. */
 const HOME_DIRS = [
@@ -49,40 +53,6 @@ const EXAMPLE_FILES: ReadonlyArray<readonly [string, string]> = [
 
 /** Bytes of randomness in an API token. */
 const TOKEN_BYTES = 32;
-
-/** Raised when the home cannot be created or read. */
-export class HomeError extends Error {
-  override name = "HomeError";
-  readonly home: string;
-  constructor(message: string, home: string, options?: ErrorOptions) {
-    super(message, options);
-    this.home = home;
-  }
-}
-
-/**
- * Where the home is: `--home`, else `HOB_HOME`, else `~/.hob`, made absolute.
- *
- * @example
- * ```ts
- * resolveHome(undefined, { HOME: "/home/me" }); // "/home/me/.hob"
- * ```
- */
-export function resolveHome(
-  flag: string | undefined,
-  env: Record<string, string | undefined> = Deno.env.toObject(),
-): string {
-  if (flag) return resolve(flag);
-  if (env.HOB_HOME) return resolve(env.HOB_HOME);
-  const userHome = env.HOME ?? env.USERPROFILE;
-  if (!userHome) {
-    throw new HomeError(
-      "Cannot find your home directory (HOME is not set) — pass --home DIR or set HOB_HOME",
-      "",
-    );
-  }
-  return join(userHome, ".hob");
-}
 
 /** What {@linkcode ensureHome} found and did. */
 export interface EnsureHomeResult {
@@ -166,38 +136,6 @@ export async function homeExposure(home: string): Promise<string[]> {
     }
   }
   return problems;
-}
-
-/** The path of the API token file. */
-export function tokenPath(home: string): string {
-  return join(home, "token");
-}
-
-/**
- * Reads the API token.
- *
- * @example
- * ```ts
- * const token = await readToken(home);
- * fetch(url, { headers: { authorization: `Bearer ${token}` } });
- * ```
- */
-export async function readToken(home: string): Promise<string> {
-  try {
-    const token = (await Deno.readTextFile(tokenPath(home))).trim();
-    if (token.length < 16) {
-      throw new Error("the token file is shorter than 16 characters");
-    }
-    return token;
-  } catch (error) {
-    throw new HomeError(
-      `Cannot read the API token ${tokenPath(home)}: ${
-        (error as Error).message
-      } — delete it and run 'hob init' to make a new one`,
-      home,
-      { cause: error },
-    );
-  }
 }
 
 /**
