@@ -150,21 +150,50 @@ export async function loadInSteps(steps: (() => Promise<unknown>)[]): Promise<vo
   }
 }
 
+/** How long the server is asked nothing before it loads the model's SDK. */
+const PREPARE_WHEN_QUIET_MS = 200;
+
+/** The timer {@linkcode preparingOnFirstUse} waits with; tests pass their own. */
+export interface QuietTimer {
+  start(callback: () => void, ms: number): number;
+  cancel(id: number): void;
+}
+
+const REAL_TIMER: QuietTimer = {
+  start(callback, ms) {
+    // Deno's timers are numbers (Node's types in scope say otherwise).
+    const id = setTimeout(callback, ms) as unknown as number;
+    // A server that stops before then is not kept waiting for it.
+    Deno.unrefTimer(id);
+    return id;
+  },
+  cancel: (id) => clearTimeout(id),
+};
+
 /**
- * The app, which loads the default model's SDK (~8 MB, ~75 ms) when the first
- * request other than a health check arrives: someone opening the page or
- * calling the API is about to chat, while a server nobody uses stays small.
+ * The app, which loads the default model's SDK (~8 MB, 130–150 ms of one core)
+ * once someone other than a health check has come and the server has then
+ * been asked nothing for {@linkcode PREPARE_WHEN_QUIET_MS}: someone opening the
+ * page is about to chat, and loads it while they type, while a server nobody
+ * uses stays small — and a burst of requests (the page's first, a `hob status`
+ * asking) is answered first, not after the SDK, whose loading holds the event
+ * loop. A chat that comes sooner loads it itself.
  */
 export function preparingOnFirstUse(
   llm: Pick<Runtime["llm"], "prepare">,
   model: string,
   fetch: Fetch,
+  timer: QuietTimer = REAL_TIMER,
 ): Fetch {
   let prepared = false;
+  let pending: number | undefined;
   return (request) => {
     if (!prepared && new URL(request.url).pathname !== "/api/health") {
-      prepared = true;
-      llm.prepare(model).catch(() => {/* the chat says what is wrong */});
+      if (pending !== undefined) timer.cancel(pending);
+      pending = timer.start(() => {
+        prepared = true;
+        llm.prepare(model).catch(() => {/* the chat says what is wrong */});
+      }, PREPARE_WHEN_QUIET_MS);
     }
     return fetch(request);
   };

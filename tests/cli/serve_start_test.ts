@@ -23,7 +23,7 @@ Deno.test("loadInSteps lets what is waiting run before each step", async () => {
   ]);
 });
 
-Deno.test("preparingOnFirstUse loads the model's SDK on the first request but health, once", async () => {
+Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet after a request but health, once", async () => {
   const prepared: string[] = [];
   const llm = {
     prepare: (model: string) => {
@@ -31,15 +31,34 @@ Deno.test("preparingOnFirstUse loads the model's SDK on the first request but he
       return Promise.resolve();
     },
   };
+  // A timer the test fires by hand: which callbacks wait, and for how long.
+  const waiting = new Map<number, () => void>();
+  let next = 0;
+  const delays: number[] = [];
+  const timer = {
+    start(callback: () => void, ms: number) {
+      waiting.set(++next, callback);
+      delays.push(ms);
+      return next;
+    },
+    cancel: (id: number) => waiting.delete(id),
+  };
   const served: string[] = [];
   const fetch = preparingOnFirstUse(llm, "fake/model", (request) => {
     served.push(new URL(request.url).pathname);
     return new Response("ok");
-  });
+  }, timer);
   await fetch(new Request("http://127.0.0.1/api/health"));
-  assertEquals(prepared, [], "a health check is no one coming to chat");
+  assertEquals(waiting.size, 0, "a health check is no one coming to chat");
   await fetch(new Request("http://127.0.0.1/"));
   await fetch(new Request("http://127.0.0.1/api/conversations"));
+  // Each request puts the loading off: one wait is left, and nothing is loaded yet.
+  assertEquals([waiting.size, prepared], [1, []]);
+  assertEquals(delays.every((ms) => ms > 0), true);
+  [...waiting.values()][0]();
   assertEquals(prepared, ["fake/model"]);
-  assertEquals(served, ["/api/health", "/", "/api/conversations"]);
+  await fetch(new Request("http://127.0.0.1/api/status"));
+  assertEquals(waiting.size, 1, "no new wait once it is loaded");
+  assertEquals(prepared, ["fake/model"]);
+  assertEquals(served, ["/api/health", "/", "/api/conversations", "/api/status"]);
 });
