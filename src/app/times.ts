@@ -18,7 +18,7 @@ import { zonedText } from "../scheduler/zones.ts";
 export interface ShowTimeOptions {
   /**
    * The zone to show the time in.
-   * @default {displayZone()}
+   * @default {the user's zone: `TZ`, else the machine's}
    */
   zone?: string;
   /**
@@ -26,18 +26,6 @@ export interface ShowTimeOptions {
    * @default {false}
    */
   seconds?: boolean;
-}
-
-/**
- * The zone times are shown in: `TZ` when it is set, else the machine's.
- *
- * @example
- * ```ts
- * displayZone(); // "Europe/Berlin"
- * ```
- */
-export function displayZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 }
 
 /**

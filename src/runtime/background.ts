@@ -13,7 +13,6 @@ import type { ToolRegistryPort } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { Heartbeat, type HeartbeatState, parseActiveHours } from "../scheduler/heartbeat.ts";
-import { defaultTimezone } from "../scheduler/schedule.ts";
 import { type JobOutcome, type MissedRuns, Scheduler } from "../scheduler/scheduler.ts";
 import type { SqliteConversationStore } from "../store/conversations.ts";
 import { type Job, SqliteJobs } from "../store/jobs.ts";
@@ -111,7 +110,7 @@ export function createBackground(deps: BackgroundDeps): Background {
     activeHours: config.heartbeat.active_hours
       ? parseActiveHours(config.heartbeat.active_hours)
       : null,
-    timezone: config.heartbeat.timezone ?? defaultTimezone(),
+    timezone: config.heartbeat.timezone,
     model: config.heartbeat.model ?? null,
   }, {
     turn: (input) => deps.turn(input),

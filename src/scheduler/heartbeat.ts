@@ -12,7 +12,7 @@ import { collectReply } from "../core/reply.ts";
 import { derivedText } from "../core/untrusted.ts";
 import type { AgentEvent, Conversation, ConversationKind } from "../core/types.ts";
 import { onMinute } from "./clock.ts";
-import { zonedParts } from "./zones.ts";
+import { defaultTimezone, zonedParts } from "./zones.ts";
 
 /** The words the agent is given, as the seed has them. */
 export const HEARTBEAT_PROMPT = "HEARTBEAT CHECK. Review this checklist and take action if needed.";
@@ -59,7 +59,8 @@ export interface ActiveHours {
 export interface HeartbeatSettings {
   intervalMs: number;
   activeHours: ActiveHours | null;
-  timezone: string;
+  /** The zone the active hours are in; the machine's when unset. */
+  timezone?: string;
   model: string | null;
   /**
    * Heartbeat conversations kept for reading; older ones are deleted.
@@ -134,10 +135,14 @@ export function parseActiveHours(text: string): ActiveHours {
   return { start: minutes(match[1], match[2]), end: minutes(match[3], match[4]) };
 }
 
-/** Whether `at` falls within the active hours, read in `timezone`. */
-export function withinActiveHours(at: Date, hours: ActiveHours | null, timezone: string): boolean {
+/** Whether `at` falls within the active hours, read in `timezone` (the machine's when unset). */
+export function withinActiveHours(
+  at: Date,
+  hours: ActiveHours | null,
+  timezone: string | undefined,
+): boolean {
   if (!hours || hours.start === hours.end) return true;
-  const shown = zonedParts(at, timezone);
+  const shown = zonedParts(at, timezone ?? defaultTimezone());
   const minute = shown.h * 60 + shown.mi;
   return hours.start < hours.end
     ? minute >= hours.start && minute < hours.end

@@ -6,7 +6,9 @@
  */
 
 import { Cron } from "croner";
-import { zonedParts } from "./zones.ts";
+import { defaultTimezone, zonedParts } from "./zones.ts";
+
+export { defaultTimezone } from "./zones.ts";
 
 /** A parsed schedule. */
 export type Schedule =
@@ -108,11 +110,6 @@ export function runsBetween(
     count++;
   }
   return count;
-}
-
-/** The machine's IANA time zone. */
-export function defaultTimezone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 }
 
 function checkTimezone(timezone: string): void {

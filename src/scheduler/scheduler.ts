@@ -97,7 +97,8 @@ export class Scheduler {
   readonly #run: JobRunner;
   readonly #now: () => Date;
   readonly #timers: boolean;
-  readonly #timezone: string;
+  /** The zone of jobs that name none; the machine's when unset, asked when a job needs it. */
+  readonly #timezone: string | undefined;
   readonly #admit: (job: Job) => string | null;
   readonly #running = new Set<Promise<void>>();
   readonly #stop = new AbortController();
@@ -110,13 +111,13 @@ export class Scheduler {
     this.#run = options.run;
     this.#now = options.now ?? (() => new Date());
     this.#timers = options.timers ?? true;
-    this.#timezone = options.defaultTimezone ?? defaultTimezone();
+    this.#timezone = options.defaultTimezone;
     this.#admit = options.admit ?? (() => null);
   }
 
   /** Validates and stores a new job, with its first run computed. */
   add(input: JobInput): Job {
-    const timezone = input.timezone ?? this.#timezone;
+    const timezone = input.timezone ?? this.#timezone ?? defaultTimezone();
     const schedule = parseSchedule(input.schedule, timezone);
     const now = this.#now();
     const first = nextRun(schedule, now, now);

@@ -14,6 +14,7 @@ import type { NewScheduleInput } from "../app/schedules.ts";
 import type { NewTaskInput } from "../app/tasks.ts";
 import type { DecideInput } from "../app/approvals.ts";
 import { MAX_PRIORITY } from "../store/tasks.ts";
+import { defaultTimezone } from "../scheduler/zones.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
@@ -334,8 +335,7 @@ function schedulesView(
   shown: SchedulesShown = {},
 ): Response | Promise<Response> {
   const { message, status = 200, draft } = shown;
-  const timezone = runtime.config.scheduler.timezone ??
-    Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const timezone = runtime.config.scheduler.timezone ?? defaultTimezone();
   return c.html(
     schedulesPanel(runtime.app.schedules.list(), { timezone, message, draft }),
     status,
