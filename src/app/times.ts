@@ -12,7 +12,7 @@
  * Intl, labelled the same way.
  */
 
-import { zonedText } from "../scheduler/zones.ts";
+import { defaultTimezone, zonedText } from "../scheduler/zones.ts";
 
 /** What {@linkcode showTime} takes beyond the moment. */
 export interface ShowTimeOptions {
@@ -26,6 +26,19 @@ export interface ShowTimeOptions {
    * @default {false}
    */
   seconds?: boolean;
+}
+
+/**
+ * The user's zone, by name: `TZ` when it is set, else the machine's (asked of
+ * Intl once per process).
+ *
+ * @example
+ * ```ts
+ * displayZone(); // "Europe/Berlin"
+ * ```
+ */
+export function displayZone(): string {
+  return defaultTimezone();
 }
 
 /**

@@ -10,11 +10,11 @@ import { bodyLimit } from "hono/body-limit";
 import type { Context } from "hono";
 import { join } from "node:path";
 import { ActionError } from "../app/errors.ts";
+import { displayZone } from "../app/times.ts";
 import type { NewScheduleInput } from "../app/schedules.ts";
 import type { NewTaskInput } from "../app/tasks.ts";
 import type { DecideInput } from "../app/approvals.ts";
 import { MAX_PRIORITY } from "../store/tasks.ts";
-import { defaultTimezone } from "../scheduler/zones.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
@@ -335,7 +335,7 @@ function schedulesView(
   shown: SchedulesShown = {},
 ): Response | Promise<Response> {
   const { message, status = 200, draft } = shown;
-  const timezone = runtime.config.scheduler.timezone ?? defaultTimezone();
+  const timezone = runtime.config.scheduler.timezone ?? displayZone();
   return c.html(
     schedulesPanel(runtime.app.schedules.list(), { timezone, message, draft }),
     status,
