@@ -5,7 +5,8 @@
  * Response and stream classes) — a third of an empty `deno run`, paid by every
  * `hob status` — where this takes ~1.5 ms. It speaks only what that server
  * answers a `Connection: close` request with: a status line, headers, and a
- * body sized by `Content-Length`, sent chunked, or ended by the close.
+ * body sized by `Content-Length`, sent chunked, or ended by the close. The
+ * answer is read as soon as it is whole, whether or not the server closes.
  * Anything else is no answer, and the command opens the home itself.
  */
 
@@ -18,6 +19,15 @@ export interface PlainResponse {
   body: string;
 }
 
+/**
+ * No response: `unsent` when the request never reached the server (nobody
+ * listening, the signal first), `unread` when it did and no answer was read —
+ * the server may have acted on it.
+ */
+export interface PlainFailure {
+  failed: "unsent" | "unread";
+}
+
 /** What {@linkcode plainRequest} sends. */
 export interface PlainRequest {
   method: "GET" | "POST";
@@ -28,42 +38,51 @@ export interface PlainRequest {
 }
 
 /**
- * Sends `request` and reads the whole response, or undefined when the server
- * could not be asked or answered in a way this does not read.
+ * Sends `request` and reads the response.
  *
  * @example
  * ```ts
  * const answer = await plainRequest({ method: "GET", url: "http://127.0.0.1:8484/api/health" });
- * answer?.status; // 200
+ * if (!("failed" in answer)) answer.status; // 200
  * ```
  */
-export async function plainRequest(request: PlainRequest): Promise<PlainResponse | undefined> {
+export async function plainRequest(request: PlainRequest): Promise<PlainResponse | PlainFailure> {
   const url = new URL(request.url);
-  if (url.protocol !== "http:") return undefined;
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  let connection: Deno.TcpConn | undefined;
+  const lines = [
+    `${request.method} ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    "Connection: close",
+    "Content-Length: 0",
+    ...Object.entries(request.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+  ];
+  if (url.protocol !== "http:" || lines.some((line) => /[\r\n]/.test(line))) {
+    return { failed: "unsent" };
+  }
+  const { signal } = request;
+  let connection: Deno.TcpConn;
+  try {
+    connection = await Deno.connect({
+      hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: Number(url.port || 80),
+      signal,
+    });
+  } catch {
+    return { failed: "unsent" };
+  }
   const close = () => {
     try {
-      connection?.close();
+      connection.close();
     } catch { /* closed already */ }
   };
-  request.signal?.addEventListener("abort", close, { once: true });
+  signal?.addEventListener("abort", close, { once: true });
   try {
-    connection = await Deno.connect({ hostname, port: Number(url.port || 80) });
-    const lines = [
-      `${request.method} ${url.pathname}${url.search} HTTP/1.1`,
-      `Host: ${url.host}`,
-      "Connection: close",
-      "Content-Length: 0",
-      ...Object.entries(request.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
-    ];
-    if (lines.some((line) => /[\r\n]/.test(line))) return undefined;
+    if (signal?.aborted) return { failed: "unsent" };
     await writeAll(connection, new TextEncoder().encode(`${lines.join("\r\n")}\r\n\r\n`));
-    return parseResponse(await readAll(connection));
+    return await readResponse(connection) ?? { failed: "unread" };
   } catch {
-    return undefined;
+    return { failed: "unread" };
   } finally {
-    request.signal?.removeEventListener("abort", close);
+    signal?.removeEventListener("abort", close);
     close();
   }
 }
@@ -72,25 +91,27 @@ async function writeAll(connection: Deno.TcpConn, bytes: Uint8Array): Promise<vo
   for (let sent = 0; sent < bytes.length;) sent += await connection.write(bytes.subarray(sent));
 }
 
-/** Everything the server sends until it closes the connection. */
-async function readAll(connection: Deno.TcpConn): Promise<Uint8Array> {
+/** Reads until the response is whole (or the server closes), then parses it. */
+async function readResponse(connection: Deno.TcpConn): Promise<PlainResponse | undefined> {
   let buffer = new Uint8Array(64 * 1024);
   let length = 0;
   while (true) {
     if (length === buffer.length) {
-      if (buffer.length >= MAX_RESPONSE_BYTES) throw new Error("response too large");
+      if (buffer.length >= MAX_RESPONSE_BYTES) return undefined;
       const larger = new Uint8Array(buffer.length * 2);
       larger.set(buffer);
       buffer = larger;
     }
     const read = await connection.read(buffer.subarray(length));
-    if (read === null) return buffer.subarray(0, length);
+    if (read === null) return parseResponse(buffer.subarray(0, length));
     length += read;
+    if (isWhole(buffer.subarray(0, length))) return parseResponse(buffer.subarray(0, length));
   }
 }
 
 /**
- * A whole HTTP/1.1 response, or undefined when it is not one this reads.
+ * A whole HTTP/1.1 response, or undefined when it is not one this reads; a
+ * body with neither a length nor chunks is all the bytes there are.
  *
  * @example
  * ```ts
@@ -98,6 +119,39 @@ async function readAll(connection: Deno.TcpConn): Promise<Uint8Array> {
  * ```
  */
 export function parseResponse(bytes: Uint8Array): PlainResponse | undefined {
+  const head = readHead(bytes);
+  if (!head) return undefined;
+  const rest = bytes.subarray(head.end);
+  let body: Uint8Array | undefined;
+  if (head.framing === "none") body = new Uint8Array();
+  else if (head.framing === "chunked") body = unchunk(rest);
+  else if (head.framing === "close") body = rest;
+  else if (head.framing === "unknown") body = undefined;
+  else body = head.framing <= rest.length ? rest.subarray(0, head.framing) : undefined;
+  if (!body) return undefined;
+  return { status: head.status, body: new TextDecoder().decode(body) };
+}
+
+/** Whether `bytes` hold a whole response that says where it ends (one ended by the close never does). */
+function isWhole(bytes: Uint8Array): boolean {
+  const head = readHead(bytes);
+  if (!head) return false;
+  const rest = bytes.subarray(head.end);
+  if (head.framing === "none") return true;
+  if (head.framing === "chunked") return unchunk(rest) !== undefined;
+  if (typeof head.framing === "number") return rest.length >= head.framing;
+  return false;
+}
+
+/** A response's head: its status, how its body is framed, and where the body starts. */
+interface Head {
+  status: number;
+  /** A byte count (Content-Length), chunks, none (204, 304), until the close, or unknown (refused). */
+  framing: number | "chunked" | "none" | "close" | "unknown";
+  end: number;
+}
+
+function readHead(bytes: Uint8Array): Head | undefined {
   const end = headEnd(bytes);
   if (end < 0) return undefined;
   const [statusLine, ...headerLines] = new TextDecoder().decode(bytes.subarray(0, end)).split(
@@ -111,21 +165,14 @@ export function parseResponse(bytes: Uint8Array): PlainResponse | undefined {
     if (colon <= 0) return undefined;
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
-  const rest = bytes.subarray(end + 4);
   const encoding = headers.get("transfer-encoding")?.toLowerCase();
-  let body: Uint8Array | undefined;
-  if (encoding !== undefined) {
-    body = encoding === "chunked" ? unchunk(rest) : undefined;
-  } else if (headers.has("content-length")) {
-    const length = headers.get("content-length")!;
-    body = /^\d+$/.test(length) && Number(length) <= rest.length
-      ? rest.subarray(0, Number(length))
-      : undefined;
-  } else {
-    body = rest;
-  }
-  if (!body) return undefined;
-  return { status: Number(status), body: new TextDecoder().decode(body) };
+  const length = headers.get("content-length");
+  let framing: Head["framing"];
+  if (status === "204" || status === "304") framing = "none";
+  else if (encoding !== undefined) framing = encoding === "chunked" ? "chunked" : "unknown";
+  else if (length !== undefined) framing = /^\d+$/.test(length) ? Number(length) : "unknown";
+  else framing = "close";
+  return { status: Number(status), framing, end: end + 4 };
 }
 
 /** Where the head ends (the index of its blank line's CRLFCRLF), or -1. */

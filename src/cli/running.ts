@@ -24,7 +24,8 @@ export interface RunningServer {
   get<T>(path: string): Promise<T | undefined>;
   /**
    * POSTs to `path`: the server's answer, or its refusal's message (the API's
-   * `{error: {message}}`); undefined when it could not be asked.
+   * `{error: {message}}`, or that no answer came after it was asked);
+   * undefined only when the request never reached it.
    */
   post<T>(
     path: string,
@@ -78,7 +79,7 @@ async function getJson<T>(url: string, token?: string): Promise<T | undefined> {
     headers: token ? { authorization: `Bearer ${token}` } : {},
     signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
   });
-  if (!response || response.status < 200 || response.status > 299) return undefined;
+  if ("failed" in response || response.status < 200 || response.status > 299) return undefined;
   try {
     return JSON.parse(response.body) as T;
   } catch {
@@ -96,12 +97,14 @@ async function postJson<T>(
     headers: { authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
   });
-  if (!response) return undefined;
+  // Asked, but no answer read: the server may have acted, so the command must not do it again.
+  const unread = { ok: false as const, message: "hob serve did not answer in time" };
+  if ("failed" in response) return response.failed === "unsent" ? undefined : unread;
   let body;
   try {
     body = JSON.parse(response.body);
   } catch {
-    return undefined;
+    return unread;
   }
   return response.status >= 200 && response.status < 300
     ? { ok: true, body: body as T }

@@ -1,12 +1,12 @@
 /**
  * The plain HTTP/1.1 request a read-only command asks a running `hob serve`
  * with: against a real Deno.serve on 127.0.0.1 (sized, chunked and empty
- * bodies, statuses, headers), a server that never answers, and raw bytes
- * that are no HTTP response.
+ * bodies, statuses, headers), a server that never answers or never closes,
+ * and raw bytes that are no HTTP response.
  */
 
 import { parseResponse, plainRequest } from "../../src/cli/plain_http.ts";
-import { assertEquals } from "../helpers/assert.ts";
+import { assert, assertEquals } from "../helpers/assert.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -44,23 +44,26 @@ Deno.test("plainRequest reads what Deno.serve answers: sized, chunked and empty 
     url: `${base}/json?q=1`,
     headers: { authorization: "Bearer t0ken" },
   });
-  assertEquals(asked?.status, 200);
-  assertEquals(JSON.parse(asked!.body), { method: "POST", auth: "Bearer t0ken", query: "?q=1" });
+  assert(!("failed" in asked));
+  assertEquals(asked.status, 200);
+  assertEquals(JSON.parse(asked.body), { method: "POST", auth: "Bearer t0ken", query: "?q=1" });
 
   const streamed = await plainRequest({ method: "GET", url: `${base}/stream` });
-  assertEquals(streamed?.body.length, big.length);
-  assertEquals(streamed?.body, big);
+  assert(!("failed" in streamed));
+  assertEquals(streamed.body.length, big.length);
+  assertEquals(streamed.body, big);
 
   assertEquals(await plainRequest({ method: "GET", url: `${base}/none` }), {
     status: 204,
     body: "",
   });
   const missing = await plainRequest({ method: "GET", url: `${base}/elsewhere` });
-  assertEquals(missing?.status, 404);
-  assertEquals(JSON.parse(missing!.body).error.message, "no such thing");
+  assert(!("failed" in missing));
+  assertEquals(missing.status, 404);
+  assertEquals(JSON.parse(missing.body).error.message, "no such thing");
 });
 
-Deno.test("plainRequest gives up: nobody listening, no answer before the signal, a header with a newline", async () => {
+Deno.test("plainRequest gives up: no answer before the signal, a signal gone before it connects, a header with a newline", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;
   // Accepts and never answers.
@@ -69,30 +72,70 @@ Deno.test("plainRequest gives up: nobody listening, no answer before the signal,
     for await (const connection of listener) silent.push(connection);
   })();
   try {
-    const answer = await plainRequest({
-      method: "GET",
-      url: `http://127.0.0.1:${port}/api/health`,
-      signal: AbortSignal.timeout(200),
-    });
-    assertEquals(answer, undefined);
+    assertEquals(
+      await plainRequest({
+        method: "GET",
+        url: `http://127.0.0.1:${port}/api/health`,
+        signal: AbortSignal.timeout(200),
+      }),
+      { failed: "unread" },
+    );
+    const accepted = silent.length;
+    assertEquals(
+      await plainRequest({
+        method: "POST",
+        url: `http://127.0.0.1:${port}/api/channels/x/test`,
+        signal: AbortSignal.abort(),
+      }),
+      { failed: "unsent" },
+    );
     assertEquals(
       await plainRequest({
         method: "GET",
         url: `http://127.0.0.1:${port}/`,
         headers: { authorization: "Bearer x\r\nX-Injected: 1" },
       }),
-      undefined,
+      { failed: "unsent" },
     );
     assertEquals(
       await plainRequest({ method: "GET", url: `https://127.0.0.1:${port}/` }),
-      undefined,
+      { failed: "unsent" },
     );
+    // None of the three refused before sending reached the server.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assertEquals(silent.length, accepted);
   } finally {
     listener.close();
     await accepting.catch(() => {});
     for (const connection of silent) connection.close();
   }
-  assertEquals(await plainRequest({ method: "GET", url: `http://127.0.0.1:${port}/` }), undefined);
+});
+
+Deno.test("plainRequest reads a whole answer on a connection the server keeps open", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const serving = (async () => {
+    for await (const connection of listener) {
+      held.push(connection);
+      // Reads the request, answers in two writes, and keeps the connection open.
+      await connection.read(new Uint8Array(4096));
+      const body = JSON.stringify({ version: "0.1.0" });
+      await connection.write(bytes(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`));
+      await connection.write(bytes(body));
+    }
+  })();
+  try {
+    const answer = await plainRequest({
+      method: "GET",
+      url: `http://127.0.0.1:${listener.addr.port}/api/health`,
+      signal: AbortSignal.timeout(20_000),
+    });
+    assertEquals(answer, { status: 200, body: '{"version":"0.1.0"}' });
+  } finally {
+    listener.close();
+    await serving.catch(() => {});
+    for (const connection of held) connection.close();
+  }
 });
 
 Deno.test("parseResponse reads a response whole or not at all", () => {
