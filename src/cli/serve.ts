@@ -48,6 +48,8 @@ Options:
     const config = await readConfig(parsed);
     const host = flags.host ?? config.server.host;
     const startedAt = Date.now();
+    // Aborted when the server starts to stop: what waits to load then loads no more.
+    const stopping = new AbortController();
     const gate = openGate({ bind: host, allowedHosts: config.server.allowed_hosts }, startedAt);
     const server = listen({ host, port: flags.port ?? config.server.port, fetch: gate.fetch });
     const { runtime, token, started } = await startBehindGate(parsed, {
@@ -55,9 +57,10 @@ Options:
       startedAt,
       gate,
       server,
+      stopping: stopping.signal,
     });
     announce(runtime, { host, token, started }, server.addr as Deno.NetAddr);
-    await serveUntilStopped(runtime, server);
+    await serveUntilStopped(runtime, server, stopping);
     return EXIT.ok;
   },
 };
@@ -85,6 +88,7 @@ interface Listening {
   startedAt: number;
   gate: Gate;
   server: Deno.HttpServer;
+  stopping: AbortSignal;
 }
 
 /** What serving runs on once hob has started. */
@@ -114,7 +118,11 @@ async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promis
     const { host, startedAt } = listening;
     const app = createApp(runtime, { token: opened.token, host, page: webRoutes, startedAt });
     // The tools are loading already (startWork); the model's SDK loads when someone comes.
-    listening.gate.admit(preparingOnFirstUse(runtime.llm, runtime.config.model, app.fetch));
+    listening.gate.admit(
+      preparingOnFirstUse(runtime.llm, runtime.config.model, app.fetch, {
+        signal: listening.stopping,
+      }),
+    );
     return { runtime, token: opened.token, started };
   } catch (error) {
     listening.gate.refuse();
@@ -183,12 +191,17 @@ export function preparingOnFirstUse(
   llm: Pick<Runtime["llm"], "prepare">,
   model: string,
   fetch: Fetch,
-  timer: QuietTimer = REAL_TIMER,
+  options: { signal?: AbortSignal; timer?: QuietTimer } = {},
 ): Fetch {
+  const { signal, timer = REAL_TIMER } = options;
   let prepared = false;
   let pending: number | undefined;
+  // A server that is stopping loads nothing more: a wait still running is called off.
+  signal?.addEventListener("abort", () => {
+    if (pending !== undefined) timer.cancel(pending);
+  }, { once: true });
   return (request) => {
-    if (!prepared && new URL(request.url).pathname !== "/api/health") {
+    if (!prepared && !signal?.aborted && new URL(request.url).pathname !== "/api/health") {
       if (pending !== undefined) timer.cancel(pending);
       pending = timer.start(() => {
         prepared = true;
@@ -320,11 +333,14 @@ function internalError(error: unknown): Response {
 }
 
 /** Serves until Ctrl-C or SIGTERM: turns are interrupted, the server drains, the home closes. */
-async function serveUntilStopped(runtime: Runtime, server: Deno.HttpServer): Promise<void> {
-  let stopping = false;
+async function serveUntilStopped(
+  runtime: Runtime,
+  server: Deno.HttpServer,
+  stopping: AbortController,
+): Promise<void> {
   const stop = () => {
-    if (stopping) return;
-    stopping = true;
+    if (stopping.signal.aborted) return;
+    stopping.abort();
     err(dim("Stopping…\n"));
     // Interrupt turns first so their streams end, then let the server drain.
     runtime.interrupt().then(() => server.shutdown());

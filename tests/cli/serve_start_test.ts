@@ -47,7 +47,7 @@ Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet af
   const fetch = preparingOnFirstUse(llm, "fake/model", (request) => {
     served.push(new URL(request.url).pathname);
     return new Response("ok");
-  }, timer);
+  }, { timer });
   await fetch(new Request("http://127.0.0.1/api/health"));
   assertEquals(waiting.size, 0, "a health check is no one coming to chat");
   await fetch(new Request("http://127.0.0.1/"));
@@ -61,4 +61,34 @@ Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet af
   assertEquals(waiting.size, 1, "no new wait once it is loaded");
   assertEquals(prepared, ["fake/model"]);
   assertEquals(served, ["/api/health", "/", "/api/conversations", "/api/status"]);
+});
+
+Deno.test("preparingOnFirstUse loads nothing once the server is stopping", async () => {
+  const prepared: string[] = [];
+  const llm = {
+    prepare: (model: string) => {
+      prepared.push(model);
+      return Promise.resolve();
+    },
+  };
+  const waiting = new Map<number, () => void>();
+  let next = 0;
+  const timer = {
+    start(callback: () => void) {
+      waiting.set(++next, callback);
+      return next;
+    },
+    cancel: (id: number) => waiting.delete(id),
+  };
+  const stopping = new AbortController();
+  const fetch = preparingOnFirstUse(llm, "fake/model", () => new Response("ok"), {
+    signal: stopping.signal,
+    timer,
+  });
+  await fetch(new Request("http://127.0.0.1/api/status"));
+  assertEquals(waiting.size, 1);
+  stopping.abort();
+  assertEquals(waiting.size, 0, "the wait is called off");
+  await fetch(new Request("http://127.0.0.1/api/status"));
+  assertEquals([waiting.size, prepared], [0, []]);
 });
