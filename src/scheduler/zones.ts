@@ -15,8 +15,19 @@
  * ```
  */
 export function defaultTimezone(): string {
-  machineZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  machineZone ??= usableZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
   return machineZone;
+}
+
+/** `zone`, or UTC when Intl cannot use it (an empty `TZ` reads as "Etc/Unknown"), as `Date` does. */
+function usableZone(zone: string | undefined): string {
+  if (!zone) return "UTC";
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return zone;
+  } catch {
+    return "UTC";
+  }
 }
 let machineZone: string | undefined;
 

@@ -91,3 +91,17 @@ Deno.test("showing a time in the user's zone creates no Intl.DateTimeFormat (its
   );
   assertEquals(out, "2026-05-01 16:30 GMT+9 | — | soon\n");
 });
+
+Deno.test("an empty TZ is UTC for shown times and for schedules alike", async () => {
+  const zones = new URL("../../src/scheduler/zones.ts", import.meta.url).href;
+  const schedule = new URL("../../src/scheduler/schedule.ts", import.meta.url).href;
+  const out = await inZone(
+    "",
+    `import { showTime } from ${JSON.stringify(TIMES)};
+     import { defaultTimezone } from ${JSON.stringify(zones)};
+     import { parseSchedule } from ${JSON.stringify(schedule)};
+     parseSchedule("0 9 * * *");
+     console.log(defaultTimezone(), "|", showTime("2026-05-01T07:30:00Z"));`,
+  );
+  assertEquals(out, "UTC | 2026-05-01 07:30 UTC\n");
+});
