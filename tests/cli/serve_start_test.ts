@@ -23,7 +23,8 @@ Deno.test("loadInSteps lets what is waiting run before each step", async () => {
   ]);
 });
 
-Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet after a request but health, once", async () => {
+/** A model router that records what it prepares, and a timer the test fires by hand. */
+function quietHarness() {
   const prepared: string[] = [];
   const llm = {
     prepare: (model: string) => {
@@ -31,10 +32,9 @@ Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet af
       return Promise.resolve();
     },
   };
-  // A timer the test fires by hand: which callbacks wait, and for how long.
   const waiting = new Map<number, () => void>();
-  let next = 0;
   const delays: number[] = [];
+  let next = 0;
   const timer = {
     start(callback: () => void, ms: number) {
       waiting.set(++next, callback);
@@ -43,6 +43,11 @@ Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet af
     },
     cancel: (id: number) => waiting.delete(id),
   };
+  return { prepared, llm, waiting, delays, timer };
+}
+
+Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet after a request but health, once", async () => {
+  const { prepared, llm, waiting, delays, timer } = quietHarness();
   const served: string[] = [];
   const fetch = preparingOnFirstUse(llm, "fake/model", (request) => {
     served.push(new URL(request.url).pathname);
@@ -64,22 +69,7 @@ Deno.test("preparingOnFirstUse loads the model's SDK once the server is quiet af
 });
 
 Deno.test("preparingOnFirstUse loads nothing once the server is stopping", async () => {
-  const prepared: string[] = [];
-  const llm = {
-    prepare: (model: string) => {
-      prepared.push(model);
-      return Promise.resolve();
-    },
-  };
-  const waiting = new Map<number, () => void>();
-  let next = 0;
-  const timer = {
-    start(callback: () => void) {
-      waiting.set(++next, callback);
-      return next;
-    },
-    cancel: (id: number) => waiting.delete(id),
-  };
+  const { prepared, llm, waiting, timer } = quietHarness();
   const stopping = new AbortController();
   const fetch = preparingOnFirstUse(llm, "fake/model", () => new Response("ok"), {
     signal: stopping.signal,
