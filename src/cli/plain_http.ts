@@ -138,7 +138,7 @@ function isWhole(bytes: Uint8Array): boolean {
   if (!head) return false;
   const rest = bytes.subarray(head.end);
   if (head.framing === "none") return true;
-  if (head.framing === "chunked") return unchunk(rest) !== undefined;
+  if (head.framing === "chunked") return chunks(rest) !== undefined;
   if (typeof head.framing === "number") return rest.length >= head.framing;
   return false;
 }
@@ -185,8 +185,11 @@ function headEnd(bytes: Uint8Array): number {
   return -1;
 }
 
-/** A chunked body's bytes, or undefined when it is cut short or malformed. */
-function unchunk(bytes: Uint8Array): Uint8Array | undefined {
+/**
+ * A chunked body's chunks (views, not copies: this runs after every read), or
+ * undefined when it is cut short or malformed.
+ */
+function chunks(bytes: Uint8Array): Uint8Array[] | undefined {
   const parts: Uint8Array[] = [];
   let at = 0;
   while (true) {
@@ -201,12 +204,18 @@ function unchunk(bytes: Uint8Array): Uint8Array | undefined {
     if (size === undefined) return undefined;
     const length = parseInt(size, 16);
     const start = lineEnd + 2;
-    if (length === 0) break;
+    if (length === 0) return parts;
     if (start + length + 2 > bytes.length) return undefined;
     if (bytes[start + length] !== 13 || bytes[start + length + 1] !== 10) return undefined;
     parts.push(bytes.subarray(start, start + length));
     at = start + length + 2;
   }
+}
+
+/** A chunked body's bytes, joined, or undefined when it is cut short or malformed. */
+function unchunk(bytes: Uint8Array): Uint8Array | undefined {
+  const parts = chunks(bytes);
+  if (!parts) return undefined;
   const body = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let offset = 0;
   for (const part of parts) {
