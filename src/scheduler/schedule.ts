@@ -6,9 +6,7 @@
  */
 
 import { Cron } from "croner";
-import { defaultTimezone, zonedParts } from "./zones.ts";
-
-export { defaultTimezone } from "./zones.ts";
+import { defaultTimezone, isTimeZone, zonedParts } from "./zones.ts";
 
 /** A parsed schedule. */
 export type Schedule =
@@ -113,9 +111,7 @@ export function runsBetween(
 }
 
 function checkTimezone(timezone: string): void {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: timezone });
-  } catch {
+  if (!isTimeZone(timezone)) {
     throw new ScheduleError(
       `'${timezone}' is not a time zone: use an IANA name such as 'Europe/Berlin'`,
     );

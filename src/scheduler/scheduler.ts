@@ -16,7 +16,8 @@ import {
   type SqliteJobs,
 } from "../store/jobs.ts";
 import { onMinute } from "./clock.ts";
-import { defaultTimezone, nextRun, parseSchedule, runsBetween, ScheduleError } from "./schedule.ts";
+import { nextRun, parseSchedule, runsBetween, ScheduleError } from "./schedule.ts";
+import { defaultTimezone } from "./zones.ts";
 
 /** What running a job produced. */
 export interface JobOutcome {

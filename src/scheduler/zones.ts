@@ -15,21 +15,32 @@
  * ```
  */
 export function defaultTimezone(): string {
-  machineZone ??= usableZone(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  if (machineZone === undefined) {
+    // An empty `TZ` reads as "Etc/Unknown", which Intl then refuses: UTC, as `Date` has it.
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    machineZone = zone && isTimeZone(zone) ? zone : "UTC";
+  }
   return machineZone;
 }
+let machineZone: string | undefined;
 
-/** `zone`, or UTC when Intl cannot use it (an empty `TZ` reads as "Etc/Unknown"), as `Date` does. */
-function usableZone(zone: string | undefined): string {
-  if (!zone) return "UTC";
+/**
+ * Whether Intl knows `zone` as a time zone.
+ *
+ * @example
+ * ```ts
+ * isTimeZone("Europe/Berlin"); // true
+ * isTimeZone("Atlantis"); // false
+ * ```
+ */
+export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return zone;
+    return true;
   } catch {
-    return "UTC";
+    return false;
   }
 }
-let machineZone: string | undefined;
 
 /**
  * The wall-clock fields `date` shows in `timezone`, as two-digit text (four
