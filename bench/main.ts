@@ -6,7 +6,7 @@
  * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`,
  * `speech`, `history`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
- * `first-token`); none means all. `--compare REV` checks REV out beside this
+ * `first-token`, `sdk-first-token`); none means all. `--compare REV` checks REV out beside this
  * tree and takes the start-up figures of both in turns, side by side.
  */
 
@@ -29,7 +29,12 @@ import {
   STARTUP_FIGURES,
 } from "./startup.ts";
 import { formatToolOverhead, measureToolOverhead } from "./tool_overhead.ts";
-import { formatOverhead, measureTurnOverhead } from "./turn_overhead.ts";
+import {
+  formatOverhead,
+  formatQueryEmbedding,
+  measureQueryEmbedding,
+  measureTurnOverhead,
+} from "./turn_overhead.ts";
 import { checkoutWorktree } from "./worktree.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -41,6 +46,7 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
     for (const size of [10, 10_000]) {
       lines.push(formatOverhead(await measureTurnOverhead(size), floor));
     }
+    lines.push(formatQueryEmbedding(await measureQueryEmbedding(), floor));
     return lines.join("\n");
   },
   "big-message": async (floor) => formatBigMessages(await measureBigMessages(), floor),

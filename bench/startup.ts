@@ -100,6 +100,13 @@ export const STARTUP_FIGURES: StartupFigure[] = [
         await untilFirstToken(port, await Deno.readTextFile(`${home}/token`));
       }),
   },
+  {
+    // Not hob: the least the figure above can take while hob talks through the openai SDK.
+    name: "sdk-first-token",
+    label: "bound: openai SDK alone → first token",
+    usesHome: false,
+    measure: (launch) => timeScript(launch, [`${ROOT}bench/sdk_first_token.ts`, launch.fake.url]),
+  },
 ];
 
 /** What {@linkcode measureStartup} measures. */
@@ -272,16 +279,26 @@ async function timeFloor(flags: string[]): Promise<number> {
   return performance.now() - started;
 }
 
+/** Runs a script of this tree with the revision's flags, from this tree, to its end. */
+function timeScript(launch: Launch, args: string[]): Promise<number> {
+  return timeRun(ROOT, ["run", ...launch.flags, ...args], args[0]);
+}
+
 /** Runs `hob <args>` to its end; a failure ends the run, with what hob said. */
-export async function timeCommand(launch: Launch, args: string[]): Promise<number> {
+export function timeCommand(launch: Launch, args: string[]): Promise<number> {
+  return timeRun(
+    launch.root,
+    ["run", ...launch.flags, "main.ts", ...args],
+    `hob ${args.join(" ")}`,
+  );
+}
+
+async function timeRun(cwd: string, args: string[], what: string): Promise<number> {
   const started = performance.now();
-  const { code, stderr } = await spawn(launch.root, ["run", ...launch.flags, "main.ts", ...args])
-    .output();
+  const { code, stderr } = await spawn(cwd, args).output();
   const took = performance.now() - started;
   if (code !== 0) {
-    throw new Error(
-      `hob ${args.join(" ")} exited with ${code}: ${new TextDecoder().decode(stderr)}`,
-    );
+    throw new Error(`${what} exited with ${code}: ${new TextDecoder().decode(stderr)}`);
   }
   return took;
 }

@@ -7,6 +7,7 @@
  */
 
 import { collectReply } from "../src/core/reply.ts";
+import { createUseLiteEmbedder } from "../src/memory/use_lite.ts";
 import { openRuntime } from "../src/runtime/runtime.ts";
 import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
 import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
@@ -80,6 +81,35 @@ export async function measureTurnOverhead(size: number): Promise<OverheadResult>
   }
 }
 
+/**
+ * The bound of the turn overhead with the default embedder: USE-lite alone
+ * embedding the messages the turns send, one at a time as a turn's lookup
+ * does. Every turn waits for its query's vector, so its overhead cannot be
+ * lower than this.
+ */
+export async function measureQueryEmbedding(): Promise<{ p50: number; p95: number }> {
+  const embedder = createUseLiteEmbedder();
+  try {
+    await embedder.load();
+    const times: number[] = [];
+    for (let i = 0; i < WARMUP_TURNS + MEASURED_TURNS; i++) {
+      const started = performance.now();
+      await embedder.embed([`How are you? (${i})`], "query");
+      if (i >= WARMUP_TURNS) times.push(performance.now() - started);
+    }
+    return { p50: percentile(times, 50), p95: percentile(times, 95) };
+  } finally {
+    embedder.close();
+  }
+}
+
+/** One line: the query embedding's times, the turn overhead's bound. */
+export function formatQueryEmbedding(result: { p50: number; p95: number }, floor?: number): string {
+  return `bound: USE-lite alone embedding each turn's message: p50 ${ms(result.p50, floor)}, p95 ${
+    ms(result.p95, floor)
+  } (${MEASURED_TURNS} queries)`;
+}
+
 /** Prints one result line; given the floor (bench/startup.ts), each time's ratio to it. */
 export function formatOverhead(result: OverheadResult, floor?: number): string {
   return `turn overhead, ${String(result.messages).padStart(6)} messages: p50 ${
@@ -91,4 +121,5 @@ export function formatOverhead(result: OverheadResult, floor?: number): string {
 
 if (import.meta.main) {
   for (const size of [10, 10_000]) console.log(formatOverhead(await measureTurnOverhead(size)));
+  console.log(formatQueryEmbedding(await measureQueryEmbedding()));
 }
