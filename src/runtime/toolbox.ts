@@ -18,6 +18,7 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { PermissionScope } from "../tools/sandbox/permissions.ts";
 import type { ToolDescription } from "../tools/sandbox/protocol.ts";
 import { ToolSpawner } from "../tools/sandbox/spawner.ts";
+import { TEMPLATE_INSPECTIONS } from "../tools/template_inspections.gen.ts";
 import {
   type InspectionCache,
   type LoadProblem,
@@ -322,7 +323,12 @@ function userToolsAndSkills(options: UserFilesOptions) {
   };
 }
 
-/** The inspection cache, noting the keys a reload used (so the rest can go). */
+/**
+ * The inspection cache, noting the keys a reload used (so the rest can go).
+ * The example tools and skill a new home gets are known already, as the very
+ * bytes hob wrote: a new home's first chat need not wait for a tool process
+ * to inspect each of them.
+ */
 function usedInspections(
   store: SqliteInspections<ToolDescription>,
 ): InspectionCache & { used: Set<string> } {
@@ -331,7 +337,10 @@ function usedInspections(
     used,
     get(key) {
       used.add(key);
-      return store.get(key);
+      return store.get(key) ??
+        (Object.hasOwn(TEMPLATE_INSPECTIONS, key)
+          ? structuredClone(TEMPLATE_INSPECTIONS[key])
+          : undefined);
     },
     set(key, description) {
       used.add(key);
