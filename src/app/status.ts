@@ -19,6 +19,7 @@ import { checkInput } from "./errors.ts";
 import type { NotificationActions } from "./notifications.ts";
 import type { ScheduleActions } from "./schedules.ts";
 import type { TaskActions } from "./tasks.ts";
+import { compareText } from "../core/text_order.ts";
 
 /** A model in use and whether its provider answers. */
 export interface ModelStatus {
@@ -154,7 +155,7 @@ export function createStatusActions(deps: StatusActionsDeps): StatusActions {
 /** The jobs: how many, the next to run, the failing ones and the ones that missed runs. */
 function jobSummary(list: JobView[]): HobStatus["jobs"] {
   const next = list.filter((job) => job.enabled && job.next_run)
-    .sort((a, b) => a.next_run!.localeCompare(b.next_run!))[0];
+    .sort((a, b) => compareText(a.next_run!, b.next_run!))[0];
   return {
     total: list.length,
     enabled: list.filter((job) => job.enabled).length,

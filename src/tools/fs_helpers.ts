@@ -15,6 +15,7 @@ import {
   resolveInRoots,
   verifyPathIs,
 } from "./sandbox/paths.ts";
+import { compareText } from "../core/text_order.ts";
 
 /** Bytes read to decide whether a file is text. */
 const SNIFF_BYTES = 8_192;
@@ -107,7 +108,7 @@ export async function* walk(
       if (error instanceof PathChangedError) throw error;
       continue;
     }
-    entries.sort((a, b) => b.name.localeCompare(a.name));
+    entries.sort((a, b) => compareText(b.name, a.name));
     for (const entry of entries) {
       if (entry.isSymlink) continue;
       if (++seen > maxEntries) return;

@@ -14,6 +14,7 @@ import { excessOf, type PermissionScope, resolvePermissions } from "./sandbox/pe
 import type { ToolDescription } from "./sandbox/protocol.ts";
 import { NO_PERMISSIONS, type ToolSpawner } from "./sandbox/spawner.ts";
 import { Buffer } from "node:buffer";
+import { compareText } from "../core/text_order.ts";
 
 /** Largest tool or skill source read. */
 const MAX_SOURCE_BYTES = 200_000;
@@ -291,8 +292,8 @@ async function loadEach<T extends { name: string }>(
       });
     }
   }));
-  loaded.sort((a, b) => a.name.localeCompare(b.name));
-  problems.sort((a, b) => a.file.localeCompare(b.file));
+  loaded.sort((a, b) => compareText(a.name, b.name));
+  problems.sort((a, b) => compareText(a.file, b.file));
   return { loaded, problems };
 }
 

@@ -204,7 +204,7 @@ function conversationFragments(ui: Hono, runtime: Runtime): void {
     const chats = [
       ...conversations.list(query),
       ...conversations.list({ ...query, kind: "channel" }),
-    ].sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(0, 200);
+    ].sort(newestFirst).slice(0, 200);
     return c.html(conversationList(chats, q));
   });
 
@@ -569,4 +569,9 @@ function sendAsset(c: Context, asset: Asset): Response {
     return c.body(asset.gzip as Uint8Array<ArrayBuffer>);
   }
   return c.body(asset.body as Uint8Array<ArrayBuffer>);
+}
+
+/** Newest first, by ISO timestamps (compared as text: `localeCompare` would load ICU's data). */
+function newestFirst(a: { updated_at: string }, b: { updated_at: string }): number {
+  return a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0;
 }

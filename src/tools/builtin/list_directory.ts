@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { displayPath, formatSize } from "../fs_helpers.ts";
+import { compareText } from "../../core/text_order.ts";
 
 /** Entries listed at most. */
 const MAX_ENTRIES = 200;
@@ -34,7 +35,7 @@ export default defineTool({
         : { name: entry.name, kind: "file", size: entry.info?.size ?? 0 }
     );
     entries.sort((a, b) =>
-      (a.kind === "dir" ? 0 : 1) - (b.kind === "dir" ? 0 : 1) || a.name.localeCompare(b.name)
+      (a.kind === "dir" ? 0 : 1) - (b.kind === "dir" ? 0 : 1) || compareText(a.name, b.name)
     );
     const shown = entries.slice(0, MAX_ENTRIES).map((entry) =>
       entry.kind === "dir"
