@@ -8,7 +8,7 @@
 
 import { loadConfig } from "../config/load.ts";
 import type { HobConfig } from "../config/schema.ts";
-import { type Fetch, type Gate, openGate } from "../http/gate.ts";
+import { type Fetch, type Gate, openGate, pathOf } from "../http/gate.ts";
 import { DATA_CSP } from "../http/guard.ts";
 import { ensureHome, homeExposure, readToken, resolveHome } from "../home/home.ts";
 import { probeStorage, StorageError } from "../home/storage.ts";
@@ -201,7 +201,8 @@ export function preparingOnFirstUse(
     if (pending !== undefined) timer.cancel(pending);
   }, { once: true });
   return (request) => {
-    if (!prepared && !signal?.aborted && new URL(request.url).pathname !== "/api/health") {
+    const path = pathOf(request);
+    if (!prepared && !signal?.aborted && path !== null && path !== "/api/health") {
       if (pending !== undefined) timer.cancel(pending);
       pending = timer.start(() => {
         prepared = true;

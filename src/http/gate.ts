@@ -45,6 +45,23 @@ export function health(startedAt: number): (c: Context) => Response {
 }
 
 /**
+ * A request's path; null when the URL Deno made of it does not parse, as from
+ * a Host header such as `[::1` (the app's guard refuses that request).
+ *
+ * @example
+ * ```ts
+ * pathOf(new Request("http://127.0.0.1:8484/api/health?x=1")); // "/api/health"
+ * ```
+ */
+export function pathOf(request: Request): string | null {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Opens the gate: health now, everything else once the app is admitted. It
  * uses no web framework, so `hob serve` answers health before Hono loads;
  * what it answers is what the app would (the app's guard, headers and shapes).
@@ -64,7 +81,7 @@ export function openGate(options: GuardOptions, startedAt: number): Gate {
   const refused = refusal(options);
 
   function early(request: Request): Response | Promise<Response> {
-    const { pathname } = new URL(request.url);
+    const pathname = pathOf(request);
     if (pathname === "/api/health" && (request.method === "GET" || request.method === "HEAD")) {
       const problem = refused(request);
       const response = problem
@@ -77,7 +94,7 @@ export function openGate(options: GuardOptions, startedAt: number): Gate {
       (app) => app(request),
       () =>
         json(
-          errorShape(pathname, 503, "unavailable", "hob could not start; its log says why"),
+          errorShape(pathname ?? "/", 503, "unavailable", "hob could not start; its log says why"),
           503,
         ),
     );

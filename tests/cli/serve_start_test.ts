@@ -82,3 +82,16 @@ Deno.test("preparingOnFirstUse loads nothing once the server is stopping", async
   await fetch(new Request("http://127.0.0.1/api/status"));
   assertEquals([waiting.size, prepared], [0, []]);
 });
+
+Deno.test("preparingOnFirstUse passes on a request whose URL does not parse, and waits for no one", async () => {
+  const { prepared, llm, waiting, timer } = quietHarness();
+  const fetch = preparingOnFirstUse(llm, "fake/model", () => new Response("the app's answer"), {
+    timer,
+  });
+  // What Deno makes of `Host: [::1`: a URL that `new URL` refuses.
+  const request = new Request("http://127.0.0.1/api/health");
+  Object.defineProperty(request, "url", { value: "http://[::1/api/health" });
+  const response = await fetch(request);
+  assertEquals(await response.text(), "the app's answer");
+  assertEquals([waiting.size, prepared], [0, []]);
+});

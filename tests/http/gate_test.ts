@@ -99,3 +99,32 @@ Deno.test("openGate answers 503 to held and later requests when hob could not st
   // Health still says the process answers; the process is about to exit anyway.
   assertEquals((await gate.fetch(request("/api/health"))).status, 200);
 });
+
+Deno.test("a request whose URL Deno cannot build waits for the app, which answers it", async () => {
+  const gate = openGate({ bind: "127.0.0.1" }, Date.now());
+  const errors: unknown[] = [];
+  const arrived = Promise.withResolvers<void>();
+  await using server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    onError: (error) => {
+      errors.push(error);
+      return new Response("internal error", { status: 500 });
+    },
+  }, (request) => {
+    arrived.resolve();
+    return gate.fetch(request);
+  });
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+  // `Host: [::1` makes Deno's request.url "http://[::1/api/health", which does not parse.
+  await connection.write(
+    new TextEncoder().encode("GET /api/health HTTP/1.1\r\nHost: [::1\r\nConnection: close\r\n\r\n"),
+  );
+  // Admitted only once the request is at the gate, so the gate holds it first.
+  await arrived.promise;
+  gate.admit(() => new Response("refused by the app", { status: 403 }));
+  const answer = new TextDecoder().decode(await new Response(connection.readable).arrayBuffer());
+  assertEquals(answer.split("\r\n")[0], "HTTP/1.1 403 Forbidden");
+  assertEquals(errors, []);
+});
