@@ -6,6 +6,7 @@
  * refused, and one that never returns, loops or fills its memory is stopped.
  */
 
+import { dirname } from "node:path";
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from "docx";
 import {
   assert,
@@ -568,9 +569,51 @@ Deno.test("a document process's answer is checked, and a whole 25 MB document re
 });
 
 Deno.test("convertDocument works with the flags hob runs with", async () => {
-  // hob loads dynamic imports lazily, which a Worker without read permission
-  // cannot do: the Worker's parsers must be static imports. Tests run without
-  // that flag, so this runs a conversion of each kind as hob would.
+  await convertsAsHob({ NO_COLOR: "1" });
+});
+
+Deno.test("a document process finds npm packages in a cache filled from the lockfile alone", async () => {
+  // Such a cache has the packages but none of the registry's metadata, which Deno
+  // reads to resolve a package's own dependencies when it has no lockfile:
+  // mammoth's @xmldom/xmldom then fails to load, though it is there.
+  const cache = await cacheWithoutMetadata();
+  try {
+    await convertsAsHob({ NO_COLOR: "1", DENO_DIR: cache });
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
+
+/**
+ * A Deno cache holding every npm package of the real one (hard links, beside
+ * it so they can be) but none of the registry's metadata (`registry.json`).
+ */
+async function cacheWithoutMetadata(): Promise<string> {
+  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
+  const real: string = JSON.parse(new TextDecoder().decode(stdout)).denoDir;
+  const cache = await Deno.makeTempDir({ dir: dirname(real), prefix: "hob-test-deno-dir-" });
+  await linkTree(`${real}/npm`, `${cache}/npm`);
+  return cache;
+}
+
+async function linkTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    const [source, target] = [`${from}/${entry.name}`, `${to}/${entry.name}`];
+    if (entry.isDirectory) await linkTree(source, target);
+    else if (entry.isFile && entry.name !== "registry.json") {
+      await Deno.link(source, target).catch(() => Deno.copyFile(source, target));
+    }
+  }
+}
+
+/**
+ * Converts a document of each kind as hob would, in a process with hob's
+ * flags and `env`: hob loads dynamic imports lazily, which a Worker without
+ * read permission cannot do, so the Worker's parsers must be static imports
+ * (tests run without that flag).
+ */
+async function convertsAsHob(env: Record<string, string>): Promise<void> {
   const dir = await Deno.makeTempDir();
   try {
     const files = {
@@ -590,7 +633,7 @@ Deno.test("convertDocument works with the flags hob runs with", async () => {
         ...Object.keys(files).map((name) => `${dir}/${name}`),
       ],
       cwd: new URL("../../", import.meta.url),
-      env: { NO_COLOR: "1" },
+      env,
     }).output();
     assertEquals(code, 0, new TextDecoder().decode(stderr));
     const lines = new TextDecoder().decode(stdout).trim().split("\n").map((line) =>
@@ -605,7 +648,7 @@ Deno.test("convertDocument works with the flags hob runs with", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-});
+}
 
 Deno.test("importing documents.ts loads no parser, and its process machinery only with a document", async () => {
   assertEquals(await staticGraph("src/memory/documents.ts"), [

@@ -437,8 +437,15 @@ function temporaryDirectory(): string {
   }
 }
 
-/** Flags every tool process gets: no prompts, nothing fetched, no lockfile written. */
-const RUN_FLAGS = ["--quiet", "--no-prompt", "--no-remote", "--cached-only", "--no-lock"];
+/**
+ * Flags every tool process gets: no prompts, nothing fetched, and hob's
+ * lockfile read but never written (`--frozen`). The lockfile is also what
+ * says which version of each npm package another one depends on: without it
+ * (`--no-lock`) Deno asks the registry's metadata, which a cache filled from
+ * the lockfile does not hold, and `--cached-only` then fails on a package
+ * that is there (mammoth's @xmldom/xmldom, for one).
+ */
+const RUN_FLAGS = ["--quiet", "--no-prompt", "--no-remote", "--cached-only", "--frozen"];
 
 /**
  * The `--allow-*` flags for exactly `permissions`: none for an empty grant,
