@@ -339,12 +339,26 @@ async function inspect(
   const outcome = await spawner.exchange(NO_PERMISSIONS, { type: "describe", url, as }, {
     timeoutMs: INSPECT_TIMEOUT_MS,
   });
-  if (!outcome.ok) throw new UserToolError(`it does not load: ${outcome.error}`);
+  if (!outcome.ok) throw new UserToolError(doesNotLoad(outcome.error));
   const message = outcome.message;
   if (message.type !== "description") throw new UserToolError("it does not load");
-  if (!message.ok) throw new UserToolError(`it does not load: ${message.error}`);
+  if (!message.ok) throw new UserToolError(doesNotLoad(message.error));
   cache?.set(key, message.tool);
   return message.tool;
+}
+
+/**
+ * Why a module does not load, in words the owner can act on: Deno's own,
+ * and when it could not find a package, what a tool may import.
+ */
+function doesNotLoad(error: string): string {
+  const unpinned = /lockfile is out of date|not found in cache|--cached-only|for package "/i.test(
+    error,
+  );
+  return unpinned
+    ? "it imports a package hob does not have (a tool may import only what hob's deno.json " +
+      `names, at its lockfile's versions): ${error}`
+    : `it does not load: ${error}`;
 }
 
 /**

@@ -146,3 +146,28 @@ Deno.test("a user tool is inspected in a process once per content; the policy is
     await stricter.close();
   }
 });
+
+Deno.test("a user tool that imports a package hob does not pin is refused, saying what it may import", async () => {
+  await using env = await tempRuntime(
+    fakeProviderYaml("http://127.0.0.1:9/v1", "memory: { embedder: none }"),
+  );
+  const home = env.home.home;
+  // zod is in hob's import map and lockfile; left-pad is in neither (and nothing is downloaded).
+  await Deno.writeTextFile(
+    `${home}/tools/zod_user.ts`,
+    `import { z } from "zod";\n${tool("zod_user", "", 'return z.string().parse("ok");')}`,
+  );
+  await Deno.writeTextFile(
+    `${home}/tools/padder.ts`,
+    `import leftPad from "npm:left-pad@1.3.0";\n${tool("padder", "", 'return leftPad("x", 3);')}`,
+  );
+  const { toolbox } = env.runtime;
+  await toolbox.reload();
+  assert(toolbox.registry.get("zod_user"), "a tool importing zod loads");
+  const [problem, ...rest] = toolbox.problems();
+  assertEquals(rest, []);
+  assertMatch(
+    problem.error,
+    /^padder\.ts was not loaded: it imports a package hob does not have \(a tool may import only what hob's deno\.json names/,
+  );
+});
