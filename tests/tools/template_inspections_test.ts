@@ -20,7 +20,7 @@ function storedInspections(db: import("node:sqlite").DatabaseSync): string[] {
   }[]).map((row) => row.key.split(":").slice(2).join(":"));
 }
 
-Deno.test("what is known of the templates is what a tool process inspecting them says", async () => {
+Deno.test("TEMPLATE_INSPECTIONS say what a tool process inspecting the templates says", async () => {
   assertEquals(
     await inspectTemplates(),
     TEMPLATE_INSPECTIONS,
@@ -28,7 +28,7 @@ Deno.test("what is known of the templates is what a tool process inspecting them
   );
 });
 
-Deno.test("a new home loads its example tools and skill without inspecting them", async () => {
+Deno.test("openToolbox loads a new home's example tools and skill without inspecting them", async () => {
   await using temp = await tempRuntime(YAML);
   const { toolbox, db } = temp.runtime;
   await toolbox.ready;
@@ -39,7 +39,7 @@ Deno.test("a new home loads its example tools and skill without inspecting them"
   assertEquals(storedInspections(db), [], "a template was inspected in a tool process");
 });
 
-Deno.test("an example the owner changed is inspected as any other tool", async () => {
+Deno.test("openToolbox inspects an example the owner changed as any other tool", async () => {
   await using temp = await tempRuntime(YAML);
   const { toolbox, db } = temp.runtime;
   await toolbox.ready;
@@ -54,4 +54,23 @@ Deno.test("an example the owner changed is inspected as any other tool", async (
   const stored = storedInspections(db);
   assertEquals(stored.length, 1, stored.join(", "));
   assert(!Object.hasOwn(TEMPLATE_INSPECTIONS, stored[0]), "the changed file's key is a template's");
+});
+
+Deno.test("openToolbox holds a known example to the owner's tools.user_tools as any other", async () => {
+  const yaml = fakeProviderYaml(
+    "http://127.0.0.1:9/v1",
+    "memory: { embedder: none }\ntools: { user_tools: { read: false } }\n",
+  );
+  await using temp = await tempRuntime(yaml);
+  const { toolbox, db } = temp.runtime;
+  await toolbox.ready;
+  const names = toolbox.registry.list().map((tool) => tool.name);
+  assert(names.includes("roll_dice") && !names.includes("word_count"), names.join(", "));
+  const refused = toolbox.problems().map((problem) => problem.error);
+  assertEquals(refused.length, 1, refused.join("\n"));
+  assert(
+    refused[0].startsWith("word_count.ts was not loaded: it asks for read access"),
+    refused[0],
+  );
+  assertEquals(storedInspections(db), [], "the refusal came from the known description");
 });
