@@ -11,6 +11,7 @@
  */
 
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ensureHome } from "../src/home/home.ts";
 import { ToolSpawner } from "../src/tools/sandbox/spawner.ts";
 import type { ToolDescription } from "../src/tools/sandbox/protocol.ts";
@@ -50,7 +51,7 @@ export async function inspectTemplates(): Promise<Record<string, ToolDescription
     const skills = await loadSkills(join(home, "skills"), spawner, recording);
     problems.push(...tools.problems, ...skills.problems);
     if (problems.length) throw new Error(problems.map((p) => p.error).join("\n"));
-    return Object.fromEntries([...said].sort(([a], [b]) => a.localeCompare(b)));
+    return Object.fromEntries([...said].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
   } finally {
     spawner.close();
     await Deno.remove(home, { recursive: true });
@@ -76,8 +77,10 @@ export function templateInspectionsSource(said: Record<string, ToolDescription>)
 if (import.meta.main) {
   const said = await inspectTemplates();
   await Deno.writeTextFile(TARGET, templateInspectionsSource(said));
-  const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", TARGET.pathname] })
+  const fmt = await new Deno.Command(Deno.execPath(), {
+    args: ["fmt", "-q", fileURLToPath(TARGET)],
+  })
     .output();
   if (!fmt.success) throw new Error(new TextDecoder().decode(fmt.stderr));
-  console.log(`Wrote ${TARGET.pathname} (${Object.keys(said).length} templates).`);
+  console.log(`Wrote ${fileURLToPath(TARGET)} (${Object.keys(said).length} templates).`);
 }

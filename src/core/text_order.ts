@@ -7,7 +7,8 @@
 
 /**
  * Compares two strings ignoring case, then by code units, so equal-but-for-case
- * names still have one order.
+ * names still have one order. Unlike a locale's collation, punctuation sorts
+ * by its code (`_` after the digits) and any letter outside ASCII after `z`.
  *
  * @example
  * ```ts
