@@ -114,7 +114,7 @@ export function createScheduleActions(deps: ScheduleActionsDeps): ScheduleAction
     if (problem) throw new ActionError("invalid", problem, { field: "model" });
   };
   return {
-    list: () => jobs.list().map((job) => jobs.view(job)),
+    list: () => jobs.views(),
     get(input) {
       return jobs.view(find(checkInput(scheduleKeyInput, input).key));
     },

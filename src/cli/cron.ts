@@ -19,6 +19,7 @@ import {
   type ParsedArgs,
   UsageError,
 } from "./command.ts";
+import { inHome } from "../home/where.ts";
 import { existingHome, openHome } from "./open.ts";
 import { runningServer, seenBy } from "./running.ts";
 import { dim, out, outJson, red } from "./output.ts";
@@ -72,11 +73,19 @@ Options:
     // A running server knows the jobs already: asking takes a request, opening the home a load
     // (and a plain list needs none of the schemas that check what the other actions take).
     if (isPlainList(parsed)) {
-      const server = await runningServer(await existingHome(parsed));
+      const home = await existingHome(parsed);
+      const server = await runningServer(home);
       const listed = await server?.get<{ schedules: JobView[] }>("/api/schedules");
       if (listed) {
         listJobs(listed.schedules, json);
         if (!json) out(dim(seenBy(server!)));
+        return EXIT.ok;
+      }
+      // With no server, the jobs table is all a list reads: no runtime, when hob.db allows.
+      const { readJobViews } = await import("../store/read_only.ts");
+      const views = readJobViews(inHome(home, "hob.db"));
+      if (views) {
+        listJobs(views, json);
         return EXIT.ok;
       }
     }

@@ -154,6 +154,11 @@ export class SqliteJobs {
     return row ? toJob(row) : undefined;
   }
 
+  /** Every job as the owner sees it, by name: what every way in lists. */
+  views(): JobView[] {
+    return this.list().map((job) => this.view(job));
+  }
+
   list(): Job[] {
     return (this.#sql(`SELECT ${COLUMNS} FROM jobs ORDER BY name`).all() as Record<
       string,
