@@ -7,7 +7,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { explainStorage } from "../home/storage.ts";
-import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { type Migration, MIGRATIONS, userVersion } from "./migrations.ts";
 import { transaction } from "./transaction.ts";
 
 /** How long a writer waits for another process's write lock before failing. */
@@ -80,8 +80,7 @@ export function openDatabase(
   return db;
 }
 
-/** The schema version this build of hob writes. */
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+export { SCHEMA_VERSION } from "./migrations.ts";
 
 /**
  * Applies one migration in its own write transaction, unless the database is
@@ -169,13 +168,6 @@ function backupFile(db: DatabaseSync, path: string, target: string): void {
   } finally {
     db.exec("COMMIT");
   }
-}
-
-function userVersion(db: DatabaseSync): number {
-  const row = db.prepare("PRAGMA user_version").get() as
-    | { user_version: number }
-    | undefined;
-  return row?.user_version ?? 0;
 }
 
 function messageOf(error: unknown): string {

@@ -4,6 +4,8 @@
  * Append new migrations; never edit one that has shipped.
  */
 
+import type { DatabaseSync } from "node:sqlite";
+
 /** One schema change. */
 export interface Migration {
   version: number;
@@ -415,3 +417,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
+
+/** The schema version this build of hob writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** The schema version a database is at (0 before any migration). */
+export function userVersion(db: DatabaseSync): number {
+  const row = db.prepare("PRAGMA user_version").get() as
+    | { user_version: number }
+    | undefined;
+  return row?.user_version ?? 0;
+}

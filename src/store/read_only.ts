@@ -8,7 +8,7 @@
 
 import { DatabaseSync } from "node:sqlite";
 import { type JobView, SqliteJobs } from "./jobs.ts";
-import { MIGRATIONS } from "./migrations.ts";
+import { SCHEMA_VERSION, userVersion } from "./migrations.ts";
 
 /**
  * The jobs as the owner sees them (what `SqliteJobs.views` gives the app's
@@ -23,8 +23,7 @@ export function readJobViews(path: string): JobView[] | undefined {
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(path, { readOnly: true });
-    const { user_version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
-    if (user_version !== MIGRATIONS[MIGRATIONS.length - 1].version) return undefined;
+    if (userVersion(db) !== SCHEMA_VERSION) return undefined;
     return new SqliteJobs(db).views();
   } catch {
     return undefined;
