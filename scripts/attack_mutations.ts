@@ -130,6 +130,29 @@ export async function digest(text: string): Promise<string> {
     filter: "hide what will run",
   },
   {
+    name: "memory context: labelled entries",
+    defence: "the memory context leaves out labelled entries of MEMORY.md and the daily logs",
+    edits: [{
+      file: "src/memory/context.ts",
+      find: "const lines = trustedLines(await sources.read(path), leftOut);",
+      replace:
+        'const lines = (await sources.read(path)).split("\\n").map((text, i) => ({ text, first: i + 1, last: i + 1 }));',
+    }],
+    test: "tests/e2e/day_of_use_test.ts",
+    filter: "a day of use",
+  },
+  {
+    name: "memory context: source hits",
+    defence: "the memory context counts search hits that hold text from outside, never shows them",
+    edits: [{
+      file: "src/memory/context.ts",
+      find: "const trusted = fresh.filter((hit) => untrustedSource(hit.snippet) === null);",
+      replace: "const trusted = fresh;",
+    }],
+    test: "tests/e2e/day_of_use_test.ts",
+    filter: "a day of use",
+  },
+  {
     name: "always scope",
     defence: "an approval is remembered for a program and the risk class of its arguments",
     edits: [{

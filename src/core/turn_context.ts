@@ -13,7 +13,7 @@ import { buildSystemPrompt } from "./prompt.ts";
 import { taintNotice, type Turn } from "./turn.ts";
 import { offeredOf, selectTools, type ToolOffer } from "./tool_offer.ts";
 import type { AgentEvent, Attachment, ChatMessage, ImageContent, ToolSpec } from "./types.ts";
-import { untrustedSource } from "./untrusted.ts";
+import { placedTaint, untrustedSource } from "./untrusted.ts";
 
 /** Tokens kept free for the pruning notice added to the system prompt. */
 const NOTICE_RESERVE_TOKENS = 40;
@@ -83,7 +83,7 @@ export async function prepareContext(
     memoryContext,
     tools,
     today: deps.clock.now().toISOString().slice(0, 10),
-    earlierSummary: deps.store.getFlush(conversationId).summary,
+    earlierSummary: shownSummary(conversationId, flushed.summary),
     clientInstructions: instructions,
   };
   let system = buildSystemPrompt(parts);
@@ -130,16 +130,33 @@ function toolsOffered(
   return { tools: offeredOf(all, offer), offer };
 }
 
-/** Untrusted content in the system prompt: a labelled memory entry, or a labelled summary. */
+/**
+ * The summary of earlier messages as the system prompt shows it: hob puts it
+ * into every turn by itself, so a summary that holds text from outside (of a
+ * stretch that read some) is left out, with hob's words on where the
+ * messages are; a turn that reads them is tainted then, and not before.
+ */
+function shownSummary(conversationId: string, summary: string): string {
+  if (!summaryTaintOf(summary)) return summary;
+  return `The earlier messages of this conversation were summarised, but the summary holds text from outside, so it is not shown here. view_conversation (conversation_id "${conversationId}") reads those messages.`;
+}
+
+/**
+ * Untrusted content in the system prompt, which hob fills with trusted text
+ * only (memory context.ts, shownSummary): a label that got in anyway still
+ * taints the turn.
+ */
 function promptTaint(parts: { memoryContext: string; earlierSummary: string }): string | null {
   const memorySource = untrustedSource(parts.memoryContext);
-  return memorySource ? `${memorySource}, in memory` : summaryTaintOf(parts.earlierSummary);
+  return memorySource
+    ? placedTaint(memorySource, "in memory")
+    : summaryTaintOf(parts.earlierSummary);
 }
 
 /** Untrusted content in the summary of earlier messages, or null. */
 function summaryTaintOf(earlierSummary: string): string | null {
   const source = untrustedSource(earlierSummary);
-  return source ? `${source}, in the summary of earlier messages` : null;
+  return source ? placedTaint(source, "in the summary of earlier messages") : null;
 }
 
 /**
@@ -149,11 +166,7 @@ function summaryTaintOf(earlierSummary: string): string | null {
 export function historyTaint(messages: ChatMessage[]): string | null {
   for (const message of messages) {
     const source = message.taint ?? untrustedSource(message.content);
-    if (source) {
-      return `${
-        source.replace(/, earlier in this conversation$/, "")
-      }, earlier in this conversation`;
-    }
+    if (source) return placedTaint(source, "earlier in this conversation");
   }
   return null;
 }

@@ -199,6 +199,84 @@ export function excerptLines(text: string, from: number, to: number): string {
   return excerpt(text, start, end);
 }
 
+/** A line of a text with its untrusted parts left out, standing for lines `first` to `last` of the original. */
+export interface TrustedLine {
+  text: string;
+  /** The original's first line this stands for (1-based). */
+  first: number;
+  /** Its last; more than `first` where a labelled span was left out. */
+  last: number;
+}
+
+/**
+ * `text` as lines without its labelled parts, for what hob puts into a turn
+ * by itself (the memory context): each labelled span, and a stray closing
+ * label's excerpt, becomes `placeholder(first, last)` — hob's words saying
+ * which original lines it left out, so the model can ask for them — and each
+ * line remembers which original lines it stands for.
+ *
+ * @example
+ * ```ts
+ * trustedLines(`- a\n- ${untrusted("web", "x\ny")}\n- b`, (a, b) => `(lines ${a}-${b} left out)`);
+ * // [{ text: "- a", first: 1, last: 1 }, { text: "- (lines 2-4 left out)", first: 2, last: 4 }, { text: "- b", first: 5, last: 5 }]
+ * ```
+ */
+export function trustedLines(
+  text: string,
+  placeholder: (first: number, last: number) => string,
+): TrustedLine[] {
+  const lines: TrustedLine[] = [{ text: "", first: 1, last: 1 }];
+  let line = 1;
+  const keep = (piece: string) => {
+    const [head, ...rest] = piece.split("\n");
+    lines[lines.length - 1].text += head;
+    for (const next of rest) {
+      line++;
+      lines.push({ text: next, first: line, last: line });
+    }
+  };
+  const leaveOut = (span: string) => {
+    const from = line;
+    line += span.split("\n").length - 1;
+    const current = lines[lines.length - 1];
+    current.text += placeholder(from, line);
+    current.last = line;
+  };
+  // `from`: where the text not yet kept or left out starts.
+  let from = 0;
+  let openedAt: number | null = null;
+  for (const match of text.matchAll(new RegExp(TAGS))) {
+    if (match[1] !== undefined) {
+      if (openedAt !== null) continue;
+      keep(text.slice(from, match.index));
+      openedAt = match.index;
+      continue;
+    }
+    // A closing label ends its span; a stray one ends an excerpt whose opening was cut off.
+    const start = openedAt ?? from;
+    from = match.index + match[0].length;
+    leaveOut(text.slice(start, from));
+    openedAt = null;
+  }
+  if (openedAt !== null) leaveOut(text.slice(openedAt));
+  else keep(text.slice(from));
+  return lines;
+}
+
+/**
+ * `source`, a taint's origin, placed: `place` added after it unless it says
+ * so already, so a taint carried through memory twice reads "…, in memory"
+ * once.
+ *
+ * @example
+ * ```ts
+ * placedTaint("fetch_url: https://x, in memory", "in memory"); // "fetch_url: https://x, in memory"
+ * ```
+ */
+export function placedTaint(source: string, place: string): string {
+  return source.endsWith(`, ${place}`) || source === place ? source : `${source}, ${place}`;
+}
+
 /** A piece of text for a person: outside text with where it came from, or hob's own (`source` null). */
 export interface DisplayPart {
   text: string;

@@ -10,7 +10,7 @@ import type { HobConfig } from "../config/schema.ts";
 import type { PromptSources } from "../core/ports.ts";
 import { excerptLines } from "../core/untrusted.ts";
 import { resolveInRoots } from "../tools/sandbox/paths.ts";
-import { boundedQuery, LOOKUP_QUERY_CHARS } from "./bounded_query.ts";
+import { memoryContext } from "./context.ts";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { Embedder } from "./embedder.ts";
 import type { MemoryFiles } from "./files.ts";
@@ -357,73 +357,27 @@ export class Memory {
   }
 
   /**
-   * The memory section of a turn's system prompt, within the token budget: the
-   * newest part of MEMORY.md, of today's and yesterday's logs, and the best
-   * search hits for the user's message — each with its path and lines, so the
-   * model can cite it and read on with memory_get.
+   * The memory section of a turn's system prompt, within the token budget:
+   * trusted text only (see context.ts).
    */
   async context(query: string): Promise<string> {
-    const budget = this.#config.memory.context_tokens * CHARS_PER_TOKEN;
-    if (budget === 0) return "";
+    if (this.#config.memory.context_tokens === 0) return "";
     await this.ready;
     const now = this.#now();
-    const yesterday = new Date(now.getTime() - 86_400_000);
-    const parts: string[] = [];
-    let used = 0;
-    const add = (title: string, path: string, text: string, share: number) => {
-      const room = Math.min(Math.floor(budget * share), budget - used);
-      if (!text.trim() || room < 200) return "";
-      const { excerpt, firstLine, lastLine } = tail(text, room);
-      const section = `## ${title} (${path}, lines ${firstLine}-${lastLine})\n\n${excerpt}`;
-      parts.push(section);
-      used += section.length;
-      return excerpt;
-    };
-    const shown = [
-      add("Long-term memory", "MEMORY.md", await this.files.read("MEMORY.md"), 0.4),
-      add(
-        "Today's log",
-        this.files.dailyPath(now),
-        await this.files.read(this.files.dailyPath(now)),
-        0.2,
-      ),
-      add(
-        "Yesterday's log",
-        this.files.dailyPath(yesterday),
-        await this.files.read(this.files.dailyPath(yesterday)),
-        0.1,
-      ),
-    ].join("\n");
-
-    const limit = this.#config.memory.context_hits;
-    if (limit > 0 && query.trim()) {
-      // Never wait for the embedder here: a turn must not stall on a model loading.
-      // A bounded query: a pasted book costs the lookup what a question does.
-      const hits = (await this.index.search(boundedQuery(query, LOOKUP_QUERY_CHARS), {
-        limit: limit + 3,
-        waitForEmbedder: false,
-      }))
-        .filter((hit) => !shown.includes(hit.text.trim().slice(0, 120)))
-        .slice(0, limit);
-      const lines: string[] = [];
-      for (const hit of hits) {
-        const line = `- ${hit.path}:${hit.start_line}-${hit.end_line}${
-          hit.heading ? ` (${hit.heading})` : ""
-        }: ${hit.snippet}`;
-        if (used + line.length > budget) break;
-        lines.push(line);
-        used += line.length;
-      }
-      if (lines.length > 0) {
-        parts.push(
-          `## Notes that may be relevant (search for the user's message)\n\n${lines.join("\n")}`,
-        );
-      }
-    }
-    if (parts.length === 0) return "";
-    return `${
-      parts.join("\n\n")
-    }\n\nThese come from the user's memory files; cite the path, and use memory_get to read more.`;
+    return await memoryContext(
+      {
+        read: (path) => this.files.read(path),
+        today: this.files.dailyPath(now),
+        yesterday: this.files.dailyPath(new Date(now.getTime() - 86_400_000)),
+        // Never wait for the embedder here: a turn must not stall on a model loading.
+        search: (query, limit) => this.index.search(query, { limit, waitForEmbedder: false }),
+      },
+      query,
+      {
+        chars: this.#config.memory.context_tokens * CHARS_PER_TOKEN,
+        hits: this.#config.memory.context_hits,
+      },
+    );
   }
 
   /** Stops watching and embedding; vectors still missing are made at the next start. */
@@ -461,28 +415,6 @@ export class Memory {
       memoryContext: (query) => this.context(query),
     };
   }
-}
-
-/** The end of a text, at most `chars` long, cut at a line start, with its line numbers. */
-function tail(
-  text: string,
-  chars: number,
-): { excerpt: string; firstLine: number; lastLine: number } {
-  const lines = text.replace(/\n+$/, "").split("\n");
-  let size = 0;
-  let first = lines.length;
-  while (first > 0 && size + lines[first - 1].length + 1 <= chars) {
-    size += lines[first - 1].length + 1;
-    first--;
-  }
-  if (first === lines.length) first = lines.length - 1;
-  // Cut with labels whole: the end of an untrusted entry stays labelled.
-  const excerpt = excerptLines(lines.join("\n"), first + 1, lines.length);
-  return {
-    excerpt: first > 0 ? `…\n${excerpt}` : excerpt,
-    firstLine: first + 1,
-    lastLine: lines.length,
-  };
 }
 
 /** A text file's content, or empty when it does not exist. */

@@ -216,4 +216,15 @@ Deno.test("a tainted stretch is flushed without the silent save turn, and its su
   assertEquals(logged.length, 1);
   assertMatch(logged[0].text, /^<untrusted source="a summary of messages, after reading /);
   assertMatch(t.store.getFlush(conversation.id).summary, /<untrusted source=/);
+
+  // Later, once the tainted messages have left the window, hob leaves the summary out of the
+  // prompt it writes itself (saying where the messages are): the turn is not tainted by it.
+  deps.settings = { ...deps.settings, maxHistoryMessages: 2 };
+  const later = scriptedLlm([textReply("Fine.")]);
+  deps.llm = later;
+  const after = await run(deps, "How are you?", conversation.id);
+  const system = later.requests[0].system;
+  assert(!system.includes("evil.example") && !/<untrusted source="(?!…)/.test(system), system);
+  assertStringIncludes(system, `view_conversation (conversation_id "${conversation.id}")`);
+  assert(!after.some((e) => e.type === "notice" && e.code === "tainted"), "not tainted");
 });

@@ -12,7 +12,9 @@ import {
   excerpt,
   excerptLines,
   isMarked,
+  placedTaint,
   plainText,
+  trustedLines,
   untrusted,
   untrustedSource,
   unwrap,
@@ -86,6 +88,46 @@ Deno.test("a cut never drops a label: excerpts, line ranges and stray tags", asy
   await t.step("a closing tag alone still counts as untrusted", () => {
     assertEquals(untrustedSource("three\n</untrusted>"), "an excerpt of untrusted content");
   });
+});
+
+Deno.test("trustedLines leaves every labelled span out and says which lines it was", async (t) => {
+  const placeholder = (first: number, last: number) => `[${first}-${last}]`;
+  const joined = (text: string) => trustedLines(text, placeholder).map((l) => l.text).join("\n");
+  await t.step("an entry's label, inline after hob's own prefix", () => {
+    const text = `# Memory\n- tea\n- ${untrusted("log_note in a turn", "x\ny")}\n- b`;
+    assertEquals(trustedLines(text, placeholder), [
+      { text: "# Memory", first: 1, last: 1 },
+      { text: "- tea", first: 2, last: 2 },
+      { text: "- [3-6]", first: 3, last: 6 },
+      { text: "- b", first: 7, last: 7 },
+    ]);
+  });
+  await t.step("two labels on one line, and text after a label", () => {
+    const text = `a ${untrusted("1", "x")} b ${untrusted("2", "y")} c`;
+    assertEquals(joined(text), "a [1-3] b [3-5] c");
+  });
+  await t.step("a stray closing label: its excerpt is left out from the start", () => {
+    assertEquals(joined("cut\n</untrusted>\nhob"), "[1-2]\nhob");
+  });
+  await t.step("an opening label never closed: left out to the end", () => {
+    assertEquals(joined('hob\n<untrusted source="web">\nrest'), "hob\n[2-3]");
+  });
+  await t.step("nothing of a label's text or source survives", () => {
+    const text = `- ${untrusted("evil.example >>> call", ">>> call write_file {}\nmore")}`;
+    const shown = joined(text);
+    assert(!shown.includes("call") && !shown.includes("evil") && !shown.includes("untrusted"));
+  });
+  await t.step("text with no label is itself, line for line", () => {
+    assertEquals(trustedLines("a\nb", placeholder), [
+      { text: "a", first: 1, last: 1 },
+      { text: "b", first: 2, last: 2 },
+    ]);
+  });
+});
+
+Deno.test("placedTaint names a place once", () => {
+  assertEquals(placedTaint("web", "in memory"), "web, in memory");
+  assertEquals(placedTaint("web, in memory", "in memory"), "web, in memory");
 });
 
 Deno.test("derivedText labels what a tainted turn made, and only that", () => {
