@@ -60,6 +60,11 @@ export const memorySectionInput = z.strictObject({
   content: z.string().max(20_000),
 });
 
+/** A memory file the owner vouches for, by its path under memory/. */
+export const trustMemoryInput = z.strictObject({
+  path: z.string().trim().min(1, "must not be empty").max(1_000),
+});
+
 /** The identity files the owner edits, by name. */
 export const IDENTITY_FILES = ["SOUL.md", "USER.md", "HEARTBEAT.md"] as const;
 /** An identity file's new content. */
@@ -73,6 +78,15 @@ export type ReplaceMemoryInput = z.input<typeof replaceMemoryInput>;
 export type MemoryTextInput = z.input<typeof memoryTextInput>;
 export type MemorySectionInput = z.input<typeof memorySectionInput>;
 export type WriteIdentityInput = z.input<typeof writeIdentityInput>;
+export type TrustMemoryInput = z.input<typeof trustMemoryInput>;
+
+/** What vouching for a file did: `changed` false when it held no text from outside. */
+export interface TrustResult {
+  path: string;
+  changed: boolean;
+  /** The owner's new version of the file; null when nothing changed. */
+  version: FileVersion | null;
+}
 
 export type { FileVersion, WrittenBy };
 export type {
@@ -114,6 +128,13 @@ export interface MemoryActions extends SourceActions, HistoryActions {
   log(input: MemoryTextInput, by: WrittenBy): Promise<string>;
   /** Replaces one section of MEMORY.md, or adds it. */
   writeSection(input: MemorySectionInput, by: WrittenBy): Promise<string>;
+  /**
+   * The owner vouches for a memory file after reading it ("I trust this
+   * page"): its untrusted labels are taken out, as the owner's version, so
+   * its text is trusted from then on. Only the owner may: `invalid` for
+   * anyone else; `invalid`/`not_found` naming `path` as for a read.
+   */
+  trust(input: TrustMemoryInput, by: WrittenBy): Promise<TrustResult>;
   /** Replaces an identity file (SOUL.md, USER.md, HEARTBEAT.md); returns its path in the home. */
   writeIdentity(input: WriteIdentityInput, by: WrittenBy): Promise<string>;
   /** Rebuilds the index from the files, telling `onProgress` as it goes. */
@@ -165,6 +186,17 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
     writeSection(input, by) {
       const { section, content } = checkInput(memorySectionInput, input);
       return fileCall("MEMORY.md", () => memory.writeSection(section, written(content, by), by));
+    },
+    async trust(input, by) {
+      const { path } = checkInput(trustMemoryInput, input);
+      if (by.author !== "owner" || by.taint) {
+        throw new ActionError("invalid", "Only the owner vouches for text, after reading it");
+      }
+      const result = await fileCall(path, () => memory.vouch(path, by));
+      const version = result.changed
+        ? memory.history.versions.latest(`memory/${result.path}`) ?? null
+        : null;
+      return { ...result, version };
     },
     async writeIdentity(input, by) {
       const { name, content } = checkInput(writeIdentityInput, input);

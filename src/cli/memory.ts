@@ -14,6 +14,7 @@ import {
   memorySectionInput,
   memoryTextInput,
   searchMemoryInput,
+  trustMemoryInput,
 } from "../app/memory.ts";
 import { diffInput, historyInput, versionInput } from "../app/memory_history.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
@@ -47,6 +48,7 @@ const ARGUMENTS = {
   undo: [1, 1],
   add: [1, 1],
   refresh: [1, 1],
+  trust: [1, 1],
 } as const;
 type Action = keyof typeof ARGUMENTS;
 const ACTIONS = Object.keys(ARGUMENTS) as Action[];
@@ -68,6 +70,7 @@ export const memory: Command = {
        hob memory write SECTION "new content of that section of MEMORY.md"
        hob memory add PATH|URL [--json]
        hob memory refresh sources/FILE.md
+       hob memory trust FILE
        hob memory reindex
        hob memory stats [--json]
        hob memory history [FILE] [--tainted] [--limit N] [--json]
@@ -83,6 +86,11 @@ progress bar; deleting the index loses nothing.
 'add' reads a document or page into memory/sources/ as Markdown (Markdown,
 text, HTML, PDF, DOCX, CSV), where search finds it; its text stays marked as
 untrusted. 'refresh' reads it again from where it came from.
+
+Text from outside (a source, a note a turn wrote after reading a page) is
+shown to the model only when it asks, and a turn that reads it asks before
+changing anything. 'trust FILE' vouches for a file once you have read it:
+its marks are taken out, as your version, and from then on it is your words.
 
 Every write to memory, to identity/ (SOUL.md, USER.md, HEARTBEAT.md), to
 skills/ and to tools/ is a version: 'history' lists them with who wrote each
@@ -166,6 +174,7 @@ function readRequest(parsed: ParsedArgs): MemoryRequest {
     request.first = source;
   }
   if (request.action === "refresh") checkText(request, refreshSourceInput, { path: first });
+  if (request.action === "trust") checkText(request, trustMemoryInput, { path: first });
   if (request.action === "revert" || request.action === "undo") {
     checkText(request, versionInput, { id: first });
   }
@@ -239,7 +248,26 @@ function perform(memory: MemoryActions, request: MemoryRequest): Promise<number>
     case "add":
     case "refresh":
       return addSource(memory, request);
+    case "trust":
+      return trust(memory, request);
   }
+}
+
+/** `trust`: the owner vouches for a file they have read. */
+async function trust(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const result = await memory.trust({ path: request.first }, BY_CLI);
+  if (request.json) outJson(result);
+  else if (!result.changed) out(`memory/${result.path} holds no text from outside.\n`);
+  else {
+    out(
+      `Trusted memory/${result.path}: its text is yours from now on${
+        result.version
+          ? ` (version ${result.version.id}; 'hob memory undo ${result.version.id}' takes it back)`
+          : ""
+      }.\n`,
+    );
+  }
+  return EXIT.ok;
 }
 
 async function search(memory: MemoryActions, request: MemoryRequest): Promise<number> {

@@ -264,6 +264,23 @@ export function trustedLines(
 }
 
 /**
+ * `text` with every label taken out and the escapes inside undone: what the
+ * owner vouches for after reading it ("I trust this page"). Only the owner's
+ * own action calls this; the result is their words from then on.
+ *
+ * @example
+ * ```ts
+ * vouched(`- ${untrusted("web", "Tea at four.")}`); // "- Tea at four."
+ * ```
+ */
+export function vouched(text: string): string {
+  const bare = text
+    .replace(/<untrusted source="[^"]*">\n?[ \t]*/g, "")
+    .replace(/\n?[ \t]*<\/untrusted>/g, "");
+  return unescapeTags(bare);
+}
+
+/**
  * `source`, a taint's origin, placed: `place` added after it unless it says
  * so already, so a taint carried through memory twice reads "…, in memory"
  * once.

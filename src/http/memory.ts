@@ -17,6 +17,7 @@ import {
   readMemoryQuery,
   replaceMemoryBody,
   searchMemoryInput,
+  trustMemoryInput,
 } from "../app/memory.ts";
 import type { WrittenBy } from "../app/memory.ts";
 import { diffInput, historyInput } from "../app/memory_history.ts";
@@ -119,6 +120,18 @@ export const memoryRouteDocs: RouteDoc[] = [
     summary: "Read a source again from where it came from; a change is a new version",
     body: refreshSourceInput,
     response: { description: "`{path, source, title, format, changed, truncated, version}`" },
+  },
+  {
+    method: "post",
+    path: "/api/memory/trust",
+    tag: "memory",
+    summary:
+      "Vouch for a memory file after reading it (a source added from the web, say): its untrusted labels are taken out, as your version, so its text is trusted from then on",
+    body: trustMemoryInput,
+    response: {
+      description:
+        "`{path, changed, version}`: `changed` false when the file held no text from outside",
+    },
   },
   {
     method: "get",
@@ -232,6 +245,11 @@ export function memoryRoutes(runtime: Runtime): Hono {
   app.post("/memory/sources/refresh", async (c) => {
     const body = await readJson(c, refreshSourceInput);
     return c.json(await act(() => memory.refreshSource(body, BY_API, c.req.raw.signal)));
+  });
+
+  app.post("/memory/trust", async (c) => {
+    const body = await readJson(c, trustMemoryInput);
+    return c.json(await act(() => memory.trust(body, BY_API)));
   });
 
   app.get("/memory/history", async (c) => {

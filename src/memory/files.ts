@@ -9,6 +9,7 @@
 
 import { dirname, join } from "node:path";
 import type { WrittenBy } from "../store/versions.ts";
+import { vouched } from "../core/untrusted.ts";
 import { localDate } from "./dates.ts";
 
 /** Longest entry accepted, so one call cannot bloat MEMORY.md. */
@@ -145,6 +146,18 @@ export class MemoryFiles {
   /** Replaces a whole memory file, as an editor would. */
   replace(path: string, content: string, by: WrittenBy): Promise<string> {
     return this.#change(path, by, () => content);
+  }
+
+  /**
+   * Rewrites a file without its untrusted labels, as one version: the owner
+   * vouched for its text after reading it. Refuses (Deno.errors.NotFound)
+   * when there is no such file.
+   */
+  vouch(path: string, by: WrittenBy): Promise<string> {
+    return this.#change(path, by, (current, exists) => {
+      if (!exists) throw new Deno.errors.NotFound(`${path} does not exist`);
+      return vouched(current);
+    });
   }
 
   /** Writes a new file; refuses (Deno.errors.AlreadyExists) when there is one. */

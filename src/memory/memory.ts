@@ -8,7 +8,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import type { HobConfig } from "../config/schema.ts";
 import type { PromptSources } from "../core/ports.ts";
-import { excerptLines } from "../core/untrusted.ts";
+import { excerptLines, untrustedSource } from "../core/untrusted.ts";
 import { resolveInRoots } from "../tools/sandbox/paths.ts";
 import { memoryContext } from "./context.ts";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
@@ -227,6 +227,23 @@ export class Memory {
     return await this.#indexed(
       await this.files.replace(file.slice(this.files.dir.length + 1), content, by),
     );
+  }
+
+  /**
+   * Takes the untrusted labels out of a memory file, as the owner's version
+   * of it: from then on its text is trusted (the memory context shows it, and
+   * a turn that reads it is not tainted). `changed` is false when the file
+   * held no label. Throws a PathError outside memory, Deno.errors.NotFound
+   * for no such file.
+   */
+  async vouch(path: string, by: WrittenBy): Promise<{ path: string; changed: boolean }> {
+    const file = await resolveInRoots(path.replace(/^memory\//, ""), [this.files.dir]);
+    if (!file.endsWith(".md")) throw new Error("Only Markdown (.md) files live in memory");
+    const relative = file.slice(this.files.dir.length + 1);
+    if (untrustedSource(await Deno.readTextFile(file)) === null) {
+      return { path: relative, changed: false };
+    }
+    return { path: await this.#indexed(await this.files.vouch(relative, by)), changed: true };
   }
 
   /**

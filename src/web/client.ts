@@ -554,6 +554,11 @@ export interface HobClient {
     writeSection(section: string, content: string): Promise<string>;
     files(): Promise<string[]>;
     stats(): Promise<MemoryStats>;
+    /**
+     * Vouches for a memory file you have read (a source added from the web):
+     * its text is yours from then on. `changed` false when it held no text from outside.
+     */
+    trust(path: string): Promise<{ path: string; changed: boolean }>;
   };
   schedules: {
     list(): Promise<Schedule[]>;
@@ -818,6 +823,13 @@ function memoryCalls({ json, post }: Transport): HobClient["memory"] {
       return (await json<{ files: string[] }>("/api/memory/files")).files;
     },
     stats: () => json("/api/memory/stats"),
+    async trust(path) {
+      const { changed, path: trusted } = await post<{ path: string; changed: boolean }>(
+        "/api/memory/trust",
+        { path },
+      );
+      return { path: trusted, changed };
+    },
   };
 }
 

@@ -18,8 +18,9 @@ import type { VersionDiff } from "../memory/history.ts";
 import type { FileVersion } from "../store/versions.ts";
 import type { ToolInfo } from "../tools/registry.ts";
 import { showTime } from "../app/times.ts";
+import { displayParts, untrustedSource } from "../core/untrusted.ts";
 
-type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 /** A message shown at the top of a panel after an action. */
 export interface Flash {
@@ -233,8 +234,10 @@ export function memoryResults(query: string, hits: MemoryHit[]): Html {
       html`
         <li>
           <div
-            class="title">memory/${hit.path} <span class="muted">lines ${hit.start_line}–${hit
-              .end_line}${hit.heading ? ` · ${hit.heading}` : ""}</span></div>
+            class="title"><button type="button" class="link" hx-get="/ui/memory/file?name=${encodeURIComponent(
+              `memory/${hit.path}`,
+            )}" hx-target="#memory-file">memory/${hit.path}</button> <span class="muted">lines ${hit
+              .start_line}–${hit.end_line}${hit.heading ? ` · ${hit.heading}` : ""}</span></div>
           <div>${cut(hit.snippet || hit.text, 400)}</div>
         </li>
       `
@@ -245,6 +248,7 @@ export function memoryResults(query: string, hits: MemoryHit[]): Html {
 export function memoryEditor(path: string, content: string, message?: Flash): Html {
   return html`<form class="stacked" hx-post="/ui/memory/file" hx-target="#memory-file">
   ${flash(message)}
+  ${path.startsWith("memory/") && untrustedSource(content) !== null ? vouchNotice(path) : ""}
   <input type="hidden" name="path" value="${path}">
   <label>${path}
     <textarea class="editor" name="content" spellcheck="false">${content}</textarea>
@@ -253,6 +257,51 @@ export function memoryEditor(path: string, content: string, message?: Flash): Ht
     <button type="button" hx-get="/ui/memory/history?path=${encodeURIComponent(path)}"
       hx-target="#memory-history">History</button></div>
 </form>`;
+}
+
+/**
+ * A memory file shown read-only (a source opened from a search hit), its
+ * parts from outside marked, with the way to vouch for them; `read` null when
+ * it could not be read (the message says why).
+ */
+export function memoryViewer(
+  path: string,
+  read: { text: string; to: number; total_lines: number } | null,
+  message?: Flash,
+): Html {
+  if (!read) return html`<div class="stacked">${flash(message)}</div>`;
+  const cut = read.to < read.total_lines
+    ? html`<p class="muted">The first ${read.to} of ${read.total_lines} lines.</p>`
+    : "";
+  return html`<div class="stacked">
+  ${flash(message)}
+  ${untrustedSource(read.text) !== null ? vouchNotice(path) : ""}
+  <p class="title">${path}</p>
+  ${cut}
+  <pre class="viewer">${
+    displayParts(read.text).map((part) =>
+      part.source === null
+        ? part.text
+        : html`<span class="source">from ${part.source}</span><span class="untrusted">${part.text}</span>`
+    )
+  }</pre>
+</div>`;
+}
+
+/**
+ * Above a memory file that holds text from outside: what that means, and the
+ * owner's way to vouch for it once read.
+ */
+function vouchNotice(path: string): Html {
+  return html`
+    <div class="vouch" role="note">
+      <p>Parts of this file came from outside (between <code>&lt;untrusted&gt;</code> marks): hob shows
+        them to the model only when it asks, and a chat that reads them asks you before changing
+        anything. Once you have read them and trust them, make them your own words.</p>
+      <button type="button" hx-post="/ui/memory/trust" hx-vals='${JSON.stringify({ path })}'
+        hx-target="#memory-file">I trust this</button>
+    </div>
+  `;
 }
 
 // Schedules
@@ -639,10 +688,15 @@ export function sourceAdded(
   refusal?: string,
 ): Html | string {
   if (!added) return flash({ ok: false, text: refusal ?? "Could not add it." });
-  return flash({
-    ok: true,
-    text: added.changed
-      ? `Added “${added.title}” from ${added.source} as memory/${added.path}.`
-      : `memory/${added.path} already holds ${added.source} as it is now.`,
-  });
+  return html`
+    ${flash({
+      ok: true,
+      text: added.changed
+        ? `Added “${added.title}” from ${added.source} as memory/${added.path}.`
+        : `memory/${added.path} already holds ${added.source} as it is now.`,
+    })}<button type="button" hx-get="/ui/memory/file?name=${encodeURIComponent(
+      `memory/${added.path}`,
+    )}"
+      hx-target="#memory-file">Open it</button>
+  `;
 }

@@ -31,9 +31,11 @@ import {
   diffView,
   EDITABLE_FILES,
   type Flash,
+  type Html,
   memoryEditor,
   memoryPanel,
   memoryResults,
+  memoryViewer,
   notificationsPanel,
   SCHEDULE_FORM_FIELDS,
   type ScheduleDraft,
@@ -229,9 +231,12 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
   });
 
   ui.get("/memory/file", async (c) => {
-    const path = editablePath(runtime, c.req.query("name") ?? "");
-    if (!path) throw new ApiError(404, "not_found", "Not a file the page edits");
-    return c.html(memoryEditor(path, await readOrEmpty(join(runtime.home, path))));
+    const name = c.req.query("name") ?? "";
+    const path = editablePath(runtime, name);
+    if (path) return c.html(memoryEditor(path, await readOrEmpty(join(runtime.home, path))));
+    const viewed = viewablePath(name);
+    if (!viewed) throw new ApiError(404, "not_found", "Not a file the page shows");
+    return c.html(await memoryView(runtime, viewed));
   });
 
   ui.post("/memory/file", async (c) => {
@@ -254,6 +259,33 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });
   historyFragments(ui, runtime);
+
+  ui.post("/memory/trust", async (c) => {
+    const form = await readForm(c);
+    const name = String(form.path ?? "");
+    const path = viewablePath(name);
+    if (!path) throw new ApiError(404, "not_found", "Not a memory file");
+    let message: Flash;
+    try {
+      const trusted = await runtime.app.memory.trust(
+        { path: path.slice("memory/".length) },
+        BY_PAGE,
+      );
+      message = {
+        ok: true,
+        text: trusted.changed
+          ? `You vouched for ${path}: its text is yours from now on.`
+          : `${path} holds no text from outside.`,
+      };
+    } catch (error) {
+      message = { ok: false, text: formRefusal(error, {}) };
+    }
+    return c.html(
+      editablePath(runtime, name)
+        ? memoryEditor(path, await readOrEmpty(join(runtime.home, path)), message)
+        : await memoryView(runtime, path, message),
+    );
+  });
 
   ui.post("/memory/sources", async (c) => {
     const form = await readForm(c);
@@ -547,6 +579,26 @@ function editablePath(runtime: Runtime, name: string): string | null {
   if (name === "TODAY") return today(runtime);
   if (name === today(runtime)) return name;
   return EDITABLE_FILES.includes(name) && name !== "TODAY" ? name : null;
+}
+
+/**
+ * A memory file the page shows without editing (a source opened from a
+ * search hit), as `memory/…`, or null. Only a name: the memory actions read
+ * it through memory's containment check.
+ */
+function viewablePath(name: string): string | null {
+  return /^memory\/[^\0]+\.md$/.test(name) ? name : null;
+}
+
+/** A memory file read-only, or why it cannot be shown. */
+async function memoryView(runtime: Runtime, path: string, message?: Flash): Promise<Html> {
+  try {
+    const read = await runtime.app.memory.read({ path: path.slice("memory/".length) });
+    return memoryViewer(path, read, message);
+  } catch (error) {
+    if (!(error instanceof ActionError)) throw error;
+    return memoryViewer(path, null, { ok: false, text: error.message });
+  }
 }
 
 /** JSON with every non-ASCII character escaped: header values must be bytes, and ids may be anything. */
