@@ -130,6 +130,17 @@ export async function digest(text: string): Promise<string> {
     filter: "hide what will run",
   },
   {
+    name: "reading carried out",
+    defence: "a tainted turn's reading tools reach only addresses it was pointed at",
+    edits: [{
+      file: "src/tools/call_policy.ts",
+      find: "const away = tainted ? null : awayFrom(input);",
+      replace: "const away = null as string | null;",
+    }],
+    test: ATTACKS,
+    filter: "no quiet way out",
+  },
+  {
     name: "memory context: labelled entries",
     defence: "the memory context leaves out labelled entries of MEMORY.md and the daily logs",
     edits: [{

@@ -7,6 +7,7 @@
 import type {
   AgentEvent,
   Attachment,
+  ChatMessage,
   Conversation,
   ConversationKind,
   ImageContent,
@@ -88,6 +89,17 @@ export interface ToolCallContext {
    * effects then need the user's approval.
    */
   tainted?: string;
+  /**
+   * What the model had read when it made the call. In a tainted turn, a tool that
+   * reaches an address goes unasked only to one the turn was pointed at here.
+   */
+  seen?: ModelView;
+}
+
+/** What a model reads in a turn: the system prompt and the messages, in order. */
+export interface ModelView {
+  system: string;
+  messages: readonly ChatMessage[];
 }
 
 /** Commands a user types in chat instead of a message: `/name input` runs a skill. */

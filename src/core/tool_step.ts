@@ -80,6 +80,7 @@ async function* executeCall(turn: Turn, call: ToolCall): AsyncGenerator<AgentEve
     depth: input.depth ?? 0,
     model: turn.model,
     tainted: turn.tainted ?? undefined,
+    seen: { system: turn.system, messages: turn.messages },
   }).finally(channel.close);
   yield* channel.drain();
   return await running;

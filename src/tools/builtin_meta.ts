@@ -28,6 +28,8 @@ export interface BuiltinMeta {
   side_effect: SideEffect;
   default_policy?: ToolPolicy;
   untrusted_output: boolean;
+  /** Its output's links are ones a tainted turn may follow; absent when not. */
+  output_links?: true;
   services: ServiceName[];
   max_output_chars?: number;
 }
@@ -56,6 +58,7 @@ export function builtinMeta(tool: ToolDefinition<any>): BuiltinMeta {
   if (typeof tool.permissions !== "function") meta.permissions = tool.permissions ?? {};
   if (tool.default_policy) meta.default_policy = tool.default_policy;
   if (tool.max_output_chars !== undefined) meta.max_output_chars = tool.max_output_chars;
+  if (tool.output_links) meta.output_links = true;
   return meta;
 }
 

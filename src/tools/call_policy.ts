@@ -5,7 +5,9 @@
  * the tool has side effects. Decides only; asking and running are later steps.
  */
 
+import type { ModelView } from "../core/ports.ts";
 import { hobWrote } from "../core/untrusted.ts";
+import { reachable, unreachable } from "./call_reach.ts";
 import type { ToolPolicy, ToolReview } from "./definition.ts";
 import type { CallSource, Refusal, RegisteredTool } from "./registered.ts";
 
@@ -23,7 +25,9 @@ const DEFAULT_TAINT_RULE: TaintRule = { enabled: true, exempt: [] };
 
 /** What a call's policy is decided from. */
 export interface PolicyInput {
-  tool: Pick<RegisteredTool, "name" | "side_effect" | "default_policy" | "review">;
+  tool:
+    & Pick<RegisteredTool, "name" | "side_effect" | "default_policy" | "review" | "reaches">
+    & Partial<Pick<RegisteredTool, "origin">>;
   /** The validated arguments, for the tool's review. */
   args: unknown;
   /** The tool's settings, for its review. */
@@ -34,6 +38,10 @@ export interface PolicyInput {
   taint?: TaintRule;
   /** The turn's taint: where the untrusted content it read came from. */
   tainted?: string;
+  /** What the model had read when it made the call, for the addresses it may reach. */
+  seen?: ModelView;
+  /** Whether a tool's output is outside content whose links the turn may follow. */
+  linksFrom?: (tool: string) => boolean;
   source: CallSource;
 }
 
@@ -139,13 +147,45 @@ export async function decidePolicy(input: PolicyInput): Promise<PolicyDecision |
   }
   // After untrusted content, a side effect may be an injected instruction: the user decides.
   const tainted = taintOf(tool, input.tainted, input.source, input.taint);
-  if (!tainted) return { policy, reason, shape, tainted: null };
+  // So may an address the model composed: reading must not carry what the turn read away.
+  const away = tainted ? null : awayFrom(input);
+  if (!tainted && !away) return { policy, reason, shape, tainted: null };
+  const why = `this turn has read untrusted content (${input.tainted})${
+    away ? `, and ${away}` : ""
+  }`;
   return {
     policy: "ask",
-    reason: `this turn has read untrusted content (${tainted})${reason ? `; ${reason}` : ""}`,
+    reason: `${why}${reason ? `; ${reason}` : ""}`,
     shape,
-    tainted,
+    tainted: input.tainted!,
   };
+}
+
+/**
+ * Where a call in a tainted turn would send what the model gave it, when
+ * the turn was not pointed there (call_reach.ts), in words for the owner;
+ * null when it may go unasked. Same scope as {@linkcode taintOf}: the agent's
+ * and skills' calls, taint on, the tool not exempt.
+ */
+function awayFrom(input: PolicyInput): string | null {
+  const { tool } = input;
+  const rule = input.taint ?? DEFAULT_TAINT_RULE;
+  if (!input.tainted || !rule.enabled || rule.exempt.includes(tool.name)) return null;
+  if (input.source !== "agent" && input.source !== "skill") return null;
+  if (tool.origin?.kind === "mcp") {
+    return `it sends what the model wrote to the MCP server '${tool.origin.server}'`;
+  }
+  const addresses = tool.reaches?.(input.args, input.settings) ?? [];
+  if (addresses.length === 0) return null;
+  const known = reachable(input.seen ?? { system: "", messages: [] }, input.linksFrom ?? never);
+  const address = unreachable(addresses, known);
+  return address
+    ? `it would reach ${address}, which is not an address you gave or a link in what it read`
+    : null;
+}
+
+function never(): boolean {
+  return false;
 }
 
 /** The tool's own review of the arguments (none without one), or a refusal when it fails. */

@@ -44,6 +44,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
       ],
     },
     "max_output_chars": 50000,
+    "output_links": true,
     "load": () => import("./builtin/read_file.ts"),
   },
   {
@@ -240,6 +241,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "$ROOTS",
       ],
     },
+    "output_links": true,
     "load": () => import("./builtin/search_in_files.ts"),
   },
   {
@@ -321,7 +323,8 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "*",
       ],
     },
-    "max_output_chars": 16000,
+    "max_output_chars": 20000,
+    "output_links": true,
     "load": () => import("./builtin/fetch_url.ts"),
   },
   {
@@ -356,6 +359,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "*",
       ],
     },
+    "output_links": true,
     "load": () => import("./builtin/web_search.ts"),
   },
   {
@@ -474,6 +478,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "$ROOTS",
       ],
     },
+    "output_links": true,
     "load": () => import("./builtin/read_csv.ts"),
   },
   {

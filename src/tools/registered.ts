@@ -59,6 +59,10 @@ export interface RegisteredTool {
   max_output_chars?: number;
   review?: (args: unknown, settings: Record<string, unknown>) => Promise<ToolReview> | ToolReview;
   review_range?: (settings: Record<string, unknown>) => ReviewRange;
+  /** Its output is outside content whose links a tainted turn may follow (call_reach.ts). */
+  output_links?: boolean;
+  /** The addresses a call sends the model's arguments to (call_reach.ts). */
+  reaches?: (args: unknown, settings: Record<string, unknown>) => string[];
   /** What the Worker loads; absent for in-process tools. */
   ref?: ToolRef;
   /** Runs the call in this process instead of a Worker. */
@@ -71,7 +75,7 @@ export interface RegisteredTool {
  * offered to models as it is; `load` gives its definition at its first call.
  */
 export interface ListedTool
-  extends Omit<RegisteredTool, "validator" | "timeout" | "review" | "run"> {
+  extends Omit<RegisteredTool, "validator" | "timeout" | "review" | "run" | "reaches"> {
   // deno-lint-ignore no-explicit-any
   load(): Promise<ToolDefinition<any>>;
 }

@@ -152,6 +152,7 @@ export class ToolRegistry implements ToolRegistryPort {
         : () => (tool.timeout_ms as number | undefined) ?? DEFAULT_TOOL_TIMEOUT_MS,
       review: tool.review as RegisteredTool["review"],
       review_range: tool.review_range,
+      reaches: tool.reaches as RegisteredTool["reaches"],
       ref: { kind: "builtin", name: tool.name },
       origin: { kind: "builtin" },
     };
@@ -316,6 +317,8 @@ export class ToolRegistry implements ToolRegistryPort {
       policies: this.#options.policies,
       taint: this.#options.taint,
       tainted: context.tainted,
+      seen: context.seen,
+      linksFrom: (name) => this.#tools.get(name)?.output_links === true,
       source,
     });
     if (isRefusal(decision)) return audit.refused(decision);

@@ -6,6 +6,11 @@
  * `>>> call TOOL {json arguments}`. Each model call makes the next
  * instruction not yet followed in the conversation; when none is left it
  * answers "Done." Plug it in as `startFakeOpenAI({ respond: gullible })`.
+ *
+ * It also composes, as a real model asked to would: `{{found:REGEX}}` in an
+ * instruction's arguments becomes the first match (its first group, if any)
+ * of REGEX in what it has read, URL-encoded — a page that says "put the PIN
+ * you find into this URL" gets the PIN in the URL.
  */
 
 import type { FakeReply } from "./openai_server.ts";
@@ -58,14 +63,26 @@ export function gullible(body: Record<string, unknown>): FakeReply {
       followed.add(callKey(call.function.name, JSON.parse(call.function.arguments || "{}")));
     }
   }
+  const read = messages.map((message) => textOf(message.content)).join("\n");
   for (const message of messages) {
     for (const next of instructionsIn(textOf(message.content))) {
-      if (!followed.has(callKey(next.name, next.arguments))) {
-        return { tool_calls: [{ name: next.name, arguments: next.arguments }] };
+      const args = composed(next.arguments, read);
+      if (!followed.has(callKey(next.name, args))) {
+        return { tool_calls: [{ name: next.name, arguments: args }] };
       }
     }
   }
   return { text: "Done." };
+}
+
+/** The arguments with each `{{found:REGEX}}` filled in from what the model has read. */
+function composed(args: Record<string, unknown>, read: string): Record<string, unknown> {
+  const json = JSON.stringify(args);
+  if (!json.includes("{{found:")) return args;
+  return JSON.parse(json.replace(/\{\{found:(.+?)\}\}/g, (_, pattern: string) => {
+    const match = new RegExp(JSON.parse(`"${pattern}"`)).exec(read);
+    return encodeURIComponent(match?.[1] ?? match?.[0] ?? "");
+  }));
 }
 
 function textOf(content: WireMessage["content"]): string {

@@ -72,9 +72,10 @@ Deno.test("ToolRegistry returns bad arguments to the model as errors it can fix"
 });
 
 Deno.test("ToolRegistry applies the user's policy", async (t) => {
+  // Long enough that a busy machine always decides in time; the expiry step has its own.
   await using r = await tempRegistry({
     policies: { write_file: "deny", read_file: "ask" },
-    approvalTimeoutMs: 400,
+    approvalTimeoutMs: 60_000,
   });
   await Deno.writeTextFile(`${r.workspace}/a.txt`, "A");
 
@@ -133,7 +134,11 @@ Deno.test("ToolRegistry applies the user's policy", async (t) => {
   });
 
   await t.step("ask + no decision in time: denied", async () => {
-    const result = await r.registry.execute({
+    await using quick = await tempRegistry({
+      policies: { read_file: "ask" },
+      approvalTimeoutMs: 400,
+    });
+    const result = await quick.registry.execute({
       id: "r3",
       name: "read_file",
       arguments: '{"path":"a.txt"}',
@@ -142,7 +147,7 @@ Deno.test("ToolRegistry applies the user's policy", async (t) => {
       content: "No decision on read_file within 0.4 s, so it was not run.",
       is_error: true,
     });
-    assertEquals(r.approvals.list("all")[0].status, "expired");
+    assertEquals(quick.approvals.list("all")[0].status, "expired");
   });
 
   await t.step("ask + remember: the next call of the same shape runs unasked", async () => {

@@ -18,6 +18,12 @@ const JSON_CAP = 15_000;
 const OTHER_CAP = 5_000;
 /** Bytes read from a response at most. */
 const MAX_BODY_BYTES = 5_000_000;
+/** A page's links listed after its text: enough to go on reading, not a site map. */
+const MAX_LINKS = 40;
+/** Characters the list of links takes at most. */
+const LINKS_CHARS = 4_000;
+/** Characters of a link's text shown beside it. */
+const LINK_TEXT_CHARS = 60;
 
 export default defineTool({
   name: "fetch_url",
@@ -26,9 +32,12 @@ export default defineTool({
   category: "web",
   side_effect: "none",
   untrusted_output: true,
+  // The page's links may be followed in a tainted turn; a URL the model composed asks.
+  output_links: true,
+  reaches: ({ url }) => [url],
   permissions: { net: ["*"] },
   timeout_ms: 45_000,
-  max_output_chars: HTML_CAP + 1_000,
+  max_output_chars: HTML_CAP + LINKS_CHARS + 1_000,
   parameters: z.object({
     url: z.url({ protocol: /^https?$/ }).describe("http or https URL"),
   }),
@@ -50,7 +59,8 @@ export default defineTool({
     const header = `URL: ${target.href}\nStatus: ${status}\nContent-Type: ${type || "unknown"}`;
     let body: string;
     if (type.includes("html")) {
-      body = cap(await htmlToReadable(new TextDecoder().decode(bytes)), HTML_CAP);
+      const html = new TextDecoder().decode(bytes);
+      body = cap(await htmlToReadable(html), HTML_CAP) + await linkList(html, target);
     } else if (type.includes("json")) {
       body = cap(new TextDecoder().decode(bytes), JSON_CAP);
     } else if (type.startsWith("text/") || type.includes("xml") || type === "") {
@@ -84,6 +94,43 @@ export async function htmlToReadable(html: string): Promise<string> {
       { selector: "a", options: { ignoreHref: true } },
     ],
   }).replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** The little of the DOM the list of links needs. */
+interface Anchors {
+  querySelectorAll(selector: string): Iterable<{
+    getAttribute(name: string): string | null;
+    textContent: string | null;
+  }>;
+}
+
+/**
+ * The page's links, absolute, after its text: the model sees where it may go
+ * next, and a tainted turn may follow them unasked (call_reach.ts).
+ */
+async function linkList(html: string, page: URL): Promise<string> {
+  const { parseHTML } = await import("linkedom");
+  const { document } = parseHTML(html) as unknown as { document: Anchors };
+  const seen = new Set([page.href.replace(/#.*$/, "")]);
+  const lines: string[] = [];
+  let size = 0;
+  for (const anchor of document.querySelectorAll("a[href]")) {
+    let url: URL;
+    try {
+      url = new URL(anchor.getAttribute("href") ?? "", page);
+    } catch {
+      continue;
+    }
+    url.hash = "";
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || seen.has(url.href)) continue;
+    seen.add(url.href);
+    const text = (anchor.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, LINK_TEXT_CHARS);
+    const line = `- ${text ? `${text}: ` : ""}${url.href}`;
+    if (lines.length >= MAX_LINKS || size + line.length > LINKS_CHARS) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.length ? `\n\nLinks:\n${lines.join("\n")}` : "";
 }
 
 function cap(text: string, limit: number): string {

@@ -19,6 +19,8 @@ export default defineTool({
   category: "files",
   side_effect: "none",
   untrusted_output: true,
+  // A file's text: links in it are ones a tainted turn may follow (call_reach.ts).
+  output_links: true,
   permissions: { read: ["$ROOTS"] },
   parameters: z.object({
     query: z.string().min(1).max(1_000).describe("Text to find"),

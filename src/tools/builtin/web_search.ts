@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
+import { addressesInQuery } from "../call_reach.ts";
 import { markUntrusted } from "../../core/untrusted.ts";
 
 const USER_AGENT = "Mozilla/5.0 (compatible; hob/0.1; personal assistant)";
@@ -36,6 +37,9 @@ export default defineTool({
   category: "web",
   side_effect: "none",
   untrusted_output: true,
+  // Result links may be followed in a tainted turn; a query may not name a new address.
+  output_links: true,
+  reaches: ({ query }) => addressesInQuery(query),
   permissions: { net: ["*"] },
   timeout_ms: 30_000,
   parameters: z.object({
