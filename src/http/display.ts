@@ -40,3 +40,17 @@ export function messageForPeople(message: StoredMessage): WithDisplay<StoredMess
 function withDisplay<T extends { content: string }>(item: T): WithDisplay<T> {
   return untrustedSource(item.content) ? { ...item, display: displayParts(item.content) } : item;
 }
+
+/**
+ * A text for a person to read (a memory file on the page): its parts with
+ * the source of each, or null when it holds no label (all of it is the
+ * owner's or hob's).
+ *
+ * @example
+ * ```ts
+ * textForPeople("Tea at four."); // null
+ * ```
+ */
+export function textForPeople(text: string): DisplayPart[] | null {
+  return untrustedSource(text) ? displayParts(text) : null;
+}

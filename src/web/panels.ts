@@ -18,7 +18,7 @@ import type { VersionDiff } from "../memory/history.ts";
 import type { FileVersion } from "../store/versions.ts";
 import type { ToolInfo } from "../tools/registry.ts";
 import { showTime } from "../app/times.ts";
-import { displayParts, untrustedSource } from "../core/untrusted.ts";
+import { textForPeople } from "../http/display.ts";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -248,7 +248,7 @@ export function memoryResults(query: string, hits: MemoryHit[]): Html {
 export function memoryEditor(path: string, content: string, message?: Flash): Html {
   return html`<form class="stacked" hx-post="/ui/memory/file" hx-target="#memory-file">
   ${flash(message)}
-  ${path.startsWith("memory/") && untrustedSource(content) !== null ? vouchNotice(path) : ""}
+  ${path.startsWith("memory/") && textForPeople(content) !== null ? vouchNotice(path) : ""}
   <input type="hidden" name="path" value="${path}">
   <label>${path}
     <textarea class="editor" name="content" spellcheck="false">${content}</textarea>
@@ -273,13 +273,14 @@ export function memoryViewer(
   const cut = read.to < read.total_lines
     ? html`<p class="muted">The first ${read.to} of ${read.total_lines} lines.</p>`
     : "";
+  const parts = textForPeople(read.text);
   return html`<div class="stacked">
   ${flash(message)}
-  ${untrustedSource(read.text) !== null ? vouchNotice(path) : ""}
+  ${parts !== null ? vouchNotice(path) : ""}
   <p class="title">${path}</p>
   ${cut}
   <pre class="viewer">${
-    displayParts(read.text).map((part) =>
+    (parts ?? [{ text: read.text, source: null }]).map((part) =>
       part.source === null
         ? part.text
         : html`<span class="source">from ${part.source}</span><span class="untrusted">${part.text}</span>`
