@@ -121,7 +121,7 @@ function splitQuoted(text: string): { own: string; quoted: string[] } {
     inQuote = quote;
   }
   return {
-    own: own.join("\n").trim(),
+    own: own.join("\n").replace(/\n{3,}/g, "\n\n").trim(),
     quoted: quoted.map((lines) => lines.join("\n").trim()).filter(Boolean),
   };
 }
