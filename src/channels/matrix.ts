@@ -3,7 +3,10 @@
  * `/sync` long polling from the stored `next_batch` (a first start answers no
  * history), messages in rooms hob has joined, invitations from those it may
  * answer joined, replies in the thread a message was in, and the typing
- * notice. In a room with others, hob answers only when it is mentioned.
+ * notice. In a room with others, hob answers only when it is mentioned. A
+ * reply is read without its fallback quote, and the event it answers is read
+ * from the homeserver as its sender's words; edits are not answered
+ * (matrix_carried.ts).
  */
 
 import type { ICreateClientOpts, MatrixClient } from "matrix-js-sdk";
@@ -124,23 +127,15 @@ export function createMatrixAdapter(options: MatrixOptions): ChannelAdapter {
           {},
         );
       }
+      const http = { client, Method };
       const messages: InboundMessage[] = [];
       for (const [roomId, room] of Object.entries(answer.rooms?.join ?? {})) {
         const count = room.summary?.["m.joined_member_count"];
         if (count !== undefined) members.set(roomId, count);
+        const direct = (members.get(roomId) ?? 2) <= 2;
         for (const event of room.timeline?.events ?? []) {
-          const words = wordsOf(event);
-          if (!words) continue;
-          const message = inbound(roomId, event, words, (members.get(roomId) ?? 2) <= 2, options);
-          if (words.replyTo && options.answers(event.sender)) {
-            const answered = await repliedTo(
-              { client, Method },
-              { roomId, sender: event.sender, self: options.userId },
-              words,
-              signal,
-            );
-            if (answered) message.carried.unshift(answered);
-          }
+          const message = await roomMessage(http, roomId, event, direct, options, signal);
+          if (!message) continue;
           const thread = event.content["m.relates_to"];
           if (thread?.rel_type === "m.thread" && thread.event_id) {
             threads.set(event.event_id, thread.event_id);
@@ -200,6 +195,35 @@ function relation(replyTo: string, thread: string | undefined): Record<string, u
   };
 }
 
+/** matrix-js-sdk's HTTP client, and its request methods. */
+interface Http {
+  client: MatrixClient;
+  Method: typeof import("matrix-js-sdk").Method;
+}
+
+/**
+ * A room event as a message for the hub, with the event it answers read as
+ * its sender's (for those hob answers); null for what is not a new message.
+ */
+async function roomMessage(
+  http: Http,
+  roomId: string,
+  event: RoomEvent,
+  direct: boolean,
+  options: MatrixOptions,
+  signal: AbortSignal,
+): Promise<InboundMessage | null> {
+  const words = wordsOf(event);
+  if (!words) return null;
+  const message = inbound(roomId, event, words, direct, options);
+  if (words.replyTo && options.answers(event.sender)) {
+    const where = { roomId, sender: event.sender, self: options.userId };
+    const answered = await repliedTo(http, where, words, signal);
+    if (answered) message.carried.unshift(answered);
+  }
+  return message;
+}
+
 /** A room message's words; null for any other event, and for an edit (answered once, as sent). */
 function wordsOf(event: RoomEvent): MatrixWords | null {
   if (event.type !== "m.room.message" || typeof event.content.body !== "string") return null;
@@ -241,7 +265,7 @@ function inbound(
  * or the sender's own.
  */
 async function repliedTo(
-  { client, Method }: { client: MatrixClient; Method: typeof import("matrix-js-sdk").Method },
+  { client, Method }: Http,
   { roomId, sender, self }: { roomId: string; sender: string; self: string },
   words: MatrixWords,
   signal: AbortSignal,

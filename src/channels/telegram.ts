@@ -3,7 +3,8 @@
  * `getUpdates` from the stored offset, replies as Telegram's HTML (see
  * telegram_format.ts) threaded to the message they answer, and the typing
  * indicator. `api_root` points it at another Bot API server (a local one, or
- * the tests' stand-in).
+ * the tests' stand-in). What a message forwards, quotes or answers is its
+ * author's, not the sender's (telegram_carried.ts).
  */
 
 import type { Api, GrammyError } from "grammy/web";
@@ -41,21 +42,8 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
   let client: Promise<Api> | undefined;
   /** hob's own user id, learnt when it connects: its own messages are not someone else's words. */
   let selfId = "";
-  /** A file's bytes: `getFile` says where it is, then it is fetched from the file endpoint. */
-  const download = async (
-    fileId: string,
-    signal: AbortSignal,
-  ): Promise<Uint8Array<ArrayBuffer>> => {
-    const file = await (await api()).getFile(fileId, grammySignal(signal));
-    if (!file.file_path) throw new Error("Telegram keeps no copy of this file");
-    const url = `${options.apiRoot.replace(/\/$/, "")}/file/bot${options.token}/${file.file_path}`;
-    const response = await fetch(url, { signal });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new Error(`Telegram answered ${response.status} for a file`);
-    }
-    return new Uint8Array(await response.arrayBuffer());
-  };
+  const download = (fileId: string, signal: AbortSignal) =>
+    downloadFile(api, options, fileId, signal);
   // grammy (its web build: Deno's own fetch, no Node shims) loads when the channel starts.
   const api = () =>
     client ??= import("grammy/web").then(({ Api }) =>
@@ -139,6 +127,24 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
       });
     },
   };
+}
+
+/** A file's bytes: `getFile` says where it is, then it is fetched from the file endpoint. */
+async function downloadFile(
+  api: () => Promise<Api>,
+  options: TelegramOptions,
+  fileId: string,
+  signal: AbortSignal,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const file = await (await api()).getFile(fileId, grammySignal(signal));
+  if (!file.file_path) throw new Error("Telegram keeps no copy of this file");
+  const url = `${options.apiRoot.replace(/\/$/, "")}/file/bot${options.token}/${file.file_path}`;
+  const response = await fetch(url, { signal });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`Telegram answered ${response.status} for a file`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 function inbound(
