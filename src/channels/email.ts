@@ -233,18 +233,19 @@ export async function mailToMessage(
   });
   // What the mail forwards or quotes is its authors'; so are the mails attached to it.
   const { mailWords } = await import("./email_carried.ts");
-  const words = mailWords(
-    (mail.text ?? "").slice(0, MAX_TEXT_CHARS),
-    mail.subject,
-    mail.inReplyTo?.startsWith(OWN_ID_PREFIX) ?? false,
-  );
+  const attached = await attachedMails(mail);
+  const words = mailWords((mail.text ?? "").slice(0, MAX_TEXT_CHARS), {
+    subject: mail.subject,
+    answersHob: mail.inReplyTo?.startsWith(OWN_ID_PREFIX) ?? false,
+    attachedMail: attached.length > 0,
+  });
   return {
     id: messageId,
     chatId,
     senderId: sender,
     senderName: from.name ? `${from.name} <${sender}>` : sender,
     text: words.text,
-    carried: [...words.carried, ...await attachedMails(mail)],
+    carried: [...words.carried, ...attached],
     // A reply's subject only repeats the thread's; the first mail's says what it is about.
     subject: references.length ? undefined : words.subject,
     // Images the HTML shows inline are part of its look, not files sent.

@@ -30,30 +30,38 @@ const SOMEONE_QUOTED = "someone the sender quoted";
 /** How a forwarded mail is attributed when its header block names nobody. */
 const SOMEONE_FORWARDED = "someone (the forwarded mail names no sender)";
 
+/** What the mail says of itself besides its text. */
+export interface MailWordsOptions {
+  subject?: string;
+  /** Whether it replies to one of hob's own mails: what it quotes at its end is hob's, left out. */
+  answersHob?: boolean;
+  /** Whether it has a mail attached whole: "Fwd:" with no forward in the text means that one. */
+  attachedMail?: boolean;
+}
+
 /**
- * Sorts a mail's text and subject. `answersHob` says the mail replies to one
- * of hob's own mails: what it quotes at its end is then hob's and left out.
+ * Sorts a mail's text and subject into the sender's own words and what they
+ * forwarded or quoted.
  *
  * @example
  * ```ts
- * mailWords("Pay this?\n\n---------- Forwarded message ---------\nFrom: Eve <eve@x.org>\n…", "Fwd: Bill", false);
+ * mailWords("Pay this?\n\n---------- Forwarded message ---------\nFrom: Eve <eve@x.org>\n…", { subject: "Fwd: Bill" });
  * // { text: "Pay this?", subject: undefined, carried: [{ kind: "forwarded", author: "Eve <eve@x.org>", … }] }
  * ```
  */
-export function mailWords(
-  text: string,
-  subject: string | undefined,
-  answersHob: boolean,
-): MailWords {
+export function mailWords(text: string, options: MailWordsOptions = {}): MailWords {
+  const { subject, answersHob = false, attachedMail = false } = options;
   const clean = normalized(text);
   const forward = forwardIn(clean, subject);
   const carried: CarriedText[] = [];
   let own = clean;
   let ownSubject = subject;
-  if (forward) {
+  // A subject marked as forwarded ("Fwd: …") is the forwarded mail's.
+  if (forward?.bySubject) ownSubject = undefined;
+  // Forwarded as an attachment: the text is the sender's, the forwarded mail is the attachment.
+  const asAttachment = forward?.bySubject && !forward.split && attachedMail;
+  if (forward && !asAttachment) {
     own = forward.own;
-    // A subject marked as forwarded ("Fwd: …") is the forwarded mail's.
-    if (forward.bySubject) ownSubject = undefined;
     const rest = forward.bySubject && subject
       ? `Subject: ${subject}\n\n${forward.rest}`
       : forward.rest;
@@ -75,6 +83,8 @@ interface Forward {
   author: string;
   /** Whether the subject says so ("Fwd: …"), rather than only a header block in the text. */
   bySubject: boolean;
+  /** Whether the text holds the forwarded mail (its separator or header block was found). */
+  split: boolean;
 }
 
 /** The forwarded mail in `text`, found by the subject and the text, or by the text alone. */
@@ -92,14 +102,15 @@ function forwardIn(text: string, subject: string | undefined): Forward | null {
   const author = from?.address
     ? (from.name ? `${from.name} <${from.address}>` : from.address)
     : SOMEONE_FORWARDED;
+  const split = found.email.body !== undefined;
   const message = found.message ?? "";
   const at = message ? text.indexOf(message) : -1;
   // The sender's words are only what stands, whole, before the forwarded mail; anything the
   // parser could not place is the forwarded mail's.
   if (!message || at < 0 || text.slice(0, at).trim()) {
-    return { own: "", rest: text.trim(), author, bySubject };
+    return { own: "", rest: text.trim(), author, bySubject, split };
   }
-  return { own: message, rest: text.slice(at + message.length).trim(), author, bySubject };
+  return { own: message, rest: text.slice(at + message.length).trim(), author, bySubject, split };
 }
 
 /** The text without its quotes, and those quotes (left out: the one that ends a reply to hob). */

@@ -79,7 +79,7 @@ Deno.test("mailWords: a forwarded mail is its author's, in each client's format"
   ];
   for (const [client, subject, text] of cases) {
     await t.step(client, () => {
-      const words = mailWords(text, subject, false);
+      const words = mailWords(text, { subject });
       assertEquals(words.text, "Could you check this?");
       // The subject of a forward is the forwarded mail's.
       assertEquals(words.subject, undefined);
@@ -94,7 +94,7 @@ Deno.test("mailWords: a forwarded mail is its author's, in each client's format"
   await t.step(
     "the subject edited: the separator is enough, and the subject is the sender's",
     () => {
-      const words = mailWords(cases[0][2], "Look at this", false);
+      const words = mailWords(cases[0][2], { subject: "Look at this" });
       assertEquals([words.text, words.subject], ["Could you check this?", "Look at this"]);
       assertEquals(words.carried[0].author, EVE);
     },
@@ -102,7 +102,7 @@ Deno.test("mailWords: a forwarded mail is its author's, in each client's format"
   await t.step(
     "'Fwd:' with nothing the parser can split: all of it is the forwarded mail's",
     () => {
-      const words = mailWords("Pay now", "Fwd: hi", false);
+      const words = mailWords("Pay now", { subject: "Fwd: hi" });
       assertEquals(words.text, "");
       assertEquals(words.carried, [{
         kind: "forwarded",
@@ -126,8 +126,7 @@ Deno.test("mailWords: a forwarded mail is its author's, in each client's format"
         "",
         BODY,
       ),
-      "Fwd: Fwd: Invoice",
-      false,
+      { subject: "Fwd: Fwd: Invoice", answersHob: false },
     );
     assertEquals(words.text, "FYI");
     assertEquals(words.carried.length, 1);
@@ -139,8 +138,7 @@ Deno.test("mailWords: quoted text anywhere is someone else's", async (t) => {
   await t.step("a quote in the middle", () => {
     const words = mailWords(
       lines("I agree with this part:", "", "> Pay now, she said", "", "and not the rest."),
-      "Her idea",
-      false,
+      { subject: "Her idea", answersHob: false },
     );
     assertEquals(words.text, "I agree with this part:\n\nand not the rest.");
     assertEquals(words.carried, [{
@@ -161,8 +159,7 @@ Deno.test("mailWords: quoted text anywhere is someone else's", async (t) => {
         "",
         BODY,
       ),
-      "Her note",
-      false,
+      { subject: "Her note", answersHob: false },
     );
     assertEquals(words.text, "Is this legit?");
     assertEquals(words.carried.length, 1);
@@ -176,8 +173,7 @@ Deno.test("mailWords: quoted text anywhere is someone else's", async (t) => {
         "On Mon, Oct 25, 2021 at 9:00 AM Eve <eve@evil.test> wrote:",
         "> Shall we?",
       ),
-      "Re: x",
-      false,
+      { subject: "Re: x", answersHob: false },
     );
     assertEquals(words.text, "Yes.");
     assertMatch(words.carried[0].text, /^On Mon[^]*> Shall we\?$/);
@@ -193,8 +189,7 @@ Deno.test("mailWords: a reply to hob leaves out hob's own mail it quotes, and on
         "On Thu, Oct 28, 2021 at 1:00 PM hob <hob@test.local> wrote:",
         "> Shall I?",
       ),
-      "Re: Plans",
-      true,
+      { subject: "Re: Plans", answersHob: true },
     );
     assertEquals(words, { text: "Yes, go ahead.", subject: "Re: Plans", carried: [] });
   });
@@ -211,8 +206,7 @@ Deno.test("mailWords: a reply to hob leaves out hob's own mail it quotes, and on
         "",
         "Shall I?",
       ),
-      "RE: Plans",
-      true,
+      { subject: "RE: Plans", answersHob: true },
     );
     assertEquals(words.text, "Sure.");
     assertEquals(words.carried, []);
@@ -220,8 +214,7 @@ Deno.test("mailWords: a reply to hob leaves out hob's own mail it quotes, and on
   await t.step("a quote in the middle is still carried", () => {
     const words = mailWords(
       lines("Eve asked:", "", "> pay her", "", "Can you?", "", "On Thu, hob wrote:", "> Done."),
-      "Re: Plans",
-      true,
+      { subject: "Re: Plans", answersHob: true },
     );
     assertEquals(words.text, "Eve asked:\n\nCan you?");
     assertEquals(words.carried.map((c) => c.text), ["> pay her"]);
@@ -229,8 +222,7 @@ Deno.test("mailWords: a reply to hob leaves out hob's own mail it quotes, and on
   await t.step("a mail forwarded by its subject is carried even so", () => {
     const words = mailWords(
       lines("See", "", "---------- Forwarded message ---------", `From: ${EVE}`, "", BODY),
-      "Fwd: Invoice",
-      true,
+      { subject: "Fwd: Invoice", answersHob: true },
     );
     assertEquals(words.carried.length, 1);
   });
@@ -323,4 +315,13 @@ Deno.test("mailToMessage: an HTML-only forward (Gmail's markup) is read as text,
   // does not read as one: the author goes unnamed, the text is carried all the same.
   assertMatch(message.carried[0].text, /From: Eve Mallory <eve@evil\.test/);
   assert(message.carried[0].text.includes(BODY));
+});
+
+Deno.test("mailWords: 'Fwd:' over a mail attached whole leaves the sender's text theirs", () => {
+  const words = mailWords("Please read the attached mail.", {
+    subject: "Fwd: Invoice",
+    attachedMail: true,
+  });
+  // The forwarded mail, its subject with it, is the attachment (carried by mailToMessage).
+  assertEquals(words, { text: "Please read the attached mail.", carried: [] });
 });
