@@ -33,6 +33,7 @@ interface Mutation {
 }
 
 const ATTACKS = "tests/e2e/attack_classes_test.ts";
+const CHANNEL_ATTACKS = "tests/e2e/attack_channels_test.ts";
 
 const MUTATIONS: Mutation[] = [
   {
@@ -185,6 +186,84 @@ export async function digest(text: string): Promise<string> {
     }],
     test: ATTACKS,
     filter: "DNS rebinding",
+  },
+  {
+    name: "telegram forward",
+    defence: "a forwarded Telegram message (or an inline bot's) is its author's, not the owner's",
+    edits: [{
+      file: "src/channels/telegram_carried.ts",
+      find: "const passedOn = forwardedFrom(message) ?? inlineBot(message, selfId);",
+      replace: "const passedOn = null as CarriedFrom | null;",
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "Telegram message the owner forwarded",
+  },
+  {
+    name: "telegram reply, quote",
+    defence: "what the owner replies to or quotes reaches the model labelled as its author's",
+    edits: [{
+      file: "src/channels/turn_text.ts",
+      find: "    parts.push(untrusted(source, item.text));\n    tainted ??= source;",
+      replace: "    parts.push(words.owner ? item.text : untrusted(source, item.text));",
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "Telegram reply to, or quote of",
+  },
+  {
+    name: "matrix reply fallback",
+    defence: "a Matrix reply's fallback and quotes are sorted out of the owner's words",
+    edits: [{
+      file: "src/channels/matrix.ts",
+      find: "  return matrixWords(event.content);",
+      replace:
+        '  return { text: event.content.body ?? "", carried: [], replyTo: null, fallback: "" };',
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "Matrix reply whose fallback",
+  },
+  {
+    name: "matrix edit",
+    defence: "a Matrix edit (m.replace) is not answered as a new message",
+    edits: [{
+      file: "src/channels/matrix.ts",
+      find: "  if (isEdit(event.content)) return null;\n",
+      replace: "",
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "Matrix edit",
+  },
+  {
+    name: "email forward",
+    defence: "a forwarded mail (and a forwarded mail's subject) is its author's",
+    edits: [{
+      file: "src/channels/email_carried.ts",
+      find: "const forward = forwardIn(clean, subject);",
+      replace: "const forward = null as Forward | null;",
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "mail the owner forwarded",
+  },
+  {
+    name: "email quoted",
+    defence: "text quoted anywhere in a mail is its author's",
+    edits: [{
+      file: "src/channels/email_carried.ts",
+      find: "const quotes = quotesIn(own, answersHob);",
+      replace: "const quotes = { own, carried: [] as CarriedText[] };",
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "quotes in a mail",
+  },
+  {
+    name: "email message/rfc822",
+    defence: "a mail inside a mail stays an attachment, read as its author's (even marked inline)",
+    edits: [{
+      file: "src/channels/email.ts",
+      find: "    ignoreEmbedded: true,\n",
+      replace: "",
+    }],
+    test: CHANNEL_ATTACKS,
+    filter: "mail attached to the owner's mail",
   },
   {
     name: "file race",

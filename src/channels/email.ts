@@ -3,7 +3,8 @@
  * for news), parses each mail with `mailparser`, and replies in thread with
  * `nodemailer` (In-Reply-To and References, `Auto-Submitted: auto-replied`).
  * One conversation per thread: a chat is the correspondent and the thread's
- * first Message-ID. What no person wrote — auto-replies, bounces, lists,
+ * first Message-ID. What a mail forwards, quotes or attaches (`message/rfc822`)
+ * is its authors' words, not the sender's (email_carried.ts). What no person wrote — auto-replies, bounces, lists,
  * bulk mail — counts as a bot's and is never answered. A sender is verified
  * only by the receiving server's Authentication-Results (`From` is forgeable).
  */
@@ -11,7 +12,7 @@
 import type { ImapFlow } from "imapflow";
 import { Buffer } from "node:buffer";
 import type { ParsedMail } from "mailparser";
-import type { ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
+import type { CarriedText, ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
 
 /** One mail server, as hob logs in to it. */
 export interface MailServer {
@@ -39,6 +40,12 @@ export interface EmailOptions {
 const MAX_PER_READ = 20;
 /** Longest text taken from one mail: a letter, not an archive. */
 const MAX_TEXT_CHARS = 100_000;
+/**
+ * How hob's own Message-IDs start: a mail whose In-Reply-To is one answers
+ * hob, so what it quotes at its end is hob's own mail (anyone can make such
+ * an id, but then what it quotes is only left out, never trusted).
+ */
+const OWN_ID_PREFIX = "<hob.";
 
 /** A thread hob replies in: to whom, under which subject, after which messages. */
 export interface Thread {
@@ -110,7 +117,12 @@ export function createEmailAdapter(options: EmailOptions): ChannelAdapter {
             if (mail.uid <= last || messages.length >= MAX_PER_READ) continue;
             last = mail.uid;
             const parsed = await parse(mail.source as Uint8Array);
-            const message = mailToMessage(parsed, `${validity}:${mail.uid}`, options, threads);
+            const message = await mailToMessage(
+              parsed,
+              `${validity}:${mail.uid}`,
+              options,
+              threads,
+            );
             if (message) messages.push(message);
           }
         }
@@ -150,6 +162,7 @@ async function sendReply(
   const references = thread?.references ?? (root ? [root] : []);
   try {
     await transport.sendMail({
+      messageId: `${OWN_ID_PREFIX}${crypto.randomUUID()}@${options.address.split("@")[1]}>`,
       from: options.address,
       to: thread?.to ?? to,
       subject: thread ? replySubject(thread.subject) : "A message from hob",
@@ -166,11 +179,18 @@ async function sendReply(
   }
 }
 
-/** A raw mail (RFC 5322 bytes), parsed; `text` is its plain part, else the text of its HTML. */
+/**
+ * A raw mail (RFC 5322 bytes), parsed; `text` is its plain part, else the text
+ * of its HTML. A mail inside it (`message/rfc822`) stays an attachment, even
+ * one marked inline: its text is its author's, never the sender's.
+ */
 export async function parse(source: Uint8Array): Promise<ParsedMail> {
   const { simpleParser } = await import("mailparser");
   // mailparser takes a Buffer (or a stream); plain bytes would be read as a stream.
-  const mail = await simpleParser(Buffer.from(source), { skipImageLinks: true });
+  const mail = await simpleParser(Buffer.from(source), {
+    skipImageLinks: true,
+    ignoreEmbedded: true,
+  });
   if (!mail.text?.trim() && typeof mail.html === "string") {
     const { convert } = await import("html-to-text");
     mail.text = convert(mail.html, {
@@ -185,12 +205,12 @@ export async function parse(source: Uint8Array): Promise<ParsedMail> {
 }
 
 /** A mail as a message for the hub (remembering its thread); null for one without a sender. */
-export function mailToMessage(
+export async function mailToMessage(
   mail: ParsedMail,
   uid: string,
   options: EmailOptions,
   threads: Map<string, Thread>,
-): InboundMessage | null {
+): Promise<InboundMessage | null> {
   const from = mail.from?.value[0];
   if (!from?.address) return null;
   const sender = from.address.toLowerCase();
@@ -211,15 +231,23 @@ export function mailToMessage(
     subject: mail.subject ?? "",
     references: [...references, messageId],
   });
-  const body = withoutQuote(mail.text ?? "").slice(0, MAX_TEXT_CHARS);
+  // What the mail forwards or quotes is its authors'; so are the mails attached to it.
+  const { mailWords } = await import("./email_carried.ts");
+  const attached = await attachedMails(mail);
+  const words = mailWords((mail.text ?? "").slice(0, MAX_TEXT_CHARS), {
+    subject: mail.subject,
+    answersHob: mail.inReplyTo?.startsWith(OWN_ID_PREFIX) ?? false,
+    attachedMail: attached.length > 0,
+  });
   return {
     id: messageId,
     chatId,
     senderId: sender,
     senderName: from.name ? `${from.name} <${sender}>` : sender,
-    text: body,
+    text: words.text,
+    carried: [...words.carried, ...attached],
     // A reply's subject only repeats the thread's; the first mail's says what it is about.
-    subject: references.length ? undefined : mail.subject,
+    subject: references.length ? undefined : words.subject,
     // Images the HTML shows inline are part of its look, not files sent.
     files: (mail.attachments ?? []).filter((file) => !file.related).map((file) => ({
       name: file.filename ?? "attachment",
@@ -232,13 +260,21 @@ export function mailToMessage(
   };
 }
 
-/** The mail's reply without the quoted mail it answers (`On … wrote:` and `>` lines at the end). */
-export function withoutQuote(text: string): string {
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  let end = lines.length;
-  while (end > 0 && (/^\s*>/.test(lines[end - 1]) || !lines[end - 1].trim())) end--;
-  if (end > 0 && /\bwrote:\s*$/.test(lines[end - 1]) && end < lines.length) end--;
-  return lines.slice(0, end).join("\n").trim();
+/** The mails attached to a mail (`message/rfc822`, `message/global`), each as its author's text. */
+async function attachedMails(mail: ParsedMail): Promise<CarriedText[]> {
+  const carried: CarriedText[] = [];
+  for (const file of mail.attachments ?? []) {
+    if (!/^message\/(rfc822|global)$/i.test(file.contentType)) continue;
+    const inner = await parse(new Uint8Array(file.content));
+    const from = inner.from?.value[0];
+    const author = from?.address
+      ? (from.name ? `${from.name} <${from.address}>` : from.address)
+      : "someone (the attached mail names no sender)";
+    const text = [inner.subject && `Subject: ${inner.subject}`, inner.text?.trim()]
+      .filter(Boolean).join("\n\n").slice(0, MAX_TEXT_CHARS);
+    carried.push({ kind: "attached", author, text: text || "(an empty mail)" });
+  }
+  return carried;
 }
 
 /**

@@ -13,9 +13,15 @@ import type { AgentEvent } from "../core/types.ts";
 import { ActionError } from "../app/errors.ts";
 import { collectReply } from "../core/reply.ts";
 import { sleep } from "../core/timeout.ts";
-import { untrusted } from "../core/untrusted.ts";
 import type { SqliteChannels } from "../store/channels.ts";
-import type { ChannelAdapter, ChannelIdentity, InboundFile, InboundMessage } from "./port.ts";
+import type {
+  CarriedText,
+  ChannelAdapter,
+  ChannelIdentity,
+  InboundFile,
+  InboundMessage,
+} from "./port.ts";
+import { turnText } from "./turn_text.ts";
 
 /** How long a read may take beyond the adapter's own poll before it counts as stalled. */
 const stallGraceMs = (pollMs: number) => Math.max(2_000, pollMs / 2);
@@ -369,7 +375,7 @@ class ChannelRunner {
         sender_id: message.senderId,
         name: message.senderName,
         chat_id: message.chatId,
-        text: message.text,
+        text: message.text || message.carried[0]?.text || "",
       });
       return ignore("not in allow_from (see 'hob channels pending')");
     }
@@ -447,36 +453,49 @@ class ChannelRunner {
     place: ChatPlace,
     controller: AbortController,
   ): Promise<void> {
-    // A voice note is heard as the sender's words; other files are saved among the uploads.
-    const { said, files } = await this.#hearVoices(message, controller.signal);
+    // A voice note is heard as the sender's words (or its author's, when forwarded); other files
+    // are saved among the uploads.
+    const { said, heard, files } = await this.#hearVoices(message, controller.signal);
     // Stopped while hearing: /stop has said so already.
     if (controller.signal.aborted) return;
     const { attachments, skipped } = await this.#saveFiles(files);
-    if (!said && !message.text.trim() && !message.subject?.trim() && attachments.length === 0) {
+    const carried = [...message.carried, ...heard];
+    if (
+      !said && !message.text.trim() && !message.subject?.trim() && attachments.length === 0 &&
+      carried.length === 0
+    ) {
       return this.#reply(message, skipped || "There was nothing in that message I can read.");
     }
-    const text = [
+    const own = [
       message.subject?.trim(),
       said,
-      message.text.trim() || (message.subject || said ? "" : "(sent without a caption)"),
+      message.text.trim() ||
+      (message.subject || said || carried.length ? "" : "(sent without a caption)"),
       skipped,
     ].filter(Boolean).join("\n\n");
     const conversation = this.#deps.channels.conversationOf(place);
     const typing = setInterval(() => this.#typing(message.chatId), TYPING_EVERY_MS);
     this.#typing(message.chatId);
-    // Anyone but the owner writes untrusted text: delimited for the model, and the turn is
-    // tainted from its start, so side effects need the owner's approval.
-    const source = `${this.name}: ${message.senderName} (${message.senderId}${
-      message.verified ? "" : ", unverified"
-    })`;
+    // Anyone but the owner writes untrusted text, and what the owner forwarded, quoted or
+    // replied to is its author's: delimited for the model, and the turn is tainted from its
+    // start, so side effects need the owner's approval.
+    const { message: text, tainted } = turnText({
+      channel: this.name,
+      owner,
+      source: `${this.name}: ${message.senderName} (${message.senderId}${
+        message.verified ? "" : ", unverified"
+      })`,
+      own,
+      carried,
+    });
     try {
       const events = await this.#deps.turn(
         {
-          message: owner ? text : untrusted(source, text),
+          message: text,
           conversation_id: conversation.id,
           ...(attachments.length ? { attachments } : {}),
         },
-        { signal: controller.signal, ...(owner ? {} : { tainted: source }) },
+        { signal: controller.signal, ...(tainted ? { tainted } : {}) },
       );
       const reply = await collectReply(this.#relayApprovals(events, message, owner));
       const answer = reply.content.trim() ||
@@ -490,14 +509,18 @@ class ChannelRunner {
     }
   }
 
-  /** What the message's voice notes say, and its files that are not voice notes (or not heard). */
+  /**
+   * What the message's voice notes say — the sender's own, and those they only passed on
+   * (heard as their author's) — and its files that are not voice notes (or not heard).
+   */
   async #hearVoices(
     message: InboundMessage,
     signal: AbortSignal,
-  ): Promise<{ said: string; files: InboundFile[] }> {
+  ): Promise<{ said: string; heard: CarriedText[]; files: InboundFile[] }> {
     const hear = this.#deps.hearVoice;
-    if (!hear) return { said: "", files: message.files };
+    if (!hear) return { said: "", heard: [], files: message.files };
     const said: string[] = [];
+    const heard: CarriedText[] = [];
     const files: InboundFile[] = [];
     for (const file of message.files) {
       if (!file.voice || (file.size ?? 0) > MAX_FILE_BYTES) {
@@ -506,10 +529,10 @@ class ChannelRunner {
       }
       try {
         const bytes = await file.fetch(AbortSignal.timeout(CONNECT_TIMEOUT_MS * 2));
-        said.push(
-          (await hear(bytes, file.name, signal)).trim() ||
-            "(a voice note in which nothing was heard)",
-        );
+        const text = (await hear(bytes, file.name, signal)).trim() ||
+          "(a voice note in which nothing was heard)";
+        if (file.from) heard.push({ ...file.from, text });
+        else said.push(text);
       } catch (error) {
         if (signal.aborted) break;
         // Not heard: it goes to the turn as a file, whose note says why.
@@ -519,7 +542,7 @@ class ChannelRunner {
         files.push(file);
       }
     }
-    return { said: said.join("\n\n"), files };
+    return { said: said.join("\n\n"), heard, files };
   }
 
   /** Answers a voice note with one, where the platform and hob's speech can; a failure is logged. */
@@ -542,7 +565,7 @@ class ChannelRunner {
     const skipped: string[] = [];
     for (const file of messageFiles) {
       if ((file.size ?? 0) > MAX_FILE_BYTES) {
-        skipped.push(`${file.name} (over ${MAX_FILE_BYTES / 1024 / 1024} MB)`);
+        skipped.push(`${shownName(file)} (over ${MAX_FILE_BYTES / 1024 / 1024} MB)`);
         continue;
       }
       try {
@@ -550,7 +573,7 @@ class ChannelRunner {
         attachments.push(await this.#deps.saveUpload(file.name, bytes));
       } catch (error) {
         this.#fail(error);
-        skipped.push(`${file.name} (${(error as Error).message})`);
+        skipped.push(`${shownName(file)} (${(error as Error).message})`);
       }
     }
     return {
@@ -638,4 +661,9 @@ export interface ChannelProbe {
   /** Works, but something needs the owner's attention. */
   warning: boolean;
   detail: string;
+}
+
+/** A file's name for the sender's own words: a passed-on file's name is its author's, so not said. */
+function shownName(file: InboundFile): string {
+  return file.from ? `a file ${file.from.kind} (its name is not shown)` : file.name;
 }

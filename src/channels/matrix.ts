@@ -3,11 +3,21 @@
  * `/sync` long polling from the stored `next_batch` (a first start answers no
  * history), messages in rooms hob has joined, invitations from those it may
  * answer joined, replies in the thread a message was in, and the typing
- * notice. In a room with others, hob answers only when it is mentioned.
+ * notice. In a room with others, hob answers only when it is mentioned. A
+ * reply is read without its fallback quote, and the event it answers is read
+ * from the homeserver as its sender's words; edits are not answered
+ * (matrix_carried.ts).
  */
 
 import type { ICreateClientOpts, MatrixClient } from "matrix-js-sdk";
-import type { ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
+import {
+  answeredText,
+  isEdit,
+  type MatrixWords,
+  matrixWords,
+  type MessageContent,
+} from "./matrix_carried.ts";
+import type { CarriedText, ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
 
 /** What the Matrix adapter is configured with. */
 export interface MatrixOptions {
@@ -17,6 +27,8 @@ export interface MatrixOptions {
   accessToken: string;
   /** Who may invite hob into a room (the same ids it answers). */
   mayInvite: (userId: string) => boolean;
+  /** Whom hob answers (owners and guests): the events their replies answer are read. */
+  answers: (userId: string) => boolean;
   pollMs: number;
 }
 
@@ -35,12 +47,7 @@ interface RoomEvent {
   type: string;
   event_id: string;
   sender: string;
-  content: {
-    msgtype?: string;
-    body?: string;
-    "m.mentions"?: { user_ids?: string[] };
-    "m.relates_to"?: { rel_type?: string; event_id?: string };
-  };
+  content: MessageContent;
 }
 
 /** The part of a `/sync` answer hob reads. */
@@ -120,12 +127,14 @@ export function createMatrixAdapter(options: MatrixOptions): ChannelAdapter {
           {},
         );
       }
+      const http = { client, Method };
       const messages: InboundMessage[] = [];
       for (const [roomId, room] of Object.entries(answer.rooms?.join ?? {})) {
         const count = room.summary?.["m.joined_member_count"];
         if (count !== undefined) members.set(roomId, count);
+        const direct = (members.get(roomId) ?? 2) <= 2;
         for (const event of room.timeline?.events ?? []) {
-          const message = inbound(roomId, event, (members.get(roomId) ?? 2) <= 2, options);
+          const message = await roomMessage(http, roomId, event, direct, options, signal);
           if (!message) continue;
           const thread = event.content["m.relates_to"];
           if (thread?.rel_type === "m.thread" && thread.event_id) {
@@ -186,27 +195,96 @@ function relation(replyTo: string, thread: string | undefined): Record<string, u
   };
 }
 
-/** A room message as a message for the hub; null for any other event. */
-function inbound(
+/** matrix-js-sdk's HTTP client, and its request methods. */
+interface Http {
+  client: MatrixClient;
+  Method: typeof import("matrix-js-sdk").Method;
+}
+
+/**
+ * A room event as a message for the hub, with the event it answers read as
+ * its sender's (for those hob answers); null for what is not a new message.
+ */
+async function roomMessage(
+  http: Http,
   roomId: string,
   event: RoomEvent,
   direct: boolean,
   options: MatrixOptions,
-): InboundMessage | null {
+  signal: AbortSignal,
+): Promise<InboundMessage | null> {
+  const words = wordsOf(event);
+  if (!words) return null;
+  const message = inbound(roomId, event, words, direct, options);
+  if (words.replyTo && options.answers(event.sender)) {
+    const where = { roomId, sender: event.sender, self: options.userId };
+    const answered = await repliedTo(http, where, words, signal);
+    if (answered) message.carried.unshift(answered);
+  }
+  return message;
+}
+
+/** A room message's words; null for any other event, and for an edit (answered once, as sent). */
+function wordsOf(event: RoomEvent): MatrixWords | null {
   if (event.type !== "m.room.message" || typeof event.content.body !== "string") return null;
+  if (isEdit(event.content)) return null;
+  return matrixWords(event.content);
+}
+
+/** A room message as a message for the hub. */
+function inbound(
+  roomId: string,
+  event: RoomEvent,
+  words: MatrixWords,
+  direct: boolean,
+  options: MatrixOptions,
+): InboundMessage {
   return {
     id: event.event_id,
     chatId: roomId,
     senderId: event.sender,
     senderName: event.sender,
-    text: event.content.body,
+    // Without the reply fallback and the quotes: those are their authors' words.
+    text: words.text,
+    carried: words.carried,
     // Clients say whom a message mentions; older ones only write the name in the text.
     mentioned: event.content["m.mentions"]?.user_ids?.includes(options.userId) ||
-      event.content.body.includes(options.userId),
+      words.text.includes(options.userId),
     files: [],
     // The homeserver vouches for the sender of every event it serves.
     verified: true,
     fromBot: event.content.msgtype === "m.notice",
     direct,
   };
+}
+
+/**
+ * The event a reply answers, as its sender's words: read from the homeserver
+ * (which vouches for its sender), or, when it cannot be read, the fallback
+ * the reply quoted. Null when it is hob's own (already in the conversation)
+ * or the sender's own.
+ */
+async function repliedTo(
+  { client, Method }: Http,
+  { roomId, sender, self }: { roomId: string; sender: string; self: string },
+  words: MatrixWords,
+  signal: AbortSignal,
+): Promise<CarriedText | null> {
+  try {
+    const answered = await client.http.authedRequest<RoomEvent>(
+      Method.Get,
+      `/rooms/${encodeURIComponent(roomId)}/event/${encodeURIComponent(words.replyTo!)}`,
+      undefined,
+      undefined,
+      { abortSignal: signal },
+    );
+    if (answered.sender === self || answered.sender === sender) return null;
+    const text = answeredText(answered.content ?? {});
+    return text.trim() ? { kind: "replied", author: answered.sender, text } : null;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return words.fallback
+      ? { kind: "replied", author: "someone (as the reply quotes them)", text: words.fallback }
+      : null;
+  }
 }

@@ -20,6 +20,44 @@ export interface InboundFile {
   voice?: boolean;
   /** Downloads it. */
   fetch(signal: AbortSignal): Promise<Uint8Array<ArrayBuffer>>;
+  /**
+   * Set when someone else made the file (a forwarded voice note): what it
+   * says is that author's, never the sender's own words.
+   */
+  from?: CarriedFrom;
+}
+
+/** How text the sender did not write came with their message. */
+export type CarriedKind =
+  /** Passed on whole (Telegram's forward, a forwarded mail). */
+  | "forwarded"
+  /** Quoted in part (a quote, a `>` block, a mail's quoted text). */
+  | "quoted"
+  /** The message the sender answered. */
+  | "replied"
+  /** A whole mail attached (`message/rfc822`). */
+  | "attached"
+  /** Written by an inline bot the sender used (Telegram's `via_bot`). */
+  | "inline_bot";
+
+/** Whose text something is, when the sender only passed it on. */
+export interface CarriedFrom {
+  kind: CarriedKind;
+  /**
+   * Who wrote it, as the platform names them ("Eve (7777)", "eve@example.org",
+   * "@eve:example.org"); names are anyone's choice, so this is only a label.
+   */
+  author: string;
+}
+
+/**
+ * Text a message carries that its sender did not write: what they
+ * forwarded, quoted or replied to. Each adapter fills these from the
+ * platform's own structured fields; the hub hands them to the model labelled
+ * as their author's (untrusted), after the sender's own words.
+ */
+export interface CarriedText extends CarriedFrom {
+  text: string;
 }
 
 /** A message a platform delivered. Every text in it is the sender's, so untrusted. */
@@ -32,7 +70,14 @@ export interface InboundMessage {
   senderId: string;
   /** How the platform shows the sender (untrusted: anyone picks their own name). */
   senderName: string;
+  /**
+   * What the sender wrote themselves: never what they forwarded, quoted or
+   * replied to (those are in `carried`). Empty for a message that is wholly
+   * forwarded.
+   */
   text: string;
+  /** What the message carries that the sender did not write, in the order it came. */
+  carried: CarriedText[];
   /** A mail's subject, where the platform has one: the model reads it before the text. */
   subject?: string;
   /** Files that came with it. */

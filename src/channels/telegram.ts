@@ -3,11 +3,14 @@
  * `getUpdates` from the stored offset, replies as Telegram's HTML (see
  * telegram_format.ts) threaded to the message they answer, and the typing
  * indicator. `api_root` points it at another Bot API server (a local one, or
- * the tests' stand-in).
+ * the tests' stand-in). What a message forwards, quotes or answers is its
+ * author's, not the sender's (telegram_carried.ts).
  */
 
 import type { Api, GrammyError } from "grammy/web";
 import type { ChannelAdapter, Delivery, InboundMessage, SendOptions } from "./port.ts";
+import { telegramWords } from "./telegram_carried.ts";
+import type { TelegramFile, TelegramMessage, TelegramUser } from "./telegram_types.ts";
 
 /** What the Telegram adapter is configured with. */
 export interface TelegramOptions {
@@ -18,41 +21,12 @@ export interface TelegramOptions {
   pollSeconds: number;
 }
 
-/** A file of the Bot API: what `getFile` takes, and what the message says of it. */
-interface TelegramFile {
-  file_id: string;
-  file_size?: number;
-  file_name?: string;
-  mime_type?: string;
-}
-
 /** A press of an inline button, as far as hob reads it. */
 interface TelegramCallback {
   id: string;
-  from: NonNullable<TelegramMessage["from"]>;
+  from: TelegramUser;
   message?: { message_id: number; chat: { id: number } };
   data?: string;
-}
-
-/** A message of the Bot API, as far as hob reads it. */
-interface TelegramMessage {
-  message_id: number;
-  chat: { id: number; type: string; title?: string };
-  from?: {
-    id: number;
-    is_bot: boolean;
-    first_name?: string;
-    last_name?: string;
-    username?: string;
-  };
-  text?: string;
-  caption?: string;
-  /** The same photo in several sizes, the largest last. */
-  photo?: (TelegramFile & { width: number; height: number })[];
-  document?: TelegramFile;
-  voice?: TelegramFile;
-  audio?: TelegramFile;
-  video?: TelegramFile;
 }
 
 /**
@@ -66,21 +40,10 @@ interface TelegramMessage {
  */
 export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter {
   let client: Promise<Api> | undefined;
-  /** A file's bytes: `getFile` says where it is, then it is fetched from the file endpoint. */
-  const download = async (
-    fileId: string,
-    signal: AbortSignal,
-  ): Promise<Uint8Array<ArrayBuffer>> => {
-    const file = await (await api()).getFile(fileId, grammySignal(signal));
-    if (!file.file_path) throw new Error("Telegram keeps no copy of this file");
-    const url = `${options.apiRoot.replace(/\/$/, "")}/file/bot${options.token}/${file.file_path}`;
-    const response = await fetch(url, { signal });
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new Error(`Telegram answered ${response.status} for a file`);
-    }
-    return new Uint8Array(await response.arrayBuffer());
-  };
+  /** hob's own user id, learnt when it connects: its own messages are not someone else's words. */
+  let selfId = "";
+  const download = (fileId: string, signal: AbortSignal) =>
+    downloadFile(api, options, fileId, signal);
   // grammy (its web build: Deno's own fetch, no Node shims) loads when the channel starts.
   const api = () =>
     client ??= import("grammy/web").then(({ Api }) =>
@@ -91,7 +54,8 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
     pollMs: options.pollSeconds * 1000,
     async connect(signal) {
       const me = await (await api()).getMe(grammySignal(signal));
-      return { selfId: String(me.id), name: `@${me.username}` };
+      selfId = String(me.id);
+      return { selfId, name: `@${me.username}` };
     },
     async read(cursor, signal): Promise<Delivery> {
       const updates = await (await api()).getUpdates({
@@ -102,7 +66,7 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
       const messages: InboundMessage[] = [];
       for (const update of updates) {
         const message = update.message as TelegramMessage | undefined;
-        if (message?.from) messages.push(inbound(message, download));
+        if (message?.from) messages.push(inbound(message, download, selfId));
         const pressed = update.callback_query as TelegramCallback | undefined;
         if (pressed?.data && pressed.message) {
           messages.push(buttonPress(pressed));
@@ -165,11 +129,32 @@ export function createTelegramAdapter(options: TelegramOptions): ChannelAdapter 
   };
 }
 
+/** A file's bytes: `getFile` says where it is, then it is fetched from the file endpoint. */
+async function downloadFile(
+  api: () => Promise<Api>,
+  options: TelegramOptions,
+  fileId: string,
+  signal: AbortSignal,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const file = await (await api()).getFile(fileId, grammySignal(signal));
+  if (!file.file_path) throw new Error("Telegram keeps no copy of this file");
+  const url = `${options.apiRoot.replace(/\/$/, "")}/file/bot${options.token}/${file.file_path}`;
+  const response = await fetch(url, { signal });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`Telegram answered ${response.status} for a file`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 function inbound(
   message: TelegramMessage,
   download: (fileId: string, signal: AbortSignal) => Promise<Uint8Array<ArrayBuffer>>,
+  selfId: string,
 ): InboundMessage {
   const from = message.from!;
+  // What the sender forwarded, quoted or answered is its author's, not theirs.
+  const { text, carried, passedOn } = telegramWords(message, selfId);
   const name = from.username
     ? `@${from.username}`
     : [from.first_name, from.last_name].filter(Boolean).join(" ");
@@ -179,12 +164,14 @@ function inbound(
     chatId: String(message.chat.id),
     senderId: String(from.id),
     senderName: name || String(from.id),
-    text: message.text ?? message.caption ?? "",
+    text,
+    carried,
     files: filesOf(message).map(({ file, name, voice }) => ({
       name,
       voice,
       size: file.file_size,
       fetch: (signal) => download(file.file_id, signal),
+      ...(passedOn ? { from: passedOn } : {}),
     })),
     // Telegram vouches for who sent a message.
     verified: true,
@@ -202,6 +189,7 @@ function buttonPress(pressed: TelegramCallback): InboundMessage {
     senderId: String(from.id),
     senderName: from.username ? `@${from.username}` : from.first_name ?? String(from.id),
     text: pressed.data!,
+    carried: [],
     files: [],
     verified: true,
     fromBot: from.is_bot,

@@ -163,6 +163,7 @@ function addMatrix(hub: ChannelHub, wiring: ChannelWiring): void {
       userId: matrix.user_id,
       accessToken: token,
       mayInvite: (userId) => matrix.allow_from.includes(userId),
+      answers: (userId) => [...matrix.allow_from, ...matrix.guests].includes(userId),
       pollMs: matrix.poll_timeout_s * 1000,
     }),
     {

@@ -11,7 +11,6 @@ import {
   mailToMessage,
   parse,
   type Thread,
-  withoutQuote,
 } from "../../src/channels/email.ts";
 import { openRuntime, type Runtime } from "../../src/runtime/runtime.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
@@ -120,14 +119,17 @@ Deno.test({
         )!.content
       );
       assertEquals(asked, ["Plans for Friday\n\nWhat is on Friday?"]);
-      // A reply in the thread continues the same conversation.
+      // A reply to hob's reply continues the same conversation; the answered mail it quotes is
+      // hob's own, and left out.
+      const hobId = /^Message-ID: (\S+)/im.exec(reply.source)![1];
+      assertMatch(hobId, /^<hob\./);
       await mail.send({
         from: "owner@test.local",
         to: "hob@test.local",
         subject: "Re: Plans for Friday",
         text: "And Saturday?\n\nOn Thu, hob wrote:\n> Here is your answer.",
-        inReplyTo: "<plans-1@test.local>",
-        references: "<plans-1@test.local>",
+        inReplyTo: hobId,
+        references: `<plans-1@test.local> ${hobId}`,
         headers: { "Authentication-Results": VERIFIED },
       });
       await mail.until("owner@test.local", (box) => box.length === 2, "the second reply");
@@ -248,12 +250,6 @@ Deno.test("a sender is verified only by the trusted server's topmost result, for
       "mx.test.local",
     ),
   );
-});
-
-Deno.test("withoutQuote keeps the reply and drops the quoted mail at its end", () => {
-  assertEquals(withoutQuote("Yes.\n\nOn Mon, Ada wrote:\n> Shall we?\n> \n"), "Yes.");
-  assertEquals(withoutQuote("> quoted first\nthen mine"), "> quoted first\nthen mine");
-  assertEquals(withoutQuote("Just text"), "Just text");
 });
 
 Deno.test({
@@ -394,12 +390,12 @@ Deno.test("an HTML-only mail is read as its text, with its files; a reply keeps 
     "--b--",
     "",
   ].join("\r\n");
-  const message = mailToMessage(
+  const message = (await mailToMessage(
     await parse(new TextEncoder().encode(raw)),
     "1:1",
     options,
     threads,
-  )!;
+  ))!;
   assertEquals(
     [message.senderId, message.senderName, message.subject, message.text],
     ["owner@test.local", "Ada <owner@test.local>", "Notes", "Hello hob\n\nSee & keep"],
@@ -411,14 +407,14 @@ Deno.test("an HTML-only mail is read as its text, with its files; a reply keeps 
     "a,b",
   );
   assertEquals(message.verified, false, "no authserv_id: nobody is verified");
-  const reply = mailToMessage(
+  const reply = (await mailToMessage(
     await parse(new TextEncoder().encode(
       "From: owner@test.local\r\nTo: hob@test.local\r\nSubject: Re: Notes\r\nMessage-ID: <n2@test.local>\r\nIn-Reply-To: <n1@test.local>\r\nReferences: <n1@test.local>\r\n\r\nThanks\r\n",
     )),
     "1:2",
     options,
     threads,
-  )!;
+  ))!;
   assertEquals([reply.chatId, reply.subject, reply.text], [message.chatId, undefined, "Thanks"]);
   assertEquals(threads.get(message.chatId)?.references, ["<n1@test.local>", "<n2@test.local>"]);
 });

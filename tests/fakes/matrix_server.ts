@@ -2,7 +2,7 @@
  * A stand-in Matrix homeserver on 127.0.0.1, for the client-server API
  * endpoints hob calls through matrix-js-sdk: `whoami`, `/sync` (long polling
  * from `since`, rooms with their member counts, invitations), `send`,
- * `typing` and `join`. Tests put events in rooms and read what hob sent.
+ * `typing`, `join` and reading one event (`/rooms/{room}/event/{id}`). Tests put events in rooms and read what hob sent.
  */
 
 import { until } from "../helpers/until.ts";
@@ -16,6 +16,11 @@ export interface PushedEvent {
   /** Ids it mentions the newer way (`m.mentions`). */
   mentions?: string[];
   msgtype?: string;
+  /**
+   * More of the event's content, as a client sends it (`m.relates_to` with
+   * `m.in_reply_to` or `m.replace`, `m.new_content`…); it wins over the above.
+   */
+  content?: Record<string, unknown>;
 }
 
 /** What hob sent to a room. */
@@ -23,6 +28,8 @@ export interface SentEvent {
   room: string;
   content: Record<string, unknown>;
   at: number;
+  /** The id the homeserver gave it. */
+  event_id: string;
 }
 
 /** The stand-in. `await using` closes it. */
@@ -64,6 +71,7 @@ export function startFakeMatrix(): FakeMatrix {
   let seq = 0;
   const members = new Map<string, number>();
   const sent: SentEvent[] = [];
+  const ownEvents = new Map<string, Record<string, unknown>>();
   const joined: string[] = [];
   const typing: string[] = [];
   const waiters = new Set<() => void>();
@@ -126,8 +134,28 @@ export function startFakeMatrix(): FakeMatrix {
       if (path === "/sync") return await sync(url);
       const sending = /^\/rooms\/([^/]+)\/send\/m\.room\.message\/[^/]+$/.exec(path);
       if (sending && request.method === "PUT") {
-        sent.push({ room: decodeURIComponent(sending[1]), content: body, at: performance.now() });
-        return json({ event_id: `$hob${nextEvent++}` });
+        const room = decodeURIComponent(sending[1]);
+        const event_id = `$hob${nextEvent++}`;
+        sent.push({ room, content: body, at: performance.now(), event_id });
+        // Readable like any event (a reply to it reads it), though /sync leaves hob's own out.
+        ownEvents.set(event_id, {
+          type: "m.room.message",
+          event_id,
+          sender: userId,
+          content: body,
+          room_id: room,
+        });
+        return json({ event_id });
+      }
+      const reading = /^\/rooms\/([^/]+)\/event\/([^/]+)$/.exec(path);
+      if (reading && request.method === "GET") {
+        const [room, id] = [decodeURIComponent(reading[1]), decodeURIComponent(reading[2])];
+        const found = timeline.find((item) =>
+          item.room === room && (item.event as { event_id?: string } | undefined)?.event_id === id
+        );
+        if (found) return json({ ...found.event as Record<string, unknown>, room_id: room });
+        const own = ownEvents.get(id);
+        return own?.room_id === room ? json(own) : error(404, "M_NOT_FOUND", "Event not found");
       }
       const typed = /^\/rooms\/([^/]+)\/typing\/[^/]+$/.exec(path);
       if (typed) {
@@ -172,6 +200,7 @@ export function startFakeMatrix(): FakeMatrix {
             body: event.body,
             ...(event.mentions ? { "m.mentions": { user_ids: event.mentions } } : {}),
             ...(relates ? { "m.relates_to": relates } : {}),
+            ...event.content,
           },
         },
       });

@@ -19,6 +19,12 @@ export interface PushedMessage {
   photo?: Uint8Array;
   document?: { name: string; bytes: Uint8Array };
   voice?: Uint8Array;
+  /**
+   * More fields of the Bot API's Message, as Telegram sends them
+   * (`forward_origin`, `reply_to_message`, `quote`, `external_reply`,
+   * `entities`, `via_bot`…).
+   */
+  fields?: Record<string, unknown>;
 }
 
 /** A call hob made. */
@@ -232,6 +238,7 @@ export function startFakeTelegram(): Promise<FakeTelegram> {
           ...(message.voice
             ? { voice: { ...addFile(message.voice, "voice", "voice.oga"), duration: 2 } }
             : {}),
+          ...message.fields,
         },
       };
       updates.push(update);

@@ -33,18 +33,23 @@ export interface StoredMail {
 export interface MailServers extends AsyncDisposable {
   imapPort: number;
   smtpPort: number;
-  /** Sends a mail through OpenSMTPD (as any sender: the test is the outside world). */
-  send(mail: {
-    from: string;
-    to: string;
-    subject: string;
-    text: string;
-    messageId?: string;
-    inReplyTo?: string;
-    references?: string;
-    headers?: Record<string, string>;
-    attachments?: { filename: string; content: string }[];
-  }): Promise<void>;
+  /**
+   * Sends a mail through OpenSMTPD (as any sender: the test is the outside
+   * world); `raw` sends a source exactly as a mail client wrote it.
+   */
+  send(
+    mail: {
+      from: string;
+      to: string;
+      subject: string;
+      text: string;
+      messageId?: string;
+      inReplyTo?: string;
+      references?: string;
+      headers?: Record<string, string>;
+      attachments?: { filename: string; content: string }[];
+    } | { from: string; to: string; raw: string },
+  ): Promise<void>;
   /** Stops Dovecot (IMAP goes away, connections die); `startImap` brings it back on the same port. */
   stopImap(): Promise<void>;
   startImap(): Promise<void>;
@@ -213,7 +218,9 @@ match from any for domain "test.local" action "deliver"
         name: "test.localhost",
       });
       try {
-        await transport.sendMail(mail);
+        await transport.sendMail(
+          "raw" in mail ? { envelope: { from: mail.from, to: mail.to }, raw: mail.raw } : mail,
+        );
       } finally {
         transport.close();
       }
