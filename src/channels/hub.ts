@@ -495,7 +495,9 @@ class ChannelRunner {
           conversation_id: conversation.id,
           ...(attachments.length ? { attachments } : {}),
         },
-        { signal: controller.signal, ...(tainted ? { tainted } : {}) },
+        // A stranger's message is not the owner's: it is stored as written from untrusted text.
+        // The owner's words stay theirs; the labels of what they passed on taint the turn.
+        { signal: controller.signal, ...(tainted && !owner ? { tainted } : {}) },
       );
       const reply = await collectReply(this.#relayApprovals(events, message, owner));
       const answer = reply.content.trim() ||

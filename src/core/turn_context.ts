@@ -52,13 +52,17 @@ export async function* loadContext(turn: Turn): AsyncGenerator<AgentEvent> {
   turn.messages = context.messages;
   if (attachments) await addImages(deps.attachments!, turn.messages, attachments);
   // Untrusted content the model will read makes the turn tainted: side effects then ask.
-  const history = historyTaint(turn.messages);
+  const latest = turn.messages.at(-1);
+  const own = latest?.role === "user" ? latest.taint ?? untrustedSource(latest.content) : null;
+  const earlier = historyTaint(
+    latest?.role === "user" ? turn.messages.slice(0, -1) : turn.messages,
+  );
   turn.tainted = input.tainted ??
     (attachments ? `the uploaded file ${attachments[0].name}` : null) ??
-    history ?? context.taint;
+    own ?? earlier ?? context.taint;
   // The turn that first read it told the user; this turn's own message or upload is news.
-  const earlier = historyTaint(turn.messages.slice(0, -1)) ?? context.summaryTaint;
-  if (turn.tainted) yield taintNotice(turn.tainted, earlier !== null && !attachments);
+  const told = earlier ?? context.summaryTaint;
+  if (turn.tainted) yield taintNotice(turn.tainted, told !== null && !attachments);
 }
 
 /** Builds the system prompt and the history that fits beside it. */
