@@ -200,9 +200,12 @@ export class McpHub {
 
   /** The tools of the connected servers (or of one), approved and waiting. */
   tools(server?: string): McpToolInfo[] {
+    const names = new Set(this.#registry.names());
     return [...this.#connections.values()]
       .filter((c) => !server || c.name === server)
-      .flatMap((c) => c.tools);
+      .flatMap((c) => c.tools)
+      // The tools known now: built-ins load beside the servers' start.
+      .map((info) => ({ ...info, mentions: mentionsIn(info, names) }));
   }
 
   /** Whether a server by that name is configured. */
@@ -395,7 +398,7 @@ export class McpHub {
         parameters: definition.input_schema,
         hash,
         approval,
-        mentions: mentionsIn(definition, taken, name),
+        mentions: [],
       };
       if (pin && approval === "changed") {
         const { description, input_schema: parameters, read_only } = pin.definition;
@@ -514,12 +517,12 @@ interface ListedTool {
   annotations?: { readOnlyHint?: boolean };
 }
 
-/** The names among `names` (but `own`) that a definition's words mention. */
-function mentionsIn(definition: McpDefinition, names: Set<string>, own: string): string[] {
+/** The names among `names` (but its own) that a tool's words mention. */
+function mentionsIn(info: McpToolInfo, names: Set<string>): string[] {
   const words = new Set(
-    `${definition.description} ${JSON.stringify(definition.input_schema)}`.match(/[A-Za-z0-9_]+/g),
+    `${info.description} ${JSON.stringify(info.parameters)}`.match(/[A-Za-z0-9_]+/g),
   );
-  return [...names].filter((name) => name !== own && words.has(name));
+  return [...names].filter((name) => name !== info.name && words.has(name));
 }
 
 /** Each listed tool with its definition (as the model would read it) and that definition's hash. */
