@@ -38,6 +38,8 @@ export const approveToolsBody = z.strictObject({
     z.string().min(1).max(200),
     z.string().regex(/^[0-9a-f]+$/, "must be hexadecimal").min(MIN_HASH_PREFIX).max(64),
   ).optional(),
+  /** False: only say what would be approved (`hob mcp approve` without --yes). */
+  apply: z.boolean().default(true),
 });
 /** Approving tools of a server. */
 export const approveToolsInput = approveToolsBody.extend({ server: z.string().min(1) });
@@ -56,11 +58,19 @@ export interface McpActions {
   tools(input?: McpToolsInput): Promise<McpToolInfo[]>;
   /**
    * Pins the definitions of a server's tools and offers them to models: the
-   * ones named, or every one that waits. `not_found` for an unknown server or
-   * tool; `conflict` when the server is not connected (hob approves what it
-   * has read) or a definition's hash is not the one the owner saw.
+   * ones named, or every one that waits (with `apply: false`, only says
+   * which). `not_found` for an unknown server or tool; `conflict` when the
+   * server is not connected (hob approves what it has read) or a
+   * definition's hash is not the one the owner saw.
    */
-  approve(input: ApproveToolsInput): Promise<{ server: string; approved: McpToolInfo[] }>;
+  approve(input: ApproveToolsInput): Promise<Approval>;
+}
+
+/** What approving did: the tools approved, or with `applied` false the ones it would approve. */
+export interface Approval {
+  server: string;
+  tools: McpToolInfo[];
+  applied: boolean;
 }
 
 /**
@@ -96,7 +106,7 @@ export function createMcpActions(hub: McpDeps): McpActions {
       return hub.tools(server);
     },
     async approve(input) {
-      const { server, tools, hashes } = checkInput(approveToolsInput, input);
+      const { server, tools, hashes, apply } = checkInput(approveToolsInput, input);
       known(server);
       await hub.start();
       const listed = hub.tools(server);
@@ -108,7 +118,8 @@ export function createMcpActions(hub: McpDeps): McpActions {
         const tool = findTool(listed, server, name, `hashes.${name}`);
         if (!tool.hash.startsWith(hash)) changedSince(tool, name);
       }
-      return { server, approved: hub.approve(server, chosen.map((tool) => tool.tool)) };
+      if (!apply) return { server, tools: chosen, applied: false };
+      return { server, tools: hub.approve(server, chosen.map((tool) => tool.tool)), applied: true };
     },
   };
 }

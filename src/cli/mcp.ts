@@ -18,7 +18,15 @@ import { type RunningServer, runningServer, seenBy } from "./running.ts";
 import { dim, err, green, out, outJson, red } from "./output.ts";
 import { approvalHint, describeTools } from "./mcp_render.ts";
 
-const ACTIONS = ["list", "tools", "approve", "call", "serve", "probe"];
+/** Each action, and the most words it takes (itself included). */
+const ACTIONS: Record<string, number> = {
+  list: 1,
+  tools: 2,
+  approve: Infinity,
+  call: 3,
+  serve: 1,
+  probe: 2,
+};
 
 export const mcp: Command = {
   name: "mcp",
@@ -103,18 +111,14 @@ Options:
 /** Bad usage, refused (exit 2) before anything is opened. */
 function checkUsage(positionals: string[]): void {
   const [action, first, second] = positionals;
-  if (!ACTIONS.includes(action)) {
+  const most = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : 0;
+  if (!most) {
     throw new UsageError(
-      `hob mcp: unknown action '${action}' — use ${ACTIONS.map((a) => `'${a}'`).join(", ")}`,
+      `hob mcp: unknown action '${action}' — use ${
+        Object.keys(ACTIONS).map((a) => `'${a}'`).join(", ")
+      }`,
     );
   }
-  const most = action === "approve"
-    ? Infinity
-    : action === "call"
-    ? 3
-    : ["list", "serve"].includes(action)
-    ? 1
-    : 2;
   if (positionals.length > most) {
     throw new UsageError(`hob mcp ${action}: unexpected argument '${positionals[most]}'`);
   }
@@ -251,46 +255,30 @@ async function approve(
   request: { server: string; tools: string[]; yes: boolean; json: boolean },
 ): Promise<number> {
   const { server, tools, yes, json } = request;
-  const named = tools.length ? { tools } : {};
-  if (yes) {
-    const { approved } = await source.actions.approve({ server, ...named });
-    if (json) outJson({ server, approved });
-    else if (approved.length === 0) out(`Nothing of '${server}' waits for your approval.\n`);
-    else {
-      out(
-        `${
-          green("Approved")
-        } ${approved.length} tool(s) of '${server}'; models are offered them now:\n`,
-      );
-      for (const tool of approved) out(`  ${tool.name} ${dim(tool.hash.slice(0, 12))}\n`);
-    }
-    return EXIT.ok;
-  }
-  const listed = await source.tools(server);
-  const chosen = tools.length
-    ? listed.filter((tool) => tools.includes(tool.name) || tools.includes(tool.tool))
-    : listed.filter((tool) => tool.approval !== "approved");
-  const missing = tools.filter((name) => !listed.some((t) => t.name === name || t.tool === name));
-  if (missing.length) {
-    throw new CommandError(
-      `MCP server '${server}' lists no tool '${missing[0]}' — 'hob mcp tools ${server}' shows them`,
+  const result = await source.actions.approve({
+    server,
+    ...(tools.length ? { tools } : {}),
+    apply: yes,
+  });
+  const { tools: approved, applied } = result;
+  if (json) outJson(result);
+  else if (approved.length === 0) out(`Nothing of '${server}' waits for your approval.\n`);
+  else if (applied) {
+    out(
+      `${
+        green("Approved")
+      } ${approved.length} tool(s) of '${server}'; models are offered them now:\n`,
+    );
+    for (const tool of approved) out(`  ${tool.name} ${dim(tool.hash.slice(0, 12))}\n`);
+  } else {
+    out(describeTools(approved));
+    const names = tools.length ? ` ${tools.join(" ")}` : "";
+    out(
+      red(
+        `Nothing was approved. Read the above: it is what models will read. Run 'hob mcp approve ${server}${names} --yes' to approve ${approved.length} tool(s).\n`,
+      ),
     );
   }
-  if (json) {
-    outJson({ server, approved: [], would_approve: chosen });
-    return EXIT.ok;
-  }
-  if (chosen.length === 0) {
-    out(`Nothing of '${server}' waits for your approval.\n`);
-    return EXIT.ok;
-  }
-  out(describeTools(chosen));
-  const names = tools.length ? ` ${tools.join(" ")}` : "";
-  out(
-    red(
-      `Nothing was approved. Read the above: it is what models will read. Run 'hob mcp approve ${server}${names} --yes' to approve ${chosen.length} tool(s).\n`,
-    ),
-  );
   return EXIT.ok;
 }
 

@@ -79,7 +79,10 @@ export const toolRouteDocs: RouteDoc[] = [
     summary:
       "Approve a server's tools (the named ones, or all that wait): their definitions are pinned by hash and offered to models",
     body: approveToolsBody,
-    response: { description: "`{server, approved}`" },
+    response: {
+      description:
+        "`{server, tools, applied}`: the tools approved (with `apply: false`, that would be)",
+    },
     errors: {
       404: "No such server or tool",
       409: "The server is not connected, or a definition changed since you read it",

@@ -527,7 +527,7 @@ function mcpFragments(ui: Hono, runtime: Runtime): void {
     const form = await readForm(c);
     let message: Flash;
     try {
-      const { server, approved } = await runtime.app.mcp.approve({
+      const { server, tools: approved } = await runtime.app.mcp.approve({
         server: String(form.server ?? ""),
         tools: jsonField(form.tools),
         hashes: jsonField(form.hashes),

@@ -182,7 +182,7 @@ async function approveAsRead(hob: HobServer): Promise<void> {
     }),
   });
   assertEquals(response.status, 200, await response.clone().text());
-  assertEquals((await response.json()).approved.length, waiting.length);
+  assertEquals((await response.json()).tools.length, waiting.length);
 }
 
 /**

@@ -136,7 +136,7 @@ Deno.test("MCP tools ask for approval by default, read-only ones too unless allo
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ tools: ["echo"] }),
   });
-  assertEquals((await approved.json()).approved[0].name, "everything__echo");
+  assertEquals((await approved.json()).tools[0].name, "everything__echo");
   const response = hob.fetch("/api/chat", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -192,7 +192,7 @@ Deno.test("hob mcp list, tools and call from the command line", async (t) => {
       home.home,
     ]);
     assertEquals(done.code, 0, done.stderr);
-    assertEquals(JSON.parse(done.stdout).approved.map((t: { name: string }) => t.name), [
+    assertEquals(JSON.parse(done.stdout).tools.map((t: { name: string }) => t.name), [
       "everything__get_sum",
     ]);
     const listed = await runHob(["mcp", "list", "--json", "--home", home.home]);

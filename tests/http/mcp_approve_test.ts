@@ -64,7 +64,7 @@ Deno.test("the MCP routes list what waits and approve it, refusing in the API's 
   await t.step("approving offers it", async () => {
     const response = await api.call("/api/mcp/servers/side/approve", { method: "POST", json: {} });
     assertEquals(response.status, 200);
-    assertEquals((await response.json()).approved[0].approval, "approved");
+    assertEquals((await response.json()).tools[0].approval, "approved");
     assert(api.runtime.toolbox.registry.get("side__notes"));
   });
 });

@@ -70,7 +70,7 @@ Deno.test("McpHub offers a server's tools only once the owner approved them, and
     });
 
     await t.step("approving one offers it, labelled, and leaves the other waiting", async () => {
-      const { approved } = await runtime.app.mcp.approve({
+      const { tools: approved } = await runtime.app.mcp.approve({
         server: "changing",
         tools: ["notes"],
       });
@@ -143,7 +143,7 @@ Deno.test("McpHub offers a server's tools only once the owner approved them, and
     await t.step("approving all that wait, by the hashes read, offers them", async () => {
       const waiting = await runtime.app.mcp.tools({ server: "changing" });
       const hashes = Object.fromEntries(waiting.map((tool) => [tool.name, tool.hash.slice(0, 12)]));
-      const { approved } = await runtime.app.mcp.approve({ server: "changing", hashes });
+      const { tools: approved } = await runtime.app.mcp.approve({ server: "changing", hashes });
       assertEquals(approved.length, 2);
       assertEquals(offered(runtime), ["changing__clock", "changing__notes"]);
     });
