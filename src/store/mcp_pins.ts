@@ -62,14 +62,6 @@ export class SqliteMcpPins<D> {
     ).run(pin.server, pin.tool, pin.hash, JSON.stringify(pin.definition), approved_at);
     return { ...pin, approved_at };
   }
-
-  /** Every pin of a server, by tool name. */
-  list(server: string): McpPinRow<D>[] {
-    const rows = this.#sql("SELECT * FROM mcp_pins WHERE server = ? ORDER BY tool").all(
-      server,
-    ) as unknown as Row[];
-    return rows.map((row) => rowToPin<D>(row));
-  }
 }
 
 function rowToPin<D>(row: Row): McpPinRow<D> {
