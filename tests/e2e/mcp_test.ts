@@ -160,12 +160,22 @@ Deno.test("MCP tools ask for approval by default, read-only ones too unless allo
 
 Deno.test("hob mcp list, tools and call from the command line", async (t) => {
   await using home = await tempHome(`memory: { embedder: none }\n${everythingYaml()}`);
-  await t.step("list says each server's state", async () => {
+  await t.step("list says each server's state, and what waits for approval", async () => {
     const list = await runHob(["mcp", "list", "--json", "--home", home.home]);
     assertEquals(list.code, 0, list.stderr);
     const { servers } = JSON.parse(list.stdout);
     assertEquals(servers[0].name, "everything");
     assertEquals(servers[0].state, "connected");
+    assertEquals(servers[0].tools, []);
+    assert(servers[0].pending.includes("everything__get_sum"));
+    const text = await runHob(["mcp", "list", "--home", home.home]);
+    assertMatch(text.stdout, /approve them with 'hob mcp approve everything'/);
+    const doctor = await runHob(["doctor", "--json", "--skip-model", "--home", home.home]);
+    const check = JSON.parse(doctor.stdout).checks.find((c: { name: string }) =>
+      c.name === "mcp everything"
+    );
+    assertEquals([check.ok, check.warning], [true, true]);
+    assertMatch(check.detail, /wait for your approval — 'hob mcp approve everything'/);
   });
   await t.step("tools lists them by the model's names, those that wait whole", async () => {
     const tools = await runHob(["mcp", "tools", "everything", "--home", home.home]);
