@@ -225,10 +225,13 @@ export class McpHub {
     if (!connection || !pins) {
       throw new Error(`No MCP server '${server}' whose tools can be approved`);
     }
-    for (const tool of tools) {
+    const chosen = tools.map((tool) => {
       const listed = connection.listed.get(tool);
       if (!listed) throw new Error(`MCP server '${server}' lists no tool '${tool}'`);
-      pins.set({ server, tool, hash: listed.hash, definition: listed.definition });
+      return listed;
+    });
+    for (const { tool, hash, definition } of chosen) {
+      pins.set({ server, tool: tool.name, hash, definition });
     }
     this.#register(connection, [...connection.listed.values()]);
     if (tools.length) this.#logTools(connection, `approved ${tools.length} tool(s)`);
@@ -444,7 +447,10 @@ export class McpHub {
   }
 
   #unregister(connection: Connection): void {
-    for (const tool of connection.tools) this.#registry.unregister(tool.name);
+    // Only what it registered: a waiting tool's name may be another's by now.
+    for (const tool of connection.tools) {
+      if (tool.approval === "approved") this.#registry.unregister(tool.name);
+    }
     connection.listed = new Map();
     connection.tools = [];
     connection.status.tools = [];
