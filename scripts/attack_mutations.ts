@@ -34,6 +34,7 @@ interface Mutation {
 
 const ATTACKS = "tests/e2e/attack_classes_test.ts";
 const CHANNEL_ATTACKS = "tests/e2e/attack_channels_test.ts";
+const MCP_ATTACKS = "tests/e2e/attack_mcp_test.ts";
 
 const MUTATIONS: Mutation[] = [
   {
@@ -264,6 +265,28 @@ export async function digest(text: string): Promise<string> {
     }],
     test: CHANNEL_ATTACKS,
     filter: "mail attached to the owner's mail",
+  },
+  {
+    name: "MCP pinning",
+    defence: "an MCP tool is offered only while its definition has the hash the owner approved",
+    edits: [{
+      file: "src/mcp/client.ts",
+      find: 'const approval = pin?.hash === hash ? "approved" : pin ? "changed" : "new";',
+      replace: 'const approval = "approved";',
+    }],
+    test: MCP_ATTACKS,
+    filter: "MCP server",
+  },
+  {
+    name: "MCP labels",
+    defence: "what models read of an MCP tool (description, schema texts) is labelled as its words",
+    edits: [{
+      file: "src/tools/registry.ts",
+      find: 'return origin.kind === "mcp"\n        ? labelledSpec(',
+      replace: 'return origin.kind === "none"\n        ? labelledSpec(',
+    }],
+    test: MCP_ATTACKS,
+    filter: "find_tools quotes",
   },
   {
     name: "file race",

@@ -20,6 +20,7 @@
  *   `conversation_search.ts`: searching them, reading around a hit.
  * - `approvals.ts`: approvals — list, the recent decisions, decide.
  * - `tools.ts`: tools — list, get, invoke as the owner.
+ * - `mcp.ts`: MCP servers — their state, their tools, approving tools (pinned by hash).
  * - `channels.ts`: the conversation of a chat on a channel, strangers.
  * - `speech.ts`: voice — transcribe, speak, what this hob can hear and say.
  *
@@ -58,6 +59,7 @@ import { createScheduleActions, type ScheduleActions } from "./schedules.ts";
 import { createStatusActions, type StatusActions, type StatusProbes } from "./status.ts";
 import { createTaskActions, type TaskActions } from "./tasks.ts";
 import { createToolActions, type ToolActions, type ToolDeps } from "./tools.ts";
+import { createMcpActions, type McpActions, type McpDeps } from "./mcp.ts";
 
 /** The actions of one hob home. */
 export interface AppActions {
@@ -70,6 +72,7 @@ export interface AppActions {
   conversations: ConversationActions;
   approvals: ApprovalActions;
   tools: ToolActions;
+  mcp: McpActions;
   channels: ChannelActions;
   speech: SpeechActions;
   /** {@linkcode UsageActions}, loaded with the first report. */
@@ -98,6 +101,8 @@ export interface AppDeps {
   channels: SqliteChannels;
   /** The tools, the approvals and the tool calls' audit log (the runtime's toolbox is one). */
   toolbox: ToolDeps & { approvals: SqliteApprovals; events: SqliteToolEvents };
+  /** The MCP servers of hob.yaml and their tools (the runtime's hub). */
+  mcp: McpDeps;
   /** Runs one turn (the runtime's, which closing interrupts). */
   turn(input: TurnInput): AsyncGenerator<AgentEvent>;
   /** An earlier upload by its home-relative path; throws, saying why, when it is not one. */
@@ -126,6 +131,7 @@ export interface AppDeps {
  *   conversations: store,
  *   channels: new SqliteChannels(db, kv),
  *   toolbox,
+ *   mcp,
  *   turn,
  *   findUpload: (path) => findUpload(home, path),
  *   speech,
@@ -166,6 +172,7 @@ export function createAppActions(deps: AppDeps): AppActions {
     }),
     approvals: createApprovalActions(deps.toolbox.approvals),
     tools: createToolActions(deps.toolbox),
+    mcp: createMcpActions(deps.mcp),
     channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
     speech,
     usage: usageOnFirstUse(deps.usage),

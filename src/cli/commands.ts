@@ -82,7 +82,7 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "mcp",
-    summary: "MCP servers hob uses (list, tools, call) and hob as an MCP server (serve)",
+    summary: "MCP servers hob uses (list, tools, approve, call) and hob as an MCP server (serve)",
     load: async () => (await import("./mcp.ts")).mcp,
   },
   {

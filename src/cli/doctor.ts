@@ -95,13 +95,17 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
       report(await checkMemory(runtime));
       await runtime.mcp.start();
       for (const server of runtime.mcp.status()) {
+        const waiting = server.pending.length
+          ? `; ${server.pending.length} wait for your approval — 'hob mcp approve ${server.name}'`
+          : "";
         report({
           name: `mcp ${server.name}`,
           ok: server.state !== "failed",
+          warning: server.pending.length > 0,
           detail: server.state === "connected"
             ? `connected (${server.transport}${
               server.server ? `, ${server.server.name} ${server.server.version}` : ""
-            }), ${server.tools.length} tools`
+            }), ${server.tools.length} tools offered${waiting}`
             : server.error
             ? `${server.state}: ${server.error}`
             : server.state,

@@ -1,108 +1,98 @@
 /**
- * `hob mcp`: the MCP servers hob uses (list, tools, call), hob itself as an
- * MCP server over stdio (serve), and a one-off client run against a URL
- * (probe), which the conformance suite drives.
+ * `hob mcp`: the MCP servers hob uses (list, tools, approve, call), hob
+ * itself as an MCP server over stdio (serve), and a one-off client run
+ * against a URL (probe), which the conformance suite drives. `list`, `tools`
+ * and `approve` are translators over the app's MCP actions (src/app/mcp.ts):
+ * through a running `hob serve` when there is one (its tools change at once),
+ * else on the home opened here.
  */
 
+import { ActionError } from "../app/errors.ts";
+import type { McpActions } from "../app/mcp.ts";
 import { mcpServerSchema } from "../config/schema.ts";
-import { McpHub, type McpToolInfo } from "../mcp/client.ts";
+import { McpHub, type McpServerStatus, type McpToolInfo } from "../mcp/client.ts";
 import type { JsonSchema } from "../core/types.ts";
 import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
-import { openHome } from "./open.ts";
+import { existingHome, openHome } from "./open.ts";
+import { type RunningServer, runningServer, seenBy } from "./running.ts";
 import { dim, err, green, out, outJson, red } from "./output.ts";
+import { approvalHint, describeTools } from "./mcp_render.ts";
 
-const ACTIONS = ["list", "tools", "call", "serve", "probe"];
+/** Each action, and the most words it takes (itself included). */
+const ACTIONS: Record<string, number> = {
+  list: 1,
+  tools: 2,
+  approve: Infinity,
+  call: 3,
+  serve: 1,
+  probe: 2,
+};
 
 export const mcp: Command = {
   name: "mcp",
-  summary: "MCP servers hob uses (list, tools, call) and hob as an MCP server (serve)",
+  summary: "MCP servers hob uses (list, tools, approve, call) and hob as an MCP server (serve)",
   help: `Usage: hob mcp list [--json]
        hob mcp tools [SERVER] [--json]
+       hob mcp approve SERVER [TOOL...] [--yes] [--json]
        hob mcp call SERVER TOOL [--args JSON] [--json]
        hob mcp serve
        hob mcp probe URL [--json]
 
 'list' connects to the servers in hob.yaml's mcpServers and says how each is
 doing; 'tools' lists their tools by the names the model sees
-(<server>__<tool>); 'call' calls a tool by its server's own name, as you, the
-owner (no approval asked). 'serve' runs hob as an MCP server on stdin/stdout
-for another agent (its tools: search_memory, memory_get, remember_this,
-log_note, ask_hob, create_task). 'probe' connects to the streamable-HTTP MCP
-server at URL, lists its tools and calls each with arguments made from its
-schema.
+(<server>__<tool>): those you approved are offered to models, the others
+wait, shown whole (and, when changed, beside what you approved).
+
+A server's tool descriptions are its words, which the model reads: hob
+offers a tool only once you approved its definition (name, description,
+schema), pinned by its hash. 'approve' shows the tools of SERVER that wait
+(or the TOOLs named) and, with --yes, approves them; a tool whose definition
+changes later waits for you again.
+
+'call' calls a tool by its server's own name, as you, the owner (no approval
+asked). 'serve' runs hob as an MCP server on stdin/stdout for another agent
+(its tools: search_memory, memory_get, remember_this, log_note, ask_hob,
+create_task). 'probe' connects to the streamable-HTTP MCP server at URL,
+lists its tools and calls each with arguments made from its schema.
 
 Options:
   --args JSON    the tool's arguments as a JSON object (default {})
+  --yes          really approve
   --json         print machine-readable output
   --home DIR     hob home (default: $HOB_HOME or ~/.hob)
   -h, --help     show this help`,
-  options: { args: { type: "string" }, json: { type: "boolean" } },
-  positionals: [1, 3],
+  options: { args: { type: "string" }, json: { type: "boolean" }, yes: { type: "boolean" } },
+  positionals: [1, 1_000],
   async run(parsed) {
     const [action, first, second] = parsed.positionals;
-    if (!ACTIONS.includes(action)) {
-      throw new UsageError(
-        `hob mcp: unknown action '${action}' — use ${ACTIONS.map((a) => `'${a}'`).join(", ")}`,
-      );
-    }
+    checkUsage(parsed.positionals);
     const json = parsed.values.json === true;
-    if (action === "call" && (!first || !second)) {
-      throw new UsageError("hob mcp call: name the server and the tool: hob mcp call SERVER TOOL");
-    }
-    if (action === "probe" && !first) throw new UsageError("hob mcp probe: missing the URL");
-    if (action === "probe" && !URL.canParse(first)) {
-      throw new UsageError(`hob mcp probe: '${first}' is not a URL`);
-    }
     const args = jsonObjectFlag(parsed.values.args, "hob mcp call");
-
     if (action === "serve") return await serveStdio(parsed);
+    if (action === "list" || action === "tools" || action === "approve") {
+      const source = await mcpSource(parsed);
+      try {
+        if (action === "list") return listServers(await source.actions.servers(), json, source);
+        if (action === "tools") return listTools(await source.tools(first), first, json, source);
+        const tools = parsed.positionals.slice(2);
+        return await approve(source, {
+          server: first,
+          tools,
+          yes: parsed.values.yes === true,
+          json,
+        });
+      } finally {
+        await source.close();
+      }
+    }
     const runtime = await openHome(parsed);
     try {
       if (action === "probe") return await probe(runtime.toolbox.registry, first, json);
       const hub = runtime.mcp;
-      if (action === "call" && !hub.has(first)) {
+      if (!hub.has(first)) {
         throw new CommandError(`No MCP server named '${first}' in hob.yaml (mcpServers)`);
       }
       await Promise.all([runtime.toolbox.ready, hub.start()]);
-      if (action === "list") {
-        const servers = hub.status();
-        if (json) outJson({ servers });
-        else if (servers.length === 0) {
-          out("No MCP servers configured. Add them to hob.yaml under mcpServers:\n");
-          out(
-            dim(
-              "  mcpServers:\n    everything:\n      command: npx\n      args: [-y, @modelcontextprotocol/server-everything]\n",
-            ),
-          );
-        } else {
-          for (const s of servers) {
-            const state = s.state === "connected" ? green(s.state) : red(s.state);
-            out(
-              `${s.name.padEnd(16)} ${state.padEnd(9)} ${
-                dim(`${s.transport}, ${s.tools.length} tools`)
-              }${s.error ? ` ${red(s.error)}` : ""}\n`,
-            );
-          }
-        }
-        return servers.some((s) => s.state === "failed") ? EXIT.failure : EXIT.ok;
-      }
-      if (action === "tools") {
-        if (first && !hub.has(first)) {
-          throw new CommandError(`No MCP server named '${first}' in hob.yaml (mcpServers)`);
-        }
-        const tools = hub.tools(first);
-        if (json) outJson({ tools });
-        else {
-          for (const t of tools) {
-            out(
-              `${t.name.padEnd(32)} ${t.read_only ? dim("read-only ") : ""}${
-                dim(t.description.split("\n")[0].slice(0, 80))
-              }\n`,
-            );
-          }
-        }
-        return EXIT.ok;
-      }
       try {
         const result = await hub.call(first, second, args);
         if (json) outJson(result);
@@ -117,6 +107,180 @@ Options:
     }
   },
 };
+
+/** Bad usage, refused (exit 2) before anything is opened. */
+function checkUsage(positionals: string[]): void {
+  const [action, first, second] = positionals;
+  const most = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : 0;
+  if (!most) {
+    throw new UsageError(
+      `hob mcp: unknown action '${action}' — use ${
+        Object.keys(ACTIONS).map((a) => `'${a}'`).join(", ")
+      }`,
+    );
+  }
+  if (positionals.length > most) {
+    throw new UsageError(`hob mcp ${action}: unexpected argument '${positionals[most]}'`);
+  }
+  if (action === "probe" && !first) throw new UsageError("hob mcp probe: missing the URL");
+  if (action === "probe" && !URL.canParse(first)) {
+    throw new UsageError(`hob mcp probe: '${first}' is not a URL`);
+  }
+  if (action === "call" && (!first || !second)) {
+    throw new UsageError("hob mcp call: name the server and the tool: hob mcp call SERVER TOOL");
+  }
+  if (action === "approve" && !first) {
+    throw new UsageError("hob mcp approve: name the server: hob mcp approve SERVER [TOOL...]");
+  }
+}
+
+/** Where `list`, `tools` and `approve` are answered: a running `hob serve`, or the home opened here. */
+interface McpSource {
+  actions: Pick<McpActions, "servers" | "approve">;
+  tools(server?: string): Promise<McpToolInfo[]>;
+  /** The server that answered, when one did. */
+  server?: RunningServer;
+  close(): Promise<void>;
+}
+
+/** A running server of this version, asked over the API; else the home, opened. */
+async function mcpSource(parsed: Parameters<Command["run"]>[0]): Promise<McpSource> {
+  const server = await runningServer(await existingHome(parsed));
+  if (server) return serverSource(server);
+  const runtime = await openHome(parsed);
+  const { mcp } = runtime.app;
+  return {
+    actions: {
+      servers: () => mcp.servers(),
+      approve: (input) => refusalsAsErrors(() => mcp.approve(input)),
+    },
+    tools: (name) => refusalsAsErrors(() => mcp.tools(name ? { server: name } : {})),
+    close: () => runtime.close(),
+  };
+}
+
+/** The MCP actions of a running `hob serve`, over its API; its refusals as command errors. */
+function serverSource(server: RunningServer): McpSource {
+  const answer = async <T>(got: Promise<T | undefined>): Promise<T> => {
+    const body = await got;
+    if (body === undefined) throw new CommandError(`hob serve (pid ${server.pid}) did not answer`);
+    return body;
+  };
+  const servers = async () =>
+    (await answer(server.get<{ servers: McpServerStatus[] }>("/api/mcp/servers"))).servers;
+  return {
+    server,
+    actions: {
+      servers,
+      async approve({ server: name, ...body }) {
+        const path = `/api/mcp/servers/${encodeURIComponent(name)}/approve`;
+        const sent = await server.post<Awaited<ReturnType<McpActions["approve"]>>>(path, body);
+        if (!sent) throw new CommandError(`hob serve (pid ${server.pid}) did not answer`);
+        if (!sent.ok) throw new CommandError(sent.message);
+        return sent.body;
+      },
+    },
+    async tools(name) {
+      const known = name ? await servers() : [];
+      if (name && !known.some((each) => each.name === name)) {
+        throw new CommandError(`No MCP server named '${name}' in hob.yaml (mcpServers)`);
+      }
+      const query = name ? `?server=${encodeURIComponent(name)}` : "";
+      return (await answer(server.get<{ tools: McpToolInfo[] }>(`/api/mcp/tools${query}`))).tools;
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/** An app action's refusal as the command's one line (exit 1). */
+async function refusalsAsErrors<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof ActionError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
+function listServers(servers: McpServerStatus[], json: boolean, source: McpSource): number {
+  if (json) outJson({ servers });
+  else if (servers.length === 0) {
+    out("No MCP servers configured. Add them to hob.yaml under mcpServers:\n");
+    out(
+      dim(
+        "  mcpServers:\n    everything:\n      command: npx\n      args: [-y, @modelcontextprotocol/server-everything]\n",
+      ),
+    );
+  } else {
+    for (const s of servers) {
+      const state = s.state === "connected" ? green(s.state) : red(s.state);
+      const waiting = s.pending.length
+        ? `, ${red(`${s.pending.length} waiting for approval`)}`
+        : "";
+      out(
+        `${s.name.padEnd(16)} ${state.padEnd(9)} ${
+          dim(`${s.transport}, ${s.tools.length} tools offered`)
+        }${waiting}${s.error ? ` ${red(s.error)}` : ""}\n`,
+      );
+    }
+    const hint = approvalHint(servers);
+    if (hint) out(`${hint}\n`);
+    if (source.server) out(dim(seenBy(source.server)));
+  }
+  return servers.some((s) => s.state === "failed") ? EXIT.failure : EXIT.ok;
+}
+
+function listTools(
+  tools: McpToolInfo[],
+  server: string | undefined,
+  json: boolean,
+  source: McpSource,
+): number {
+  if (json) {
+    outJson({ tools });
+    return EXIT.ok;
+  }
+  out(describeTools(tools));
+  const waiting = new Set(tools.filter((t) => t.approval !== "approved").map((t) => t.server));
+  for (const name of waiting) {
+    out(`Approve ${server ? "them" : `those of '${name}'`} with 'hob mcp approve ${name}'.\n`);
+  }
+  if (source.server) out(dim(seenBy(source.server)));
+  return EXIT.ok;
+}
+
+/** Shows what would be approved, and with `yes` approves it. */
+async function approve(
+  source: McpSource,
+  request: { server: string; tools: string[]; yes: boolean; json: boolean },
+): Promise<number> {
+  const { server, tools, yes, json } = request;
+  const result = await source.actions.approve({
+    server,
+    ...(tools.length ? { tools } : {}),
+    apply: yes,
+  });
+  const { tools: approved, applied } = result;
+  if (json) outJson(result);
+  else if (approved.length === 0) out(`Nothing of '${server}' waits for your approval.\n`);
+  else if (applied) {
+    out(
+      `${
+        green("Approved")
+      } ${approved.length} tool(s) of '${server}'; models are offered them now:\n`,
+    );
+    for (const tool of approved) out(`  ${tool.name} ${dim(tool.hash.slice(0, 12))}\n`);
+  } else {
+    out(describeTools(approved));
+    const names = tools.length ? ` ${tools.join(" ")}` : "";
+    out(
+      red(
+        `Nothing was approved. Read the above: it is what models will read. Run 'hob mcp approve ${server}${names} --yes' to approve ${approved.length} tool(s).\n`,
+      ),
+    );
+  }
+  return EXIT.ok;
+}
 
 /** hob's MCP server on stdin/stdout, until the client hangs up. */
 async function serveStdio(parsed: Parameters<Command["run"]>[0]): Promise<number> {

@@ -34,6 +34,8 @@ export interface PlainRequest {
   /** An `http:` URL: the server's base and the path, with its query. */
   url: string;
   headers?: Record<string, string>;
+  /** A JSON body, sent as `application/json`. */
+  json?: unknown;
   signal?: AbortSignal;
 }
 
@@ -48,11 +50,15 @@ export interface PlainRequest {
  */
 export async function plainRequest(request: PlainRequest): Promise<PlainResponse | PlainFailure> {
   const url = new URL(request.url);
+  const body = new TextEncoder().encode(
+    request.json === undefined ? "" : JSON.stringify(request.json),
+  );
   const lines = [
     `${request.method} ${url.pathname}${url.search} HTTP/1.1`,
     `Host: ${url.host}`,
     "Connection: close",
-    "Content-Length: 0",
+    `Content-Length: ${body.length}`,
+    ...(request.json === undefined ? [] : ["Content-Type: application/json"]),
     ...Object.entries(request.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
   ];
   if (url.protocol !== "http:" || lines.some((line) => /[\r\n]/.test(line))) {
@@ -77,7 +83,8 @@ export async function plainRequest(request: PlainRequest): Promise<PlainResponse
   signal?.addEventListener("abort", close, { once: true });
   try {
     if (signal?.aborted) return { failed: "unsent" };
-    await writeAll(connection, new TextEncoder().encode(`${lines.join("\r\n")}\r\n\r\n`));
+    const head = new TextEncoder().encode(`${lines.join("\r\n")}\r\n\r\n`);
+    await writeAll(connection, body.length ? concat(head, body) : head);
     return await readResponse(connection) ?? { failed: "unread" };
   } catch {
     return { failed: "unread" };
@@ -85,6 +92,13 @@ export async function plainRequest(request: PlainRequest): Promise<PlainResponse
     signal?.removeEventListener("abort", close);
     close();
   }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const both = new Uint8Array(a.length + b.length);
+  both.set(a);
+  both.set(b, a.length);
+  return both;
 }
 
 async function writeAll(connection: Deno.TcpConn, bytes: Uint8Array): Promise<void> {

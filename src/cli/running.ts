@@ -23,12 +23,14 @@ export interface RunningServer {
   /** The JSON at `path` (with its query), or undefined when the server would not say. */
   get<T>(path: string): Promise<T | undefined>;
   /**
-   * POSTs to `path`: the server's answer, or its refusal's message (the API's
-   * `{error: {message}}`, or that no answer came after it was asked);
-   * undefined only when the request never reached it.
+   * POSTs to `path` (with `json` as its body, when given): the server's
+   * answer, or its refusal's message (the API's `{error: {message}}`, or that
+   * no answer came after it was asked); undefined only when the request
+   * never reached it.
    */
   post<T>(
     path: string,
+    json?: unknown,
   ): Promise<{ ok: true; body: T } | { ok: false; message: string } | undefined>;
 }
 
@@ -56,7 +58,7 @@ export async function runningServer(home: string): Promise<RunningServer | undef
     url: record.url,
     pid: record.pid,
     get: (path) => getJson(`${record.url}${path}`, token),
-    post: (path) => postJson(`${record.url}${path}`, token),
+    post: (path, json) => postJson(`${record.url}${path}`, token, json),
   };
 }
 
@@ -90,11 +92,13 @@ async function getJson<T>(url: string, token?: string): Promise<T | undefined> {
 async function postJson<T>(
   url: string,
   token: string,
+  json?: unknown,
 ): Promise<{ ok: true; body: T } | { ok: false; message: string } | undefined> {
   const response = await plainRequest({
     method: "POST",
     url,
     headers: { authorization: `Bearer ${token}` },
+    json,
     signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
   });
   // Asked, but no answer read: the server may have acted, so the command must not do it again.

@@ -169,14 +169,24 @@ function channelLines(channels: HobStatus["channels"], at: (iso: string | null) 
   return lines;
 }
 
-/** A line per MCP server: connected with its tools, or why not. */
+/**
+ * A line per MCP server: connected with its tools, or why not — and, when
+ * tools wait for the owner's approval (not offered to models until then),
+ * how many and the command that shows and approves them.
+ */
 function mcpLines(servers: HobStatus["mcp"]): string[] {
   const lines: string[] = [];
   for (const server of servers) {
+    const { pending } = server;
+    const waiting = pending.length
+      ? red(
+        `, ${pending.length} waiting for your approval (not offered) — 'hob mcp approve ${server.name}'`,
+      )
+      : "";
     lines.push(
       `${dim("mcp")}        ${server.name}: ${
         server.state === "connected" ? `connected, ${server.tools.length} tools` : server.state
-      }${server.error ? ` — ${server.error}` : ""}`,
+      }${waiting}${server.error ? ` — ${server.error}` : ""}`,
     );
   }
   return lines;

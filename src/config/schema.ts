@@ -605,7 +605,7 @@ export const configSchema = z.strictObject({
     }),
     mcpServerSchema,
   ).default({}).describe(
-    "MCP servers whose tools join hob's as `<server>__<tool>`, in the shape Claude Desktop uses: a command (stdio) or a URL (streamable HTTP).",
+    "MCP servers whose tools join hob's as `<server>__<tool>`, in the shape Claude Desktop uses: a command (stdio) or a URL (streamable HTTP). A tool is offered to models once you approved its definition (`hob mcp approve SERVER`, or the page's Tools panel), and again after each change.",
   ),
   agent: z.strictObject({
     max_tool_iterations: z.number().int().min(1).max(100).default(10).describe(

@@ -9,7 +9,7 @@
 
 import { estimateToolTokens } from "./budget.ts";
 import type { ChatMessage, ToolCall, ToolResult, ToolSpec } from "./types.ts";
-import { hobWrote, type ModelText } from "./untrusted.ts";
+import { displayParts, firstLine, hobWrote, type ModelText } from "./untrusted.ts";
 
 /** Offered every turn: the time, and memory, which most answers may need. */
 export const CORE_TOOLS: readonly string[] = ["get_time", "search_memory", "remember_this"];
@@ -92,7 +92,9 @@ export function offeredOf(all: ToolSpec[], offer: ToolOffer): ToolSpec[] {
 
 /**
  * Answers a `find_tools` call: the best matches not yet offered, which join
- * the offer; with none, the names of every tool not offered.
+ * the offer; with none, the names of every tool not offered. Descriptions are
+ * quoted as the specs have them: a third party's inside its label (approved,
+ * so quoting it does not taint the turn).
  */
 export function findTools(tools: ToolSpec[], offer: ToolOffer, query: string): ModelText {
   const waiting = tools.filter((tool) => !offer.names.has(tool.name));
@@ -106,7 +108,7 @@ export function findTools(tools: ToolSpec[], offer: ToolOffer, query: string): M
   }
   for (const tool of found) offer.names.add(tool.name);
   const lines = found.map((tool) =>
-    `- ${tool.name} (${tool.category ?? "general"}): ${tool.description.trim().split("\n")[0]}`
+    `- ${tool.name} (${tool.category ?? "general"}): ${firstLine(tool.description.trim())}`
   );
   return hobWrote(`These tools are now offered for the rest of this turn:\n${lines.join("\n")}`);
 }
@@ -163,7 +165,8 @@ export function ranked(tools: ToolSpec[], text: string): { tool: ToolSpec; score
 function relevance(tool: ToolSpec, words: Set<string>): number {
   const name = wordsOf(tool.name.replace(/_/g, " "));
   const category = wordsOf(tool.category ?? "");
-  const description = wordsOf(tool.description);
+  // The words of the description, not of its label's markup.
+  const description = wordsOf(displayParts(tool.description).map((part) => part.text).join(" "));
   let score = 0;
   for (const word of words) {
     if (name.has(word)) score += WEIGHTS.name;

@@ -22,6 +22,13 @@
  * `untrusted` labels outside text; `hobWrote` and `storedText` vouch for text,
  * and each of their call sites is listed (and so reviewed) in
  * tests/core/provenance_test.ts.
+ *
+ * One kind of outside text is labelled and yet does not taint: text the owner
+ * read and approved, such as an MCP server's tool description pinned by its
+ * hash. {@linkcode approvedText} labels it `<untrusted source="…" approved>`,
+ * a form {@linkcode untrusted} can never write (its source has no `"`, its
+ * text no `<untrusted`), so no outside text can forge it. The model still
+ * reads it as data; the taint checks ({@linkcode untrustedSource}) pass over it.
  */
 
 declare const VETTED: unique symbol;
@@ -35,10 +42,17 @@ export type ModelText = string & { readonly [VETTED]: true };
 
 const OPEN = '<untrusted source="';
 const CLOSE = "</untrusted>";
+/** What closes an approved label's opening tag, after its source. */
+const APPROVED = '" approved>';
 const TAG = /<(\/?)untrusted/gi;
 const ANY_TAG = /<\/?untrusted/i;
 const SOURCE = /<untrusted source="([^"]*)">/;
-const TAGS = /<untrusted source="([^"]*)">|<\/untrusted>/g;
+/** An opening tag (group 1: its source, group 2: set when approved) or a closing one. */
+const TAGS = /<untrusted source="([^"]*)"( approved)?>|<\/untrusted>/g;
+/** An untrusted (not approved) label's opening tag at the start of a text. */
+const UNTRUSTED_OPENING = /^<untrusted source="[^"]*">/;
+/** A whole approved label: its text holds no `</untrusted` (escaped), so the first close is its own. */
+const APPROVED_LABEL = /<untrusted source="[^"]*" approved>[\s\S]*?<\/untrusted>/g;
 
 /**
  * Wraps outside text as untrusted content from `source` (a URL, a path, a tool).
@@ -50,8 +64,24 @@ const TAGS = /<untrusted source="([^"]*)">|<\/untrusted>/g;
  * ```
  */
 export function untrusted(source: string, text: string): ModelText {
-  const label = source.replace(/["<>\n\r]/g, (char) => encodeURIComponent(char));
-  return `${OPEN}${label}">\n${text.replace(TAG, "&lt;$1untrusted")}\n${CLOSE}` as ModelText;
+  return `${OPEN}${encodeSource(source)}">\n${escapeTags(text)}\n${CLOSE}` as ModelText;
+}
+
+/**
+ * Labels outside text the owner read and approved (an MCP server's tool
+ * description, pinned by its hash): the model reads it inside a label, as
+ * data, but reading it does not taint a turn — {@linkcode untrustedSource}
+ * passes over it. Each call site is reviewed (tests/core/provenance_test.ts):
+ * only text whose exact content the owner approved may reach it.
+ *
+ * @example
+ * ```ts
+ * approvedText("mcp:fs/read description", "Reads a file.");
+ * // '<untrusted source="mcp:fs/read description" approved>\nReads a file.\n</untrusted>'
+ * ```
+ */
+export function approvedText(source: string, text: string): ModelText {
+  return `${OPEN}${encodeSource(source)}${APPROVED}\n${escapeTags(text)}\n${CLOSE}` as ModelText;
 }
 
 /** The same as {@linkcode untrusted}; the name tools have used. */
@@ -97,27 +127,66 @@ export function derivedText(text: string, taint: string | null | undefined, by: 
 /**
  * Where the first untrusted content in `text` came from, or null when there is
  * none. A stray closing label (an excerpt that lost its opening) counts too.
+ * Text the owner approved ({@linkcode approvedText}) does not count: it is
+ * labelled, not untrusted.
  *
  * @example
  * ```ts
  * untrustedSource(untrusted("mcp:fs/read", "…")); // "mcp:fs/read"
+ * untrustedSource(approvedText("mcp:fs/read description", "…")); // null
  * ```
  */
 export function untrustedSource(text: string): string | null {
   if (!ANY_TAG.test(text)) return null;
-  return SOURCE.exec(text)?.[1] ?? "an excerpt of untrusted content";
+  const rest = text.includes(APPROVED) ? text.replace(APPROVED_LABEL, "") : text;
+  if (!ANY_TAG.test(rest)) return null;
+  return SOURCE.exec(rest)?.[1] ?? "an excerpt of untrusted content";
 }
 
 /**
- * Whether `text` is already wrapped as a whole (a tool that labels its own output).
+ * Whether `text` carries any label, approved or not: whether a person's view
+ * of it needs {@linkcode displayParts}.
+ *
+ * @example
+ * ```ts
+ * isLabelled(approvedText("mcp:fs/read description", "…")); // true
+ * ```
+ */
+export function isLabelled(text: string): boolean {
+  return ANY_TAG.test(text);
+}
+
+/**
+ * The first line of `text` that says something, labels kept whole: a
+ * labelled description's first line of its own text, still inside its label
+ * (the system prompt's tool list, find_tools' answers).
+ *
+ * @example
+ * ```ts
+ * firstLine(approvedText("mcp:x/y description", "One.\nTwo."));
+ * // '<untrusted source="mcp:x/y description" approved>\nOne.\n</untrusted>'
+ * ```
+ */
+export function firstLine(text: string): string {
+  const lines = text.split("\n");
+  const index = lines.findIndex((line) => line.replace(TAGS, "").trim() !== "");
+  return index < 0 ? "" : excerptLines(text, index + 1, index + 1).trim();
+}
+
+/**
+ * Whether `text` is already wrapped as a whole in an untrusted label (a tool
+ * that labels its own output), which is then kept as it is. An approved label
+ * is not one: text that merely looks approved (a tool's output, a tainted
+ * turn's words) is labelled again, so looking approved cannot lift a taint.
  *
  * @example
  * ```ts
  * isMarked(untrusted("x", "y")); // true
+ * isMarked(approvedText("x", "y")); // false
  * ```
  */
 export function isMarked(text: string): boolean {
-  if (!text.startsWith(OPEN) || !text.trimEnd().endsWith(CLOSE)) return false;
+  if (!UNTRUSTED_OPENING.test(text) || !text.trimEnd().endsWith(CLOSE)) return false;
   // One label from start to end: the first closing tag is the last one.
   return text.indexOf(CLOSE) === text.trimEnd().length - CLOSE.length;
 }
@@ -163,18 +232,21 @@ export function relabel(
   openAtStart: string | null,
   openAtEnd: string | null,
 ): string {
-  const head = openAtStart !== null ? `${OPEN}${openAtStart}">\n` : "";
+  const head = openAtStart !== null ? `${openAtStart}\n` : "";
   const tail = openAtEnd !== null ? `\n${CLOSE}` : "";
   return `${head}${piece}${tail}`;
 }
 
-/** The source of the label open at `offset` of `text` (its raw, encoded form), or null. */
+/**
+ * The opening tag of the label open at `offset` of `text` (as it is written,
+ * approved or not: what {@linkcode relabel} reopens it with), or null.
+ */
 export function openLabelAt(text: string, offset: number): string | null {
   let open: string | null = null;
   TAGS.lastIndex = 0;
   // A tag cut by the offset counts as passed: text after a cut opening tag is inside its label.
   for (let match = TAGS.exec(text); match && match.index < offset; match = TAGS.exec(text)) {
-    open = match[1] ?? null;
+    open = match[1] === undefined ? null : match[0];
   }
   return open;
 }
@@ -275,7 +347,7 @@ export function trustedLines(
  */
 export function vouched(text: string): string {
   const bare = text
-    .replace(/<untrusted source="[^"]*">\n?[ \t]*/g, "")
+    .replace(/<untrusted source="[^"]*"(?: approved)?>\n?[ \t]*/g, "")
     .replace(/\n?[ \t]*<\/untrusted>/g, "");
   return unescapeTags(bare);
 }
@@ -302,6 +374,8 @@ export interface DisplayPart {
 
 /** The source a stray closing label stands for: its opening was cut off. */
 const CUT_SOURCE = "untrusted content";
+/** What a person reads after the source of text they approved. */
+const APPROVED_NOTE = ", approved by you";
 
 /**
  * Labelled text for a person to read (a tool card on the page, a tool's
@@ -328,7 +402,9 @@ export function displayParts(text: string): DisplayPart[] {
     const piece = text.slice(from, match.index);
     // A closing label with no opening before it ends an excerpt whose opening was cut off.
     push(piece, match[1] === undefined ? open ?? CUT_SOURCE : open);
-    open = match[1] === undefined ? null : decodeSource(match[1]);
+    open = match[1] === undefined
+      ? null
+      : `${decodeSource(match[1])}${match[2] ? APPROVED_NOTE : ""}`;
     from = match.index + match[0].length;
   }
   push(text.slice(from), open);
@@ -352,6 +428,16 @@ export function plainText(text: string): string {
     const end = next === undefined ? "" : next.startsWith("\n") ? "\n[end]" : "\n[end]\n";
     return `[from ${part.source}]\n${part.text}${end}`;
   }).join("");
+}
+
+/** A label's source with the characters that would end or break it encoded. */
+function encodeSource(source: string): string {
+  return source.replace(/["<>\n\r]/g, (char) => encodeURIComponent(char));
+}
+
+/** Tags inside outside text escaped, so it cannot close its label or forge one. */
+function escapeTags(text: string): string {
+  return text.replace(TAG, "&lt;$1untrusted");
 }
 
 /** The escapes {@linkcode untrusted} put on tags inside the text, undone. */

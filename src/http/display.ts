@@ -1,13 +1,14 @@
 /**
  * Tool output as the API hands it to people's screens: a result that carries
- * `<untrusted source="…">` labels also comes as `display`, the text in parts
- * with the source of each (src/core/untrusted.ts), so the page shows a marker
- * naming the source and never the markup. `content` stays as the model read
- * it. Knows no route; the turn stream and the message listing use it.
+ * `<untrusted source="…">` labels (approved ones too) also comes as
+ * `display`, the text in parts with the source of each
+ * (src/core/untrusted.ts), so the page shows a marker naming the source and
+ * never the markup. `content` stays as the model read it. Knows no route;
+ * the turn stream and the message listing use it.
  */
 
 import type { AgentEvent, StoredMessage } from "../core/types.ts";
-import { type DisplayPart, displayParts, untrustedSource } from "../core/untrusted.ts";
+import { type DisplayPart, displayParts, isLabelled } from "../core/untrusted.ts";
 
 /** Something with a `content` a person may read, and its `display` when it is labelled. */
 export type WithDisplay<T> = T & { display?: DisplayPart[] };
@@ -38,7 +39,8 @@ export function messageForPeople(message: StoredMessage): WithDisplay<StoredMess
 }
 
 function withDisplay<T extends { content: string }>(item: T): WithDisplay<T> {
-  return untrustedSource(item.content) ? { ...item, display: displayParts(item.content) } : item;
+  // Approved labels too (find_tools quoting an MCP server's words): never the markup on a screen.
+  return isLabelled(item.content) ? { ...item, display: displayParts(item.content) } : item;
 }
 
 /**
@@ -52,5 +54,5 @@ function withDisplay<T extends { content: string }>(item: T): WithDisplay<T> {
  * ```
  */
 export function textForPeople(text: string): DisplayPart[] | null {
-  return untrustedSource(text) ? displayParts(text) : null;
+  return isLabelled(text) ? displayParts(text) : null;
 }

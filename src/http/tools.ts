@@ -1,11 +1,13 @@
 /**
  * The tool routes: the tool list with permissions and policies, direct
- * invocation by the owner, approvals waiting for a decision, and the audit log
- * of a conversation's tool calls. Mounted under /api, behind the token.
+ * invocation by the owner, approvals waiting for a decision, the audit log
+ * of a conversation's tool calls, and the MCP servers' tools with approving
+ * them. Mounted under /api, behind the token.
  */
 
 import { Hono } from "hono";
 import { decisionBody, listApprovalsInput } from "../app/approvals.ts";
+import { approveToolsBody, mcpToolsInput } from "../app/mcp.ts";
 import { invokeBody } from "../app/tools.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { act, actAsync } from "./errors.ts";
@@ -54,6 +56,38 @@ export const toolRouteDocs: RouteDoc[] = [
     summary: "Every tool call of a conversation, for audit",
     response: { description: "`{conversation_id, events}`" },
   },
+  {
+    method: "get",
+    path: "/api/mcp/servers",
+    tag: "tools",
+    summary: "The MCP servers of hob.yaml: state, tools offered, tools waiting for approval",
+    response: { description: "`{servers}`" },
+  },
+  {
+    method: "get",
+    path: "/api/mcp/tools",
+    tag: "tools",
+    summary:
+      "The MCP servers' tools with their definitions' hashes: approved (offered) or waiting (new, or changed: with what was approved)",
+    query: mcpToolsInput,
+    response: { description: "`{tools}`" },
+  },
+  {
+    method: "post",
+    path: "/api/mcp/servers/{server}/approve",
+    tag: "tools",
+    summary:
+      "Approve a server's tools (the named ones, or all that wait): their definitions are pinned by hash and offered to models",
+    body: approveToolsBody,
+    response: {
+      description:
+        "`{server, tools, applied}`: the tools approved (with `apply: false`, that would be)",
+    },
+    errors: {
+      404: "No such server or tool",
+      409: "The server is not connected, or a definition changed since you read it",
+    },
+  },
 ];
 
 /**
@@ -66,7 +100,7 @@ export const toolRouteDocs: RouteDoc[] = [
  * ```
  */
 export function toolRoutes(runtime: Runtime): Hono {
-  const { tools, approvals, conversations } = runtime.app;
+  const { tools, approvals, conversations, mcp } = runtime.app;
   const app = new Hono();
   // User tools load beside start-up; these routes answer once they are in.
   app.use("*", async function toolsReady(_c, next) {
@@ -103,6 +137,18 @@ export function toolRoutes(runtime: Runtime): Hono {
   app.get("/conversations/:id/events", (c) => {
     const id = c.req.param("id");
     return c.json({ conversation_id: id, events: act(() => conversations.toolEvents({ id })) });
+  });
+
+  app.get("/mcp/servers", async (c) => c.json({ servers: await mcp.servers() }));
+
+  app.get("/mcp/tools", async (c) => {
+    const query = readQuery(c, mcpToolsInput);
+    return c.json({ tools: await actAsync(() => mcp.tools(query)) });
+  });
+
+  app.post("/mcp/servers/:server/approve", async (c) => {
+    const body = await readJson(c, approveToolsBody);
+    return c.json(await actAsync(() => mcp.approve({ ...body, server: c.req.param("server") })));
   });
 
   return app;

@@ -92,7 +92,10 @@ async function settle(request: LlmRequest, shown: string, held: string): Promise
   return events;
 }
 
-/** What the model read that it may be repeating: tool results and labelled outside text. */
+/**
+ * What the model read that it may be repeating: tool results and labelled
+ * outside text, also in the tools' definitions (an MCP server's descriptions).
+ */
 function quotedTexts(request: LlmRequest): string[] {
   const texts = request.messages
     .filter((message: ChatMessage) =>
@@ -100,7 +103,15 @@ function quotedTexts(request: LlmRequest): string[] {
     )
     .map((message) => message.content);
   if (request.system.includes("<untrusted")) texts.push(request.system);
+  for (const tool of request.tools) texts.push(...labelledStrings(tool));
   return texts;
+}
+
+/** The labelled strings anywhere in a value: a tool's description and its schema's texts. */
+function labelledStrings(value: unknown): string[] {
+  if (typeof value === "string") return value.includes("<untrusted") ? [value] : [];
+  if (!value || typeof value !== "object") return [];
+  return Object.values(value).flatMap(labelledStrings);
 }
 
 /**

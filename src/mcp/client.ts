@@ -2,10 +2,17 @@
  * hob as an MCP client: the servers in hob.yaml's `mcpServers` (stdio
  * `command` or streamable-HTTP `url`, the shape Claude Desktop uses) are
  * connected through the official SDK, and their tools join the registry as
- * `<server>__<tool>`. Calls go through the registry's policy (default `ask`),
- * time out, are capped, and their results are marked untrusted. A server that
- * fails to start or dies is reported and reconnected with back-off; hob keeps
- * working without it. Knows the registry and the config, nothing of HTTP.
+ * `<server>__<tool>` — only those the owner approved. A tool's definition
+ * (name, description, schema, read-only hint) is the server's words, which
+ * the model reads: it is pinned by its hash when the owner approves it
+ * (pins.ts), and a tool that is new, or changed since (a "rug pull"), waits
+ * unoffered until the owner approves it again. The registry labels what the
+ * model reads of them (src/tools/third_party.ts). Calls go through the
+ * registry's policy (default `ask`), time out, are capped, and their results
+ * are marked untrusted. A server that fails to start or dies is reported and
+ * reconnected with back-off; one that says its tools changed is listed again.
+ * hob keeps working without them. Knows the registry, the config and a store
+ * of pins, nothing of HTTP.
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,6 +24,7 @@ import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { withTimeout } from "../core/timeout.ts";
 import { untrusted } from "../core/untrusted.ts";
 import { VERSION } from "../version.ts";
+import { definitionHash, type McpDefinition, type McpPinStore } from "./pins.ts";
 
 /** One configured server, as hob.yaml's schema gives it. */
 export type McpServerConfig = z.output<typeof mcpServerSchema>;
@@ -31,6 +39,8 @@ const RECONNECT_MAX_MS = 60_000;
 const MAX_DESCRIPTION_CHARS = 1_000;
 /** Lines of a stdio server's stderr kept for the status, to say why it died. */
 const STDERR_LINES = 20;
+/** A burst of "tools changed" notices is listed once, after it settles. */
+const LIST_CHANGED_DEBOUNCE_MS = 300;
 
 /** What `hob status`, `hob doctor` and the API say of a server. */
 export interface McpServerStatus {
@@ -39,8 +49,10 @@ export interface McpServerStatus {
   /** `connected`, still `connecting`, `failed` (will retry) or `disabled`. */
   state: "connecting" | "connected" | "failed" | "disabled";
   error: string | null;
-  /** hob's names of its tools. */
+  /** hob's names of its tools offered to models: those the owner approved. */
   tools: string[];
+  /** hob's names of its tools waiting for the owner's approval (new or changed): not offered. */
+  pending: string[];
   /** The server's own name and version, once connected. */
   server: { name: string; version: string } | null;
   connected_at: string | null;
@@ -48,14 +60,36 @@ export interface McpServerStatus {
   failures: number;
 }
 
+/** Where a tool stands with the owner: offered, or waiting because it is new or changed. */
+export type McpApproval = "approved" | "new" | "changed";
+
 /** A tool of a connected server, as `hob mcp tools` lists it. */
 export interface McpToolInfo {
+  /** hob's name of it, the one models see: `<server>__<tool>`. */
   name: string;
   server: string;
+  /** The server's own name of it. */
   tool: string;
   description: string;
   read_only: boolean;
   parameters: JsonSchema;
+  /** SHA-256 of its definition: what approving it pins. */
+  hash: string;
+  /** `approved`: offered to models; `new` or `changed`: waiting for the owner. */
+  approval: McpApproval;
+  /**
+   * Other tools its description or schema names (hob's `write_file`, another
+   * server's tool): a description that tells the model what else to call is
+   * worth a second look before approving.
+   */
+  mentions: string[];
+  /** What the owner approved before, when it has changed since. */
+  approved?: {
+    description: string;
+    parameters: JsonSchema;
+    read_only: boolean;
+    approved_at: string;
+  };
 }
 
 /** Options for {@linkcode McpHub}. */
@@ -69,6 +103,18 @@ export interface McpHubOptions {
   reconnect?: boolean;
   /** Where lines about servers starting and failing go. */
   log?: (line: string) => void;
+  /**
+   * The definitions the owner approved. Without it (a one-off probe) no
+   * tool is approved, so none joins the registry.
+   */
+  pins?: McpPinStore;
+}
+
+/** A tool as its server listed it, with what approving it would pin. */
+interface Listed {
+  tool: ListedTool;
+  definition: McpDefinition;
+  hash: string;
 }
 
 interface Connection {
@@ -76,6 +122,9 @@ interface Connection {
   config: McpServerConfig;
   status: McpServerStatus;
   client: Client | null;
+  /** Every tool the server listed last, by its own name. */
+  listed: Map<string, Listed>;
+  /** The same, as listed for people (approved and waiting), in the server's order. */
   tools: McpToolInfo[];
   stderr: string[];
   retry: ReturnType<typeof setTimeout> | null;
@@ -112,6 +161,7 @@ export class McpHub {
         name,
         config,
         client: null,
+        listed: new Map(),
         tools: [],
         stderr: [],
         retry: null,
@@ -122,6 +172,7 @@ export class McpHub {
           state: config.enabled ? "connecting" : "disabled",
           error: null,
           tools: [],
+          pending: [],
           server: null,
           connected_at: null,
           failures: 0,
@@ -143,19 +194,48 @@ export class McpHub {
     return [...this.#connections.values()].map((c) => ({
       ...c.status,
       tools: [...c.status.tools],
+      pending: [...c.status.pending],
     }));
   }
 
-  /** The tools of the connected servers (or of one). */
+  /** The tools of the connected servers (or of one), approved and waiting. */
   tools(server?: string): McpToolInfo[] {
+    const names = new Set(this.#registry.names());
     return [...this.#connections.values()]
       .filter((c) => !server || c.name === server)
-      .flatMap((c) => c.tools);
+      .flatMap((c) => c.tools)
+      // The tools known now: built-ins load beside the servers' start.
+      .map((info) => ({ ...info, mentions: mentionsIn(info, names) }));
   }
 
   /** Whether a server by that name is configured. */
   has(name: string): boolean {
     return this.#connections.has(name);
+  }
+
+  /**
+   * Pins the definitions of a server's tools (by the server's own names) as
+   * they were listed last, and offers them to models from now on; returns
+   * them as listed now. The app's approve action checks what it is given
+   * first: here a name the server did not list throws.
+   */
+  approve(server: string, tools: string[]): McpToolInfo[] {
+    const connection = this.#connections.get(server);
+    const pins = this.#options.pins;
+    if (!connection || !pins) {
+      throw new Error(`No MCP server '${server}' whose tools can be approved`);
+    }
+    const chosen = tools.map((tool) => {
+      const listed = connection.listed.get(tool);
+      if (!listed) throw new Error(`MCP server '${server}' lists no tool '${tool}'`);
+      return listed;
+    });
+    for (const { tool, hash, definition } of chosen) {
+      pins.set({ server, tool: tool.name, hash, definition });
+    }
+    this.#register(connection, [...connection.listed.values()]);
+    if (tools.length) this.#logTools(connection, `approved ${tools.length} tool(s)`);
+    return connection.tools.filter((info) => tools.includes(info.tool));
   }
 
   /**
@@ -193,7 +273,17 @@ export class McpHub {
     connection.stderr = [];
     // The SDK loads on first use, so a hob without MCP servers starts without it.
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const client = new Client({ name: "hob", version: VERSION }, { capabilities: {} });
+    const client = new Client({ name: "hob", version: VERSION }, {
+      capabilities: {},
+      // A server that changes its tools says so: they are listed and checked against the pins again.
+      listChanged: {
+        tools: {
+          autoRefresh: false,
+          debounceMs: LIST_CHANGED_DEBOUNCE_MS,
+          onChanged: () => this.#relist(connection, generation),
+        },
+      },
+    });
     let transport: Transport;
     try {
       transport = await this.#transport(connection);
@@ -204,12 +294,13 @@ export class McpHub {
       client.onerror = () => {}; // transport errors surface as a failed request or a close
       await withDeadline(client.connect(transport), CONNECT_TIMEOUT_MS, "starting");
       const listed = await withDeadline(listAllTools(client), CONNECT_TIMEOUT_MS, "listing tools");
+      const catalog = await catalogOf(listed);
       if (connection.generation !== generation || this.#closed) {
         await client.close().catch(() => {});
         return;
       }
       connection.client = client;
-      this.#register(connection, listed);
+      this.#register(connection, catalog);
       const version = client.getServerVersion();
       connection.status = {
         ...connection.status,
@@ -219,9 +310,7 @@ export class McpHub {
         connected_at: new Date().toISOString(),
         failures: 0,
       };
-      this.#options.log?.(
-        `mcp: '${connection.name}' connected with ${connection.tools.length} tools`,
-      );
+      this.#logTools(connection, "connected");
     } catch (error) {
       await client.close().catch(() => {});
       if (connection.generation !== generation) return;
@@ -289,58 +378,114 @@ export class McpHub {
     await client?.close().catch(() => {});
   }
 
-  #register(connection: Connection, listed: ListedTool[]): void {
+  /**
+   * Takes the server's tools as listed: each whose definition has the hash
+   * the owner pinned joins the registry; the others wait, listed for the
+   * owner with what was approved before (when it changed).
+   */
+  #register(connection: Connection, catalog: Listed[]): void {
     this.#unregister(connection);
-    const config = connection.config;
+    connection.listed = new Map(catalog.map((entry) => [entry.tool.name, entry]));
     const taken = new Set(this.#registry.names());
-    for (const tool of listed) {
+    for (const { tool, definition, hash } of catalog) {
       const name = uniqueName(`${toolPart(connection.name)}__${toolPart(tool.name)}`, taken);
       taken.add(name);
-      const readOnly = tool.annotations?.readOnlyHint === true;
-      const parameters = { ...(tool.inputSchema as JsonSchema) };
-      delete parameters.$schema;
+      const pin = this.#options.pins?.get(connection.name, tool.name);
+      const approval = pin?.hash === hash ? "approved" : pin ? "changed" : "new";
       const info: McpToolInfo = {
         name,
         server: connection.name,
         tool: tool.name,
-        description: (tool.description ?? "").slice(0, MAX_DESCRIPTION_CHARS),
-        read_only: readOnly,
-        parameters,
+        description: definition.description,
+        read_only: definition.read_only,
+        parameters: definition.input_schema,
+        hash,
+        approval,
+        mentions: [],
       };
-      const remote = "url" in config ? new URL(config.url).host : null;
-      const registered: RegisteredTool = {
-        name,
-        description: `${info.description || tool.name} (MCP server '${connection.name}')`,
-        category: `mcp:${connection.name}`,
-        parameters,
-        // The server checks its own arguments; any JSON object passes here.
-        validator: z.record(z.string(), z.unknown()),
-        declared: {},
-        permissions: {
-          read: false,
-          write: false,
-          net: remote ? [remote] : false,
-          env: false,
-          run: "command" in config ? [config.command] : false,
-        },
-        side_effect: readOnly ? "none" : "external",
-        untrusted_output: true,
-        default_policy: readOnly && config.allow_read_only ? "allow" : config.policy,
-        services: [],
-        timeout: () => config.timeout_s * 1000,
-        run: (args, signal) => this.#callTool(connection, tool.name, args, signal),
-        origin: { kind: "mcp", server: connection.name, tool: tool.name },
-      };
-      this.#registry.registerUser(registered);
+      if (pin && approval === "changed") {
+        const { description, input_schema: parameters, read_only } = pin.definition;
+        info.approved = { description, parameters, read_only, approved_at: pin.approved_at };
+      }
+      if (approval === "approved") this.#registry.registerUser(this.#entry(connection, info));
       connection.tools.push(info);
     }
-    connection.status.tools = connection.tools.map((t) => t.name);
+    const offered = connection.tools.filter((info) => info.approval === "approved");
+    connection.status.tools = offered.map((info) => info.name);
+    connection.status.pending = connection.tools.filter((info) => info.approval !== "approved")
+      .map((info) => info.name);
+  }
+
+  /** An approved tool as the registry holds it: the server's words as it listed them. */
+  #entry(connection: Connection, info: McpToolInfo): RegisteredTool {
+    const config = connection.config;
+    const remote = "url" in config ? new URL(config.url).host : null;
+    return {
+      name: info.name,
+      // The server's words only (the registry labels them for models); the category says whose.
+      description: info.description || info.tool,
+      category: `mcp:${connection.name}`,
+      parameters: info.parameters,
+      // The server checks its own arguments; any JSON object passes here.
+      validator: z.record(z.string(), z.unknown()),
+      declared: {},
+      permissions: {
+        read: false,
+        write: false,
+        net: remote ? [remote] : false,
+        env: false,
+        run: "command" in config ? [config.command] : false,
+      },
+      side_effect: info.read_only ? "none" : "external",
+      untrusted_output: true,
+      default_policy: info.read_only && config.allow_read_only ? "allow" : config.policy,
+      services: [],
+      timeout: () => config.timeout_s * 1000,
+      run: (args, signal) => this.#callTool(connection, info.tool, args, signal),
+      origin: { kind: "mcp", server: connection.name, tool: info.tool },
+    };
   }
 
   #unregister(connection: Connection): void {
-    for (const tool of connection.tools) this.#registry.unregister(tool.name);
+    // Only what it registered: a waiting tool's name may be another's by now.
+    for (const tool of connection.tools) {
+      if (tool.approval === "approved") this.#registry.unregister(tool.name);
+    }
+    connection.listed = new Map();
     connection.tools = [];
     connection.status.tools = [];
+    connection.status.pending = [];
+  }
+
+  /** Lists a server's tools again after it said they changed, and checks them against the pins. */
+  async #relist(connection: Connection, generation: number): Promise<void> {
+    const client = connection.client;
+    if (!client || connection.generation !== generation || this.#closed) return;
+    try {
+      const listed = await withDeadline(listAllTools(client), CONNECT_TIMEOUT_MS, "listing tools");
+      const catalog = await catalogOf(listed);
+      if (connection.generation !== generation || this.#closed) return;
+      this.#register(connection, catalog);
+      this.#logTools(connection, "changed its tools");
+    } catch (error) {
+      this.#options.log?.(
+        `mcp: '${connection.name}' said its tools changed, and listing them failed: ${
+          (error as Error).message
+        }`,
+      );
+    }
+  }
+
+  /** The log line of a server's tools: how many are offered, and what waits for the owner. */
+  #logTools(connection: Connection, what: string): void {
+    const { name, status, tools } = connection;
+    const changed = tools.filter((info) => info.approval === "changed").length;
+    const waiting = status.pending.length === 0
+      ? ""
+      : `; ${status.pending.length} wait for your approval (${
+        status.pending.length - changed
+      } new, ${changed} changed) — read them with 'hob mcp tools ${name}', approve them with 'hob mcp approve ${name}' or in the page's Tools panel`;
+    this.#options.log?.(`mcp: '${name}' ${what}: ${status.tools.length} tools offered${waiting}`);
   }
 
   async #callTool(
@@ -376,6 +521,29 @@ interface ListedTool {
   description?: string;
   inputSchema: unknown;
   annotations?: { readOnlyHint?: boolean };
+}
+
+/** The names among `names` (but its own) that a tool's words mention. */
+function mentionsIn(info: McpToolInfo, names: Set<string>): string[] {
+  const words = new Set(
+    `${info.description} ${JSON.stringify(info.parameters)}`.match(/[A-Za-z0-9_]+/g),
+  );
+  return [...names].filter((name) => name !== info.name && words.has(name));
+}
+
+/** Each listed tool with its definition (as the model would read it) and that definition's hash. */
+async function catalogOf(listed: ListedTool[]): Promise<Listed[]> {
+  return await Promise.all(listed.map(async (tool) => {
+    const input_schema = { ...(tool.inputSchema as JsonSchema) };
+    delete input_schema.$schema;
+    const definition: McpDefinition = {
+      name: tool.name,
+      description: (tool.description ?? "").slice(0, MAX_DESCRIPTION_CHARS),
+      input_schema,
+      read_only: tool.annotations?.readOnlyHint === true,
+    };
+    return { tool, definition, hash: await definitionHash(definition) };
+  }));
 }
 
 async function listAllTools(client: Client): Promise<ListedTool[]> {

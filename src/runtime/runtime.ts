@@ -18,9 +18,11 @@ import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/ro
 import { Memory } from "../memory/memory.ts";
 import { FileHistory } from "../memory/history.ts";
 import { McpHub } from "../mcp/client.ts";
+import type { McpDefinition } from "../mcp/pins.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
 import { SqliteKv } from "../store/kv.ts";
+import { SqliteMcpPins } from "../store/mcp_pins.ts";
 import { SqliteMaintenance } from "../store/maintenance.ts";
 import { ServerRecord } from "../store/server_record.ts";
 import { SqliteChannels } from "../store/channels.ts";
@@ -128,6 +130,7 @@ export async function openRuntime(
   const mcp = new McpHub(config.mcpServers, toolbox.registry, {
     cwd: join(home, "workspace"),
     log: options.log,
+    pins: new SqliteMcpPins<McpDefinition>(db),
   });
   const agent = agentDeps({ home, config, clock, llm, store, toolbox, memory });
   const ready = () => Promise.all([toolbox.ready, mcp.start()]);
@@ -392,6 +395,7 @@ function openAccess(
       conversations: parts.store,
       channels: channelStore,
       toolbox: parts.toolbox,
+      mcp: parts.mcp,
       turn: parts.turn,
       findUpload: (path) => findUpload(home, path),
       speech: speechDeps(home, parts.config),

@@ -416,6 +416,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX model_calls_by_job ON model_calls (job, at) WHERE job IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    name: "MCP tools the owner approved, pinned by hash",
+    sql: `
+      -- One row per tool of an MCP server whose definition the owner approved. A tool is offered
+      -- to models only while the server lists it with this very hash; a changed one waits for
+      -- the owner again, who sees this definition beside the new one.
+      CREATE TABLE mcp_pins (
+        server      TEXT NOT NULL,  -- the server's key in hob.yaml's mcpServers
+        tool        TEXT NOT NULL,  -- the server's own name of the tool
+        hash        TEXT NOT NULL,  -- SHA-256 of the definition, as hex
+        definition  TEXT NOT NULL,  -- that definition as JSON: name, description, schema, hints
+        approved_at TEXT NOT NULL,
+        PRIMARY KEY (server, tool)
+      );
+    `,
+  },
 ];
 
 /** The schema version this build of hob writes. */

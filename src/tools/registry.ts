@@ -17,6 +17,7 @@ import type { SqliteApprovals } from "../store/approvals.ts";
 import type { SqliteToolEvents } from "../store/tool_events.ts";
 import type { SideEffect, ToolDefinition, ToolPolicy } from "./definition.ts";
 import { parseArguments } from "./call_arguments.ts";
+import { labelledSpec } from "./third_party.ts";
 import { auditCall, type LoggedResult } from "./call_audit.ts";
 import { clearCall } from "./call_approval.ts";
 import { dispatchCall } from "./call_dispatch.ts";
@@ -196,13 +197,20 @@ export class ToolRegistry implements ToolRegistryPort {
     return this.#tools.get(name);
   }
 
+  /** What models are told of each tool: a third party's words (an MCP server's) labelled. */
   specs(): ToolSpec[] {
-    this.#specs ??= [...this.#tools.values()].map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      category: tool.category,
-      parameters: tool.parameters,
-    }));
+    this.#specs ??= [...this.#tools.values()].map((tool) => {
+      const spec = {
+        name: tool.name,
+        description: tool.description,
+        category: tool.category,
+        parameters: tool.parameters,
+      };
+      const { origin } = tool;
+      return origin.kind === "mcp"
+        ? labelledSpec(spec, `mcp:${origin.server}/${origin.tool}`)
+        : spec;
+    });
     return this.#specs;
   }
 

@@ -17,6 +17,7 @@ import type { MemoryHit } from "../memory/search_index.ts";
 import type { VersionDiff } from "../memory/history.ts";
 import type { FileVersion } from "../store/versions.ts";
 import type { ToolInfo } from "../tools/registry.ts";
+import { type McpServerStatus, type McpToolInfo, revealed } from "../app/mcp.ts";
 import { showTime } from "../app/times.ts";
 import { textForPeople } from "../http/display.ts";
 
@@ -548,9 +549,16 @@ ${
 
 // Tools
 
-export function toolsPanel(tools: ToolInfo[]): Html {
+/** The MCP servers and their tools, for the Tools panel. */
+export interface McpView {
+  servers: McpServerStatus[];
+  tools: McpToolInfo[];
+}
+
+export function toolsPanel(tools: ToolInfo[], mcp?: McpView, message?: Flash): Html {
   return html`
     <h1>Tools</h1>
+    ${flash(message)} ${mcp && mcp.servers.length ? mcpSection(mcp) : ""}
     <p
       class="muted">Each call runs in a fresh Worker with only the permissions listed. The policy says whether hob asks you first.</p>
     <table class="grid">
@@ -578,6 +586,103 @@ export function toolsPanel(tools: ToolInfo[]): Html {
       )}</tbody>
     </table>
   `;
+}
+
+/**
+ * The MCP servers, and each tool that waits for the owner's approval shown
+ * whole (its words revealed: src/app/mcp.ts), beside what was approved when
+ * it changed, with a button that approves what is shown (its hash is sent,
+ * so a definition that changed since is refused).
+ */
+function mcpSection(mcp: McpView): Html {
+  const waiting = mcp.tools.filter((tool) => tool.approval !== "approved");
+  return html`
+    <h2 id="mcp">MCP servers</h2>
+    <p class="muted">A server's tool descriptions are its words, and the model reads them. hob offers
+      a tool only once you approved what it says; one that changes waits for you again.</p>
+    <ul class="cards">${mcp.servers.map((server) =>
+      html`
+        <li data-server="${server.name}">
+          <div class="title">${server.name} <span class="badge">${server.state}</span></div>
+          <div class="muted">${server.tools.length} tools offered${server.pending.length
+            ? html`
+              · <strong class="status-bad">${server.pending
+                .length} waiting for your approval</strong>
+            `
+            : ""}${server.error ? ` · ${server.error}` : ""}</div>
+          ${server.pending.length > 1
+            ? approveButton(
+              server.name,
+              waiting.filter((tool) => tool.server === server.name),
+              `Approve all ${server.pending.length} as shown below`,
+            )
+            : ""}
+        </li>
+      `
+    )}</ul>
+    ${waiting.length
+      ? html`<ul class="cards" aria-label="Tools waiting for your approval">${
+        waiting.map(waitingTool)
+      }</ul>`
+      : ""}
+  `;
+}
+
+function waitingTool(tool: McpToolInfo): Html {
+  const was = tool.approved;
+  const schema = (value: unknown) => revealed(JSON.stringify(value, null, 2));
+  return html`
+    <li data-tool="${tool.name}">
+      <div class="title"><code>${tool.name}</code> <span class="badge">${tool.approval === "new"
+        ? "new"
+        : "changed"}</span> <span class="muted">${tool.read_only ? "read-only · " : ""}hash ${tool
+        .hash.slice(0, 12)}</span></div>
+      ${was
+        ? html`
+          <p class="muted">Changed since you approved it ${at(was.approved_at)}. Now:</p>
+        `
+        : ""}
+      <pre>${revealed(tool.description || "(no description)")}</pre>
+      ${was && was.description !== tool.description
+        ? html`
+          <p class="muted">It said before:</p>
+          <pre>${revealed(was.description || "(no description)")}</pre>
+        `
+        : ""} ${tool.mentions.length
+        ? html`
+          <p
+            class="taint">⚠ It names other tools (${tool.mentions.join(
+              ", ",
+            )}): a description that tells the model what else to call is worth a second look.</p>
+        `
+        : ""}
+      <details>
+        <summary>Parameters${was &&
+            JSON.stringify(was.parameters) !== JSON.stringify(tool.parameters)
+          ? " (changed)"
+          : ""}</summary>
+        <pre>${schema(tool.parameters)}</pre>
+        ${was && JSON.stringify(was.parameters) !== JSON.stringify(tool.parameters)
+          ? html`
+            <p class="muted">Before:</p>
+            <pre>${schema(was.parameters)}</pre>
+          `
+          : ""}
+      </details>
+      ${approveButton(tool.server, [tool], "Approve")}
+    </li>
+  `;
+}
+
+/** A button that approves `tools` of `server` as shown: their names and the hashes read. */
+function approveButton(server: string, tools: McpToolInfo[], label: string): Html {
+  const values = JSON.stringify({
+    server,
+    tools: JSON.stringify(tools.map((tool) => tool.name)),
+    hashes: JSON.stringify(Object.fromEntries(tools.map((tool) => [tool.name, tool.hash]))),
+  });
+  return html`<div class="row-actions"><button type="button" class="primary" hx-post="/ui/mcp/approve"
+    hx-vals="${values}" hx-target="#panel">${label}</button></div>`;
 }
 
 function describePermissions(permissions: unknown): string {

@@ -14,6 +14,7 @@ import { displayZone } from "../app/times.ts";
 import type { NewScheduleInput } from "../app/schedules.ts";
 import type { NewTaskInput } from "../app/tasks.ts";
 import type { DecideInput } from "../app/approvals.ts";
+import type { ApproveToolsInput } from "../app/mcp.ts";
 import { MAX_PRIORITY } from "../store/tasks.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Auth } from "../http/auth.ts";
@@ -137,7 +138,7 @@ function view(c: Context, auth: Auth): Response | Promise<Response> {
 /** Fragments: the session (or the token), and for writes the page's header. */
 function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   const ui = new Hono();
-  const { notifications, approvals, tools } = runtime.app;
+  const { notifications, approvals } = runtime.app;
   ui.use("*", auth.require());
   // Forms are small: the API's body limit, answered as the API answers it.
   const maxBody = runtime.config.server.max_body_bytes;
@@ -159,7 +160,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     schedules: (c) => schedulesView(c, runtime),
     tasks: (c) => tasksView(c, runtime),
     approvals: (c) => c.html(approvalsPanel(approvals.list(), approvals.recent())),
-    tools: async (c) => c.html(toolsPanel((await tools.list()).tools)),
+    tools: (c) => toolsView(c, runtime),
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
     channels: (c) =>
       c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
@@ -175,6 +176,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   scheduleFragments(ui, runtime);
   taskFragments(ui, runtime);
   approvalFragments(ui, runtime);
+  mcpFragments(ui, runtime);
 
   ui.post("/notifications/read", (c) => {
     notifications.markRead({ id: "all" });
@@ -535,6 +537,54 @@ function approvalFragments(ui: Hono, runtime: Runtime): void {
     c.header("HX-Trigger", "hob:badges");
     return c.html(approvalsPanel(approvals.list(), approvals.recent(), message));
   });
+}
+
+/** The Tools view: every tool, and the MCP servers with the tools that wait for approval. */
+async function toolsView(c: Context, runtime: Runtime, message?: Flash): Promise<Response> {
+  const { tools, mcp } = runtime.app;
+  const [listing, servers, mcpTools] = await Promise.all([
+    tools.list(),
+    mcp.servers(),
+    mcp.tools(),
+  ]);
+  return c.html(toolsPanel(listing.tools, { servers, tools: mcpTools }, message));
+}
+
+/**
+ * Approving MCP tools: a translator from the button's fields (the server,
+ * the tools and the hashes shown, as JSON) to the app's approve action.
+ */
+function mcpFragments(ui: Hono, runtime: Runtime): void {
+  ui.post("/mcp/approve", async (c) => {
+    const form = await readForm(c);
+    let message: Flash;
+    try {
+      const { server, tools: approved } = await runtime.app.mcp.approve({
+        server: String(form.server ?? ""),
+        tools: jsonField(form.tools),
+        hashes: jsonField(form.hashes),
+      } as ApproveToolsInput);
+      message = {
+        ok: true,
+        text: `Approved ${approved.length} tool(s) of ${server}: models are offered ${
+          approved.length === 1 ? "it" : "them"
+        } now.`,
+      };
+    } catch (error) {
+      message = { ok: false, text: formRefusal(error, {}) };
+    }
+    return toolsView(c, runtime, message);
+  });
+}
+
+/** A form field holding JSON, parsed; anything else is left for the action to refuse. */
+function jsonField(value: FormValue): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
 }
 
 /** The text of a form's `fields`, as typed; files and lists are left out. */

@@ -9,6 +9,7 @@ import {
   selectTools,
 } from "../../src/core/tool_offer.ts";
 import type { ChatMessage, ToolSpec } from "../../src/core/types.ts";
+import { approvedText, untrustedSource } from "../../src/core/untrusted.ts";
 
 function spec(name: string, description: string, category = "general"): ToolSpec {
   return { name, description, category, parameters: { type: "object", properties: {} } };
@@ -119,6 +120,28 @@ Deno.test("answerOfTheOffer answers find_tools and refuses tools not offered", a
   await t.step("without a query it says what it needs", () => {
     assertEquals(answerOfTheOffer(TOOLS, offer, call(FIND_TOOLS, {}))?.is_error, true);
   });
+});
+
+Deno.test("find_tools quotes a third party's description inside its label, which does not taint", () => {
+  const mcp = spec(
+    "fs__stat",
+    approvedText("mcp:fs/stat description", "Tells a file's size.\nMore words."),
+    "mcp:fs",
+  );
+  const tools = [...TOOLS, mcp];
+  const offer = selectTools(tools, { message: "hello", history: noHistory, budgetTokens: 1_000 });
+  // The label's markup is no word of the description: "source" finds nothing of it.
+  assertEquals(ranked([mcp], "untrusted source approved description").length, 0);
+  const result = answerOfTheOffer(tools, offer, {
+    id: "c",
+    name: FIND_TOOLS,
+    arguments: JSON.stringify({ query: "size of a file" }),
+  });
+  assertMatch(
+    result!.content,
+    /- fs__stat \(mcp:fs\): <untrusted source="mcp:fs\/stat description" approved>\nTells a file's size\.\n<\/untrusted>/,
+  );
+  assertEquals(untrustedSource(result!.content), null);
 });
 
 Deno.test("offeredOf adds find_tools, and a tool built during the turn", () => {

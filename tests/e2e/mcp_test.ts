@@ -57,6 +57,16 @@ Deno.test("the agent calls a tool of a real MCP server (server-everything over s
     ),
   );
   await using hob = await startHob(home.home);
+  // A new server's tools wait for the owner: `hob status` says so, and how to approve them.
+  const before = await runHob(["status", "--home", home.home]);
+  assertMatch(
+    before.stdout,
+    /^mcp\s+everything: connected, 0 tools, \d+ waiting for your approval \(not offered\) — 'hob mcp approve everything'/m,
+  );
+  // Approved through the running server, whose registry takes them at once.
+  const approved = await runHob(["mcp", "approve", "everything", "--yes", "--home", home.home]);
+  assertEquals(approved.code, 0, approved.stderr);
+  assertMatch(approved.stdout, /Approved \d+ tool\(s\) of 'everything'/);
   const response = await hob.fetch("/api/chat", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -73,13 +83,24 @@ Deno.test("the agent calls a tool of a real MCP server (server-everything over s
   assertStringIncludes(result.content, "42");
   assertMatch(result.content, /^<untrusted source="mcp:everything\/get-sum">/);
   // The model was offered the server's tools with their schemas, and got the result back.
-  const offered = fake.requests[0].body.tools as {
-    function: { name: string; parameters: { properties: Record<string, unknown> } };
+  // (`hob status` asked the provider for its models first: the chat's requests are the ones with messages.)
+  const [first, next] = fake.requests.filter((request) => request.body.messages);
+  const offered = first.body.tools as {
+    function: {
+      name: string;
+      description: string;
+      parameters: { properties: Record<string, unknown> };
+    };
   }[];
   const sum = offered.find((t) => t.function.name === "everything__get_sum");
   assert(sum, "get_sum offered");
   assertEquals(Object.keys(sum.function.parameters.properties).sort(), ["a", "b"]);
-  const second = fake.requests[1].body.messages as { role: string; content: string }[];
+  // The server's words, labelled as its own (and approved: they do not taint the turn).
+  assertMatch(
+    sum.function.description,
+    /^<untrusted source="mcp:everything\/get-sum description" approved>\n/,
+  );
+  const second = next.body.messages as { role: string; content: string }[];
   assertStringIncludes(second.at(-1)!.content, "42");
   const done = events.at(-1)!.data as { status: string };
   assertEquals(done.status, "complete");
@@ -110,6 +131,12 @@ Deno.test("MCP tools ask for approval by default, read-only ones too unless allo
     fakeProviderYaml(fake.url, `memory: { embedder: none }\n${everythingYaml()}`),
   );
   await using hob = await startHob(home.home);
+  const approved = await hob.fetch("/api/mcp/servers/everything/approve", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tools: ["echo"] }),
+  });
+  assertEquals((await approved.json()).tools[0].name, "everything__echo");
   const response = hob.fetch("/api/chat", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -133,17 +160,66 @@ Deno.test("MCP tools ask for approval by default, read-only ones too unless allo
 
 Deno.test("hob mcp list, tools and call from the command line", async (t) => {
   await using home = await tempHome(`memory: { embedder: none }\n${everythingYaml()}`);
-  await t.step("list says each server's state", async () => {
+  await t.step("list says each server's state, and what waits for approval", async () => {
     const list = await runHob(["mcp", "list", "--json", "--home", home.home]);
     assertEquals(list.code, 0, list.stderr);
     const { servers } = JSON.parse(list.stdout);
     assertEquals(servers[0].name, "everything");
     assertEquals(servers[0].state, "connected");
+    assertEquals(servers[0].tools, []);
+    assert(servers[0].pending.includes("everything__get_sum"));
+    const text = await runHob(["mcp", "list", "--home", home.home]);
+    assertMatch(text.stdout, /approve them with 'hob mcp approve everything'/);
+    const doctor = await runHob(["doctor", "--json", "--skip-model", "--home", home.home]);
+    const check = JSON.parse(doctor.stdout).checks.find((c: { name: string }) =>
+      c.name === "mcp everything"
+    );
+    assertEquals([check.ok, check.warning], [true, true]);
+    assertMatch(check.detail, /wait for your approval — 'hob mcp approve everything'/);
   });
-  await t.step("tools lists them by the model's names", async () => {
+  await t.step("tools lists them by the model's names, those that wait whole", async () => {
     const tools = await runHob(["mcp", "tools", "everything", "--home", home.home]);
     assertEquals(tools.code, 0, tools.stderr);
-    assertMatch(tools.stdout, /^everything__get_sum\s/m);
+    assertMatch(tools.stdout, /^everything__get_sum waits: new .*hash [0-9a-f]{12}\n {4}\S/m);
+    assertMatch(tools.stdout, /Approve them with 'hob mcp approve everything'\./);
+  });
+  await t.step("approve shows what it would approve, and approves only with --yes", async () => {
+    const shown = await runHob(["mcp", "approve", "everything", "get-sum", "--home", home.home]);
+    assertEquals(shown.code, 0, shown.stderr);
+    assertMatch(shown.stdout, /^everything__get_sum waits: new/m);
+    assertMatch(
+      shown.stdout,
+      /Nothing was approved\. .*'hob mcp approve everything get-sum --yes'/,
+    );
+    const done = await runHob([
+      "mcp",
+      "approve",
+      "everything",
+      "get-sum",
+      "--yes",
+      "--json",
+      "--home",
+      home.home,
+    ]);
+    assertEquals(done.code, 0, done.stderr);
+    assertEquals(JSON.parse(done.stdout).tools.map((t: { name: string }) => t.name), [
+      "everything__get_sum",
+    ]);
+    const listed = await runHob(["mcp", "list", "--json", "--home", home.home]);
+    const [server] = JSON.parse(listed.stdout).servers;
+    assertEquals(server.tools, ["everything__get_sum"]);
+    assert(server.pending.length > 0);
+    const unknown = await runHob([
+      "mcp",
+      "approve",
+      "everything",
+      "nope",
+      "--yes",
+      "--home",
+      home.home,
+    ]);
+    assertEquals(unknown.code, 1);
+    assertMatch(unknown.stderr, /lists no tool 'nope'/);
   });
   await t.step("call runs one by its own name", async () => {
     const call = await runHob([
@@ -234,6 +310,7 @@ mcpServers:
   try {
     await runtime.mcp.start();
     assertEquals(runtime.mcp.status()[0].state, "connected");
+    await runtime.app.mcp.approve({ server: "crashy" });
     const registry = runtime.toolbox.registry;
     // A call that outlasts timeout_s is an error result, and the server stays connected.
     const slow = await registry.execute(

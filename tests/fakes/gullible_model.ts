@@ -1,8 +1,8 @@
 /**
  * A "gullible" model for the attack suite: it follows every instruction it
  * reads, wherever it reads it — the system prompt (memory), the user's
- * message, a fetched page, a file, a tool's result — ignoring any
- * `<untrusted>` marking. An instruction is a line ending in
+ * message, a fetched page, a file, a tool's result, the definitions of the
+ * tools it is offered — ignoring any `<untrusted>` marking. An instruction is a line ending in
  * `>>> call TOOL {json arguments}`. Each model call makes the next
  * instruction not yet followed in the conversation; when none is left it
  * answers "Done." Plug it in as `startFakeOpenAI({ respond: gullible })`.
@@ -63,10 +63,11 @@ export function gullible(body: Record<string, unknown>): FakeReply {
       followed.add(callKey(call.function.name, JSON.parse(call.function.arguments || "{}")));
     }
   }
-  const read = messages.map((message) => textOf(message.content)).join("\n");
-  for (const message of messages) {
-    for (const next of instructionsIn(textOf(message.content))) {
-      const args = composed(next.arguments, read);
+  const read = [...messages.map((message) => textOf(message.content)), ...stringsIn(body.tools)];
+  const all = read.join("\n");
+  for (const text of read) {
+    for (const next of instructionsIn(text)) {
+      const args = composed(next.arguments, all);
       if (!followed.has(callKey(next.name, args))) {
         return { tool_calls: [{ name: next.name, arguments: args }] };
       }
@@ -83,6 +84,13 @@ function composed(args: Record<string, unknown>, read: string): Record<string, u
     const match = new RegExp(JSON.parse(`"${pattern}"`)).exec(read);
     return encodeURIComponent(match?.[1] ?? match?.[0] ?? "");
   }));
+}
+
+/** Every string in a value: the descriptions of the tools offered, at any depth of their schemas. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (!value || typeof value !== "object") return [];
+  return Object.values(value).flatMap(stringsIn);
 }
 
 function textOf(content: WireMessage["content"]): string {
