@@ -336,9 +336,10 @@ export function trustedLines(
 }
 
 /**
- * `text` with every label taken out and the escapes inside undone: what the
- * owner vouches for after reading it ("I trust this page"). Only the owner's
- * own action calls this; the result is their words from then on.
+ * `text` with every label taken out: what the owner vouches for after
+ * reading it ("I trust this page"). Only the owner's own action calls this;
+ * the result is their words from then on. The escapes inside stay: a page
+ * that wrote `<untrusted` keeps `&lt;untrusted`, which opens no label.
  *
  * @example
  * ```ts
@@ -346,10 +347,9 @@ export function trustedLines(
  * ```
  */
 export function vouched(text: string): string {
-  const bare = text
+  return text
     .replace(/<untrusted source="[^"]*"(?: approved)?>\n?[ \t]*/g, "")
     .replace(/\n?[ \t]*<\/untrusted>/g, "");
-  return unescapeTags(bare);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   untrusted,
   untrustedSource,
   unwrap,
+  vouched,
 } from "../../src/core/untrusted.ts";
 import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
 import { chunkMarkdown } from "../../src/memory/chunker.ts";
@@ -126,6 +127,14 @@ Deno.test("trustedLines leaves every labelled span out and says which lines it w
       { text: "b", first: 2, last: 2 },
     ]);
   });
+});
+
+Deno.test("vouched takes every label out, approved ones too, and no escape opens one", () => {
+  const text = `- [x] ${untrusted("web", "Tea <untrusted at four.\n  Two")}\n${
+    approvedText("mcp:a/b description", "Reads.")
+  }\nhob`;
+  assertEquals(vouched(text), "- [x] Tea &lt;untrusted at four.\n  Two\nReads.\nhob");
+  assert(!isLabelled(vouched(text)));
 });
 
 Deno.test("placedTaint names a place once", () => {
