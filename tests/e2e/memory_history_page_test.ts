@@ -1,7 +1,8 @@
 /**
  * The page's history of memory in headless Chromium against a real `hob
  * serve`: the writes made after reading untrusted content listed for review,
- * a write's changes, one-click undo, and a file's history from its editor.
+ * a write's changes, one-click undo, a file's history from its editor, and a
+ * page added to memory, opened and vouched for ("I trust this").
  */
 
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
@@ -97,7 +98,7 @@ Deno.test("the page lists tainted writes, shows their changes and undoes one wit
       "owner (on disk)",
     ]);
   });
-  await t.step("a page added from the Memory view is saved and found", async () => {
+  await t.step("a page added from the Memory view is saved, opened and vouched for", async () => {
     await using server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       () =>
@@ -114,6 +115,20 @@ Deno.test("the page lists tainted writes, shows their changes and undoes one wit
       await Deno.readTextFile(`${home.home}/memory/sources/127-0-0-1-boiler.md`),
       "Keep the pressure between one and one and a half bar.",
     );
+    // Opened from where it was added: its text marked as from outside, and the owner vouches.
+    await page.locator("#memory-source").getByRole("button", { name: "Open it" }).click();
+    const viewer = page.locator("#memory-file pre.viewer");
+    await viewer.locator(".source", { hasText: `from ${url}` }).waitFor();
+    assertStringIncludes(await viewer.innerText(), "Keep the pressure between");
+    if (Deno.env.get("HOB_SHOT")) await page.screenshot({ path: Deno.env.get("HOB_SHOT")! });
+    await page.locator("#memory-file").getByRole("button", { name: "I trust this" }).click();
+    await page.locator("#memory-file", {
+      hasText: "You vouched for memory/sources/127-0-0-1-boiler.md",
+    })
+      .waitFor();
+    const trusted = await Deno.readTextFile(`${home.home}/memory/sources/127-0-0-1-boiler.md`);
+    assert(!trusted.includes("<untrusted"), trusted);
+    assertEquals(await page.locator("#memory-file .source").count(), 0);
     await page.fill("#memory-source-input", "not a source");
     await page.getByRole("button", { name: "Add", exact: true }).click();
     await page.locator("#memory-source", { hasText: "absolute path" }).waitFor();
