@@ -297,9 +297,9 @@ export function memoryViewer(
 function vouchNotice(path: string): Html {
   return html`
     <div class="vouch" role="note">
-      <p>Parts of this file came from outside (between <code>&lt;untrusted&gt;</code> marks): hob shows
-        them to the model only when it asks, and a chat that reads them asks you before changing
-        anything. Once you have read them and trust them, make them your own words.</p>
+      <p>Parts of this file came from outside, marked with where they came from: hob shows them to
+        the model only when it asks, and a chat that reads them asks you before changing anything.
+        Once you have read them and trust them, make them your own words.</p>
       <button type="button" hx-post="/ui/memory/trust" hx-vals='${JSON.stringify({ path })}'
         hx-target="#memory-file">I trust this</button>
     </div>
