@@ -15,6 +15,10 @@
  *    line starts a new Worker.
  * 4. The Worker stops after JUDGE_IDLE_MS unused, and with the toolbox.
  *
+ * A Worker ended while it waits in a system call (a FIFO, a hung mount)
+ * keeps its thread until the call returns; hob goes on without it. The
+ * judging itself opens no such file (see git.ts).
+ *
  * Knows nothing of what judging means: the Worker runs policy.ts's `judgeCommand`.
  */
 
@@ -66,6 +70,8 @@ type Outcome = { verdict: ShellVerdict } | { error: string } | { timedOut: true 
 interface Started {
   worker: Worker;
   ready: Promise<void>;
+  /** Fails `ready`, for a line still waiting for the Worker to start. */
+  fail(error: Error): void;
   /** Set while a line waits for its verdict. */
   waiting?: (outcome: Outcome, id?: number) => void;
 }
@@ -102,11 +108,12 @@ export class JudgeThread {
     });
   }
 
-  /** Stops the Worker; lines still waiting fail. */
+  /** Stops the Worker; the line being judged and those still waiting fail. */
   close(): void {
-    for (const job of this.#queue.splice(0)) {
-      job.reject(new Error("the shell policy's judge was closed"));
-    }
+    const closed = "the shell policy's judge was closed";
+    for (const job of this.#queue.splice(0)) job.reject(new Error(closed));
+    this.#started?.waiting?.({ error: closed });
+    this.#started?.fail(new Error(closed));
     this.#stop();
   }
 
@@ -206,6 +213,7 @@ export class JudgeThread {
         ready = resolve;
         failed = reject;
       }),
+      fail: (error) => failed(error),
     };
     // Nobody may be waiting yet: a failed start is reported to the line that waits for it.
     started.ready.catch(() => {});
