@@ -18,7 +18,6 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { PermissionScope } from "../tools/sandbox/permissions.ts";
 import type { ToolDescription } from "../tools/sandbox/protocol.ts";
 import { ToolSpawner } from "../tools/sandbox/spawner.ts";
-import { closeJudge } from "../tools/shell/judge_thread.ts";
 import { TEMPLATE_INSPECTIONS } from "../tools/template_inspections.gen.ts";
 import {
   type InspectionCache,
@@ -126,7 +125,6 @@ export async function openToolbox(
     close() {
       watcher?.close();
       spawner.close();
-      closeJudge();
     },
   };
 }

@@ -31,7 +31,7 @@ export const JUDGE_LIMITS: Readonly<JudgeLimits> = {
   words: 20_000,
   // Twenty times the longest line run_command takes, and more than the kernel takes as one argument (128 KiB).
   chars: 200_000,
-  // Each is a system call of a few microseconds; this many keeps a line's paths and globs under ~100 ms.
+  // Each a system call (~10 µs measured): this many keeps a line's paths and globs near half a second.
   entries: 50_000,
   // Ordinary lines are judged in milliseconds; a line that needs a second is not ordinary.
   ms: 1_000,

@@ -13,7 +13,8 @@
  * 3. A line not judged within JUDGE_TIMEOUT_MS ends the Worker, and the
  *    verdict asks (under 'allowlist', denies): the person decides. The next
  *    line starts a new Worker.
- * 4. The Worker stops after JUDGE_IDLE_MS unused, and with the toolbox.
+ * 4. The Worker stops after JUDGE_IDLE_MS unused, and with hob's process
+ *    (loading it belongs to the first command line, not to hob's start).
  *
  * A Worker ended while it waits in a system call (a FIFO, a hung mount)
  * keeps its thread until the call returns; hob goes on without it. The
@@ -274,7 +275,7 @@ export async function judgeInWorker(
   });
 }
 
-/** Stops the shared judge's Worker (hob is closing); the next line starts it again. */
+/** Stops the shared judge's Worker (for tests and benchmarks); the next line starts it again. */
 export function closeJudge(): void {
   shared?.close();
   shared = undefined;
