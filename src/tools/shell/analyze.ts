@@ -651,6 +651,8 @@ class Analyzer {
 
   /** Judges one program and its expanded arguments. */
   #run(argv: Field[], state: State): void {
+    // Wrappers (env, nice, timeout, …) come back here once for each program they run.
+    this.#budget.tick();
     const first = argv[0];
     if (first.glob) {
       this.#add(SHELL, "dynamic", `the program's name '${first.text}' is a glob`);
