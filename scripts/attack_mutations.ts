@@ -166,20 +166,6 @@ export async function digest(text: string): Promise<string> {
     filter: "work for ever",
   },
   {
-    name: "policy thread",
-    defence:
-      "run_command's line is judged in the policy's own Worker (here: on hob's main thread, " +
-      "where a 10,000-character line holds it past its one-second deadline)",
-    edits: [{
-      file: "src/tools/builtin/run_command.ts",
-      find: "return judgeInWorker(command, { ...shell, roots, cwd: dir });",
-      replace: 'return import("../shell/policy.ts").then((policy) =>\n' +
-        "      policy.judgeCommand(command, { ...shell, roots, cwd: dir })\n    );",
-    }],
-    test: "tests/e2e/attack_policy_budget_test.ts",
-    filter: "work for ever",
-  },
-  {
     name: "file race",
     defence: "file tools check that what they opened is what the containment check resolved",
     edits: [{
