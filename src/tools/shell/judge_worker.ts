@@ -1,10 +1,10 @@
 /// <reference lib="deno.worker" />
 /**
- * The Worker the shell policy judges command lines in (started by
- * judge_thread.ts, which may read files and the environment). It loads the parser once, says
- * it is ready, then judges one line per message with the policy's own
- * `judgeCommand`. Whatever a line makes the judging do happens here, on this
- * thread and never on hob's.
+ * The Worker the shell policy judges command lines in, started by
+ * judge_thread.ts (it may read files and the environment, nothing else). It
+ * loads the parser once, says it is ready, then judges one line per message
+ * with the policy's own `judgeCommand`. Whatever a line makes the judging do
+ * happens here, on this thread and never on hob's.
  */
 
 import { loadShell } from "./parse.ts";
