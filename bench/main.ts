@@ -4,7 +4,7 @@
  * run: an empty `deno run` with hob's flags for times and memory, the model
  * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
  * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`,
- * `speech`, `history`) or one
+ * `speech`, `history`, `shell-judge`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`, `sdk-first-token`); none means all. `--compare REV` checks REV out beside this
  * tree and takes the start-up figures of both in turns, side by side.
@@ -19,6 +19,7 @@ import { formatRss, measureRss } from "./rss.ts";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
 import { formatReleaseSize, measureReleaseSize } from "./release_size.ts";
 import { formatScheduling, measureScheduling } from "./scheduling.ts";
+import { formatShellJudge, measureShellJudge } from "./shell_judge.ts";
 import { formatSpeech, measureSpeech } from "./speech.ts";
 import {
   formatStartup,
@@ -59,6 +60,7 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
   channels: async () => formatChannelLatency(await measureChannelLatency()),
   speech: async () => formatSpeech(await measureSpeech()),
   history: async () => formatHistory(await measureHistory()),
+  "shell-judge": async () => formatShellJudge(await measureShellJudge()),
 };
 
 const { values, positionals } = parseArgs({

@@ -289,6 +289,19 @@ export async function digest(text: string): Promise<string> {
     filter: "find_tools quotes",
   },
   {
+    name: "policy budget",
+    defence: "judging a command line stops when it expands to too much, looks at too many files, " +
+      "or takes too long (here: a budget with no limits)",
+    edits: [{
+      file: "src/tools/shell/budget.ts",
+      find: "this.limits = { ...JUDGE_LIMITS, ...limits };",
+      replace:
+        "this.limits = { words: Infinity, chars: Infinity, entries: Infinity, ms: Infinity };",
+    }],
+    test: "tests/e2e/attack_policy_budget_test.ts",
+    filter: "work for ever",
+  },
+  {
     name: "file race",
     defence: "file tools check that what they opened is what the containment check resolved",
     edits: [{

@@ -46,6 +46,7 @@ export const WORKER_ENTRIES = [
   "src/memory/use_lite_worker.ts",
   "src/memory/documents_entry.ts",
   "src/memory/documents_worker.ts",
+  "src/tools/shell/judge_worker.ts",
 ] as const;
 
 /** The repository's root, where deno.json and main.ts are. */

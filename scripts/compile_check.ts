@@ -394,6 +394,17 @@ export async function checkBundle(): Promise<{ outcomes: Outcome[]; bundle?: Bun
         }`;
       });
 
+      await check("a command line judged in the shell policy's Worker, then run", async () => {
+        const result = await json<{ content: string; is_error: boolean }>(
+          await api("/api/tools/run_command/invoke", {
+            method: "POST",
+            body: JSON.stringify({ args: { command: "echo judged | wc -c" } }),
+          }),
+        );
+        if (result.is_error || !/\b7\b/.test(result.content)) throw new Error(result.content);
+        return "echo judged | wc -c: 7";
+      });
+
       await check("run_code's Deno.exit and heap bomb end only its tool process", async () => {
         const said: string[] = [];
         for (

@@ -1,7 +1,7 @@
 /**
  * The `run_command` tool: a shell command in the workspace, under the shell
- * policy. The command is judged from its parsed syntax before any Worker
- * starts; it runs with a minimal environment (no API keys), a timeout and
+ * policy. The command is judged from its parsed syntax (in the policy's own
+ * Worker) before the tool's Worker starts; it runs with a minimal environment (no API keys), a timeout and
  * capped output.
  */
 
@@ -9,7 +9,8 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../definition.ts";
 import { collectBounded } from "../bounded_text.ts";
-import { judgeCommand, type ShellPolicy } from "../shell/policy.ts";
+import type { ShellPolicy } from "../shell/policy.ts";
+import { judgeInWorker } from "../shell/judge_thread.ts";
 import { commandRange } from "../builtin_settings.ts";
 
 /** Default and longest run time, in seconds. */
@@ -43,7 +44,8 @@ export default defineTool({
     const roots = settings.roots as string[];
     // Relative paths in the line are judged from where it will run.
     const dir = cwd && roots[0] ? resolve(roots[0], cwd) : undefined;
-    return judgeCommand(command, { ...shell, roots, cwd: dir });
+    // Judged in the policy's own Worker: nothing a model proposes may hold hob's thread.
+    return judgeInWorker(command, { ...shell, roots, cwd: dir });
   },
   review_range: commandRange,
   async run({ command, timeout, cwd }, context) {

@@ -5,10 +5,13 @@
  * `coproc`, command substitutions included. Variables set to a literal
  * earlier on the line are followed; a variable that may have changed (in a
  * branch, a loop, a subshell) becomes unknown, and unknown means ask.
+ * The walk spends from a budget (budget.ts): a line that needs more work
+ * than it allows stops the analysis with BudgetExceeded.
  */
 
 import { basename, isAbsolute, resolve } from "node:path";
 import { evaluateArithmetic } from "./arith.ts";
+import { Budget, type JudgeLimits } from "./budget.ts";
 import { expandWord, type Field, Unknowable } from "./expand.ts";
 import type { Finding, Risk } from "./findings.ts";
 import { loadShell, type Node, type Shell } from "./parse.ts";
@@ -26,6 +29,8 @@ export interface AnalyzeOptions {
   home?: string;
   /** The PATH the line runs with: a directory in it the agent can write makes every name suspect. */
   path?: string;
+  /** Limits on the work of judging the line; JUDGE_LIMITS by default. */
+  limits?: Partial<JudgeLimits>;
 }
 
 /** What a command line would do. */
@@ -120,7 +125,8 @@ const FILE_TESTS = new Set([
 ]);
 
 /**
- * Parses and analyses a command line. Throws ShellSyntaxError when it is not bash.
+ * Parses and analyses a command line. Throws ShellSyntaxError when it is not
+ * bash, and BudgetExceeded when judging it needs more than its limits.
  *
  * @example
  * ```ts
@@ -130,9 +136,12 @@ const FILE_TESTS = new Set([
  */
 export async function analyze(command: string, options: AnalyzeOptions): Promise<Analysis> {
   const shell = await loadShell();
-  const file = shell.parse(command);
+  // The clock starts once the parser is loaded: loading it is not the line's doing.
+  const budget = new Budget(options.limits);
+  const file = shell.parse(command, () => budget.tick());
+  budget.deadline();
   const roots = canonicalRoots(options.roots);
-  const analyzer = new Analyzer(shell, roots, options);
+  const analyzer = new Analyzer(shell, roots, options, budget);
   const cwd = options.cwd ?? options.roots[0] ?? "/";
   analyzer.statements(file.Stmts, { vars: new Map(), cwd: realOrSelf(cwd) });
   analyzer.safetyNet(file);
@@ -144,7 +153,10 @@ class Analyzer {
   readonly #roots: string[];
   readonly #home?: string;
   readonly #untrustedPath?: string;
+  readonly #budget: Budget;
   readonly #findings: Finding[] = [];
+  /** The findings already made, by program, risk and reason: each is kept once. */
+  readonly #found = new Set<string>();
   readonly #commands: string[][] = [];
   readonly #programs = new Set<string>();
   /** Files the line writes (real paths), with the simple command that writes each. */
@@ -156,8 +168,9 @@ class Analyzer {
   #runsGit = false;
   #commandNumber = 0;
 
-  constructor(shell: Shell, roots: string[], options: AnalyzeOptions) {
+  constructor(shell: Shell, roots: string[], options: AnalyzeOptions, budget: Budget) {
     this.#shell = shell;
+    this.#budget = budget;
     this.#roots = roots;
     this.#home = options.home;
     this.#untrustedPath = (options.path ?? "").split(":").find((dir) =>
@@ -182,8 +195,10 @@ class Analyzer {
         );
       }
     }
+    const globbing = this.#globbing;
     const dashed = this.#written.find(({ path, command }) =>
-      basename(path).startsWith("-") && [...this.#globbing].some((other) => other !== command)
+      basename(path).startsWith("-") &&
+      (globbing.size > 1 || (globbing.size === 1 && !globbing.has(command)))
     );
     if (dashed) {
       this.#add(
@@ -206,6 +221,7 @@ class Analyzer {
     }
     let substitutions = false;
     this.#shell.walk(file, (node) => {
+      this.#budget.tick();
       const type = this.#shell.type(node);
       if (!KNOWN_NODES.has(type)) {
         this.#add(SHELL, "syntax", `uses ${type}, shell syntax the policy does not model`);
@@ -219,16 +235,17 @@ class Analyzer {
   }
 
   #add(program: string, risk: Risk, reason: string): void {
-    if (
-      this.#findings.some((f) => f.program === program && f.risk === risk && f.reason === reason)
-    ) {
-      return;
-    }
+    const key = JSON.stringify([program, risk, reason]);
+    if (this.#found.has(key)) return;
+    this.#found.add(key);
     this.#findings.push({ program, risk, reason });
   }
 
   statements(list: Node[] | undefined, state: State): void {
-    for (const statement of list ?? []) this.#statement(statement, state);
+    for (const statement of list ?? []) {
+      this.#budget.tick();
+      this.#statement(statement, state);
+    }
   }
 
   #statement(statement: Node, state: State): void {
@@ -354,6 +371,7 @@ class Analyzer {
   #branches(state: State, branches: ((branch: State) => void)[]): void {
     const ends: State[] = [];
     for (const run of branches) {
+      this.#budget.tick();
       const branch = clone(state);
       run(branch);
       ends.push(branch);
@@ -370,6 +388,7 @@ class Analyzer {
   #assignedNames(node: Node): string[] {
     const names: string[] = [];
     this.#shell.walk(node, (child) => {
+      this.#budget.tick();
       const type = this.#shell.type(child);
       if (type === "Assign" && child.Name) names.push(child.Name.Value);
       if (type === "WordIter" && child.Name) names.push(child.Name.Value);
@@ -393,6 +412,7 @@ class Analyzer {
     if (!node) return;
     const found: Node[] = [];
     this.#shell.walk(node, (child) => {
+      this.#budget.tick();
       const type = this.#shell.type(child);
       if (type === "CmdSubst" || type === "ProcSubst") {
         found.push(child);
@@ -505,6 +525,7 @@ class Analyzer {
         vars: state.vars,
         home: this.#home,
         cwd: state.cwd,
+        budget: this.#budget,
       }, mode);
     } catch (error) {
       if (!(error instanceof Unknowable)) throw error;
@@ -630,6 +651,8 @@ class Analyzer {
 
   /** Judges one program and its expanded arguments. */
   #run(argv: Field[], state: State): void {
+    // Wrappers (env, nice, timeout, …) come back here once for each program they run.
+    this.#budget.tick();
     const first = argv[0];
     if (first.glob) {
       this.#add(SHELL, "dynamic", `the program's name '${first.text}' is a glob`);
@@ -669,7 +692,7 @@ class Analyzer {
   }
 
   #scope(state: State): PathScope {
-    return { roots: this.#roots, cwd: state.cwd };
+    return { roots: this.#roots, cwd: state.cwd, budget: this.#budget };
   }
 
   /** What program judges may do, bound to one program and the current state. */
@@ -681,6 +704,7 @@ class Analyzer {
       },
       roots: this.#roots,
       home: this.#home,
+      budget: this.#budget,
       risk: (risk, reason) => this.#add(program, risk, reason),
       noteGitFiles: (paths) => this.#gitFiles.push(...paths),
       path: (field, effect, optionPosition = false) =>

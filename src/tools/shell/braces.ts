@@ -7,6 +7,7 @@
  */
 
 import { Unknowable } from "./arith.ts";
+import type { Budget } from "./budget.ts";
 
 /** One character of the word's text, and which piece of the word it came from (-1: generated). */
 export interface Unit {
@@ -18,8 +19,13 @@ export interface Unit {
 /** More results than this is not a command line anyone means; the policy asks. */
 const MAX_RESULTS = 10_000;
 
-/** Expands the braces in a word's text; each result is a list of units. */
-export function braceExpand(text: Unit[]): Unit[][] {
+/**
+ * Expands the braces in a word's text; each result is a list of units. Every
+ * call copies parts of its text and every result is new: both are charged to
+ * `budget` before they are made.
+ */
+export function braceExpand(text: Unit[], budget: Budget): Unit[][] {
+  budget.chars(text.length);
   const ch = (i: number) => text[i]?.ch ?? "";
   // Find an opening brace that begins a valid brace expression.
   let i = 0;
@@ -40,7 +46,7 @@ export function braceExpand(text: Unit[]): Unit[][] {
 
   let tack: Unit[][];
   if (!hasSeparator(amble)) {
-    const sequence = expandSequence(amble.map((unit) => unit.ch).join(""));
+    const sequence = expandSequence(amble.map((unit) => unit.ch).join(""), budget);
     if (sequence) {
       tack = sequence;
     } else if (ch(i + 1)) {
@@ -50,11 +56,11 @@ export function braceExpand(text: Unit[]): Unit[][] {
       return [text.slice()];
     }
   } else {
-    tack = expandAmble(amble);
+    tack = expandAmble(amble, budget);
   }
-  let result = concat([preamble], tack);
+  let result = concat([preamble], tack, budget);
   const postamble = text.slice(i + 1);
-  if (postamble.length > 0) result = concat(result, braceExpand(postamble));
+  if (postamble.length > 0) result = concat(result, braceExpand(postamble, budget), budget);
   return result;
 }
 
@@ -71,14 +77,14 @@ function hasSeparator(amble: Unit[]): boolean {
 }
 
 /** Splits the text between the braces at top-level commas and expands each part. */
-function expandAmble(text: Unit[]): Unit[][] {
+function expandAmble(text: Unit[], budget: Budget): Unit[][] {
   const result: Unit[][] = [];
   let start = 0;
   let i = 0;
   let c = "x";
   while (c) {
     ({ i, c } = gobble(text, i, ","));
-    result.push(...braceExpand(text.slice(start, i)));
+    result.push(...braceExpand(text.slice(start, i), budget));
     if (result.length > MAX_RESULTS) throw new Unknowable("brace expansion makes too many words");
     i += 1;
     start = i;
@@ -148,17 +154,19 @@ function gobble(text: Unit[], start: number, satisfy: string): { i: number; c: s
 }
 
 /** Every result of `left` followed by every result of `right`, as bash's array_concat. */
-function concat(left: Unit[][], right: Unit[][]): Unit[][] {
+function concat(left: Unit[][], right: Unit[][], budget: Budget): Unit[][] {
   if (left.length === 1 && left[0].length === 0) return right;
   if (right.length === 1 && right[0].length === 0) return left;
   if (left.length * right.length > MAX_RESULTS) {
     throw new Unknowable("brace expansion makes too many words");
   }
+  const length = (results: Unit[][]) => results.reduce((sum, units) => sum + units.length, 0);
+  budget.chars(length(left) * right.length + length(right) * left.length);
   return left.flatMap((a) => right.map((b) => [...a, ...b]));
 }
 
 /** `1..5`, `a..e`, `01..10..3`: the sequence, or undefined when the text is not one. */
-function expandSequence(amble: string): Unit[][] | undefined {
+function expandSequence(amble: string, budget: Budget): Unit[][] | undefined {
   const dots = amble.indexOf("..");
   if (dots < 0) return undefined;
   const lhs = amble.slice(0, dots);
@@ -204,7 +212,11 @@ function expandSequence(amble: string): Unit[][] | undefined {
     throw new Unknowable("a number sequence is too long to check");
   }
   const width = zeroPadWidth(lhs, rhs);
-  return sequence(from, to, increment).map((n) => generated(pad(n, width)));
+  const values = sequence(from, to, increment);
+  // `{0001..9999}` pads every number to the width written: charge the widest before making any.
+  const widest = Math.max(width, String(from).length, String(to).length);
+  budget.chars(values.length * widest);
+  return values.map((n) => generated(pad(n, width)));
 }
 
 /** Bash pads every number when either end is written with a leading zero. */

@@ -9,6 +9,7 @@
 
 import { evaluateArithmetic, Unknowable } from "./arith.ts";
 import { braceExpand, type Unit } from "./braces.ts";
+import type { Budget } from "./budget.ts";
 import type { Node, Shell } from "./parse.ts";
 
 export { Unknowable };
@@ -35,6 +36,8 @@ export interface ExpandContext {
   home?: string;
   /** `~+`; null when not known. */
   cwd: string | null;
+  /** What the line's judging may still spend; expansion charges what it makes. */
+  budget: Budget;
 }
 
 /**
@@ -49,14 +52,18 @@ export type ExpandMode = "argv" | "assign" | "plain";
  * when the result depends on something only running the line would show.
  */
 export function expandWord(word: Node, context: ExpandContext, mode: ExpandMode): Field[] {
+  const { budget } = context;
   const groups = wordGroups(word, context.shell);
-  const words = mode === "argv" ? expandBraces(groups) : [groups.flatMap((g) => g.pieces)];
+  const words = mode === "argv" ? expandBraces(groups, budget) : [groups.flatMap((g) => g.pieces)];
   const fields: Field[] = [];
   for (const pieces of words) {
     const assignment = mode === "assign" ? "value" : mode === "argv" && isAssignmentLike(pieces);
     const chars = expandAtoms(expandTildes(pieces, context, assignment || false), context);
-    if (mode === "argv") fields.push(...splitFields(chars));
-    else fields.push({ text: chars.map((c) => c.c).join("") });
+    if (mode === "argv") {
+      const split = splitFields(chars);
+      budget.words(split.length);
+      fields.push(...split);
+    } else fields.push({ text: chars.map((c) => c.c).join("") });
   }
   return fields;
 }
@@ -169,7 +176,7 @@ function doubleQuotedGroup(part: Node, shell: Shell): Group {
  * Brace expansion on the word's text. A word that mixes braces with
  * expansions is not worth modelling (bash counts `${` towards brace levels): it asks.
  */
-function expandBraces(groups: Group[]): Piece[][] {
+function expandBraces(groups: Group[], budget: Budget): Piece[][] {
   const pieces = groups.flatMap((g) => g.pieces);
   const hasBrace = pieces.some((p) => "c" in p && p.c === "{" && !p.quoted);
   if (!hasBrace) return [pieces];
@@ -179,7 +186,7 @@ function expandBraces(groups: Group[]): Piece[][] {
   const units: Unit[] = groups.flatMap((group, index) =>
     [...group.raw].map((ch, offset) => ({ ch, group: index, index: offset }))
   );
-  return braceExpand(units).map((result) => unitsToPieces(result, groups));
+  return braceExpand(units, budget).map((result) => unitsToPieces(result, groups));
 }
 
 /** Maps a brace expansion result back to pieces; a result that cuts a quoted string is refused. */
@@ -229,19 +236,19 @@ function expandTildes(
   context: ExpandContext,
   assignment: "value" | boolean,
 ): Piece[] {
-  const starts = [0];
+  const starts = new Set([0]);
   if (assignment) {
     const unquoted = (p: Piece, c: string) => "c" in p && p.c === c && !p.quoted;
     const equals = assignment === "value" ? -1 : pieces.findIndex((p) => unquoted(p, "="));
-    if (equals >= 0) starts.push(equals + 1);
+    if (equals >= 0) starts.add(equals + 1);
     for (let i = equals + 1; i < pieces.length; i++) {
-      if (unquoted(pieces[i], ":")) starts.push(i + 1);
+      if (unquoted(pieces[i], ":")) starts.add(i + 1);
     }
   }
   const out: Piece[] = [];
   let i = 0;
   while (i < pieces.length) {
-    if (starts.includes(i)) {
+    if (starts.has(i)) {
       const expanded = tildePrefix(pieces, i, context, assignment);
       if (expanded) {
         out.push(...expanded.pieces);
@@ -281,6 +288,7 @@ function tildePrefix(
   if (value === undefined || value === null) {
     throw new Unknowable(`~${name} is a directory the policy does not know`);
   }
+  context.budget.chars(value.length);
   return { pieces: [...value].map((c) => ({ c, quoted: true })), end };
 }
 
@@ -293,6 +301,8 @@ function expandAtoms(pieces: Piece[], context: ExpandContext): CharPiece[] {
       continue;
     }
     const value = atomValue(piece.atom, context);
+    // Charged before a piece is made of each character: a doubled variable is the bomb.
+    context.budget.chars(value.length);
     for (const c of value) {
       out.push({ c, quoted: piece.quoted, fromExpansion: !piece.quoted });
     }
@@ -398,27 +408,30 @@ export function decodeAnsiC(raw: string): string {
   const chars = [...raw];
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i];
+    let piece: string;
     if (c !== "\\" || i + 1 >= chars.length) {
-      out += c;
-      continue;
-    }
-    const next = chars[++i];
-    if (next in SIMPLE_ESCAPES) {
-      out += SIMPLE_ESCAPES[next];
-    } else if (/[0-7]/.test(next)) {
-      let digits = next;
-      while (digits.length < 3 && /[0-7]/.test(chars[i + 1] ?? "")) digits += chars[++i];
-      out += byte(parseInt(digits, 8) & 0xff);
-    } else if (next === "x" && /[0-9A-Fa-f]/.test(chars[i + 1] ?? "")) {
-      let digits = "";
-      while (digits.length < 2 && /[0-9A-Fa-f]/.test(chars[i + 1] ?? "")) digits += chars[++i];
-      out += byte(parseInt(digits, 16));
-    } else if (next === "u" || next === "U" || next === "c") {
-      throw new Unknowable(`$'…' uses \\${next}, whose result depends on the locale`);
+      piece = c;
     } else {
-      out += `\\${next}`;
+      const next = chars[++i];
+      if (next in SIMPLE_ESCAPES) {
+        piece = SIMPLE_ESCAPES[next];
+      } else if (/[0-7]/.test(next)) {
+        let digits = next;
+        while (digits.length < 3 && /[0-7]/.test(chars[i + 1] ?? "")) digits += chars[++i];
+        piece = byte(parseInt(digits, 8) & 0xff);
+      } else if (next === "x" && /[0-9A-Fa-f]/.test(chars[i + 1] ?? "")) {
+        let digits = "";
+        while (digits.length < 2 && /[0-9A-Fa-f]/.test(chars[i + 1] ?? "")) digits += chars[++i];
+        piece = byte(parseInt(digits, 16));
+      } else if (next === "u" || next === "U" || next === "c") {
+        throw new Unknowable(`$'…' uses \\${next}, whose result depends on the locale`);
+      } else {
+        piece = `\\${next}`;
+      }
     }
-    if (out.includes("\0")) return out.slice(0, out.indexOf("\0"));
+    // Only the piece just added can hold the NUL that ends the string.
+    if (piece.includes("\0")) return out + piece.slice(0, piece.indexOf("\0"));
+    out += piece;
   }
   return out;
 }

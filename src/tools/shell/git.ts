@@ -16,9 +16,14 @@
  *   Configuration outside the allowed directories (~/.gitconfig) is the
  *   user's own and is trusted. A repository outside the allowed directories
  *   is reading outside them, and asks.
+ *
+ * Every look-up on disk is charged to the line's budget, and configuration is
+ * read only from regular files of a bounded size: a FIFO would block the
+ * judge, a huge file would fill its memory.
  */
 
 import { dirname, isAbsolute, resolve } from "node:path";
+import type { Budget } from "./budget.ts";
 import type { Field } from "./expand.ts";
 import { type OptionTable, optionTable, parseArgs } from "./options.ts";
 import type { CommandJudge } from "./programs.ts";
@@ -306,9 +311,10 @@ function inspectRepository(
   explicitGitDir: string | undefined,
   judge: CommandJudge,
 ): void {
+  const { budget } = judge;
   const found = explicitGitDir
     ? { gitDir: realOrSelf(explicitGitDir), workTree: undefined }
-    : discoverRepository(cwd);
+    : discoverRepository(cwd, budget);
   if (!found) return;
   const writable = (path: string) => judge.roots.some((root) => isInside(path, root));
   if (!writable(found.gitDir)) {
@@ -319,8 +325,8 @@ function inspectRepository(
     return;
   }
   let commonDir = found.gitDir;
-  const common = readText(`${found.gitDir}/commondir`);
-  if (common === UNREADABLE) {
+  const common = readText(`${found.gitDir}/commondir`, budget);
+  if (common === UNREADABLE || common === TOO_LARGE) {
     judge.risk("dynamic", `${found.gitDir}/commondir cannot be read to find the repository`);
     return;
   }
@@ -346,8 +352,15 @@ function inspectRepository(
   ]);
   for (const config of configs) {
     const real = realOrSelf(config);
-    const text = readText(real);
+    const text = readText(real, budget);
     if (text === undefined) continue;
+    if (text === TOO_LARGE) {
+      judge.risk(
+        "exec",
+        `${config} is larger than the policy reads, and can make git run programs`,
+      );
+      continue;
+    }
     // The user's own configuration is trusted, except where it sends git into the roots.
     const problems = writable(real)
       ? unsafeConfig(text)
@@ -356,7 +369,7 @@ function inspectRepository(
       judge.risk("exec", `${config} ${problem}, which can make git run programs`);
     }
   }
-  for (const hook of activeHooks(`${commonDir}/hooks`)) {
+  for (const hook of activeHooks(`${commonDir}/hooks`, budget)) {
     judge.risk("exec", `the repository has the hook ${hook}, which git runs`);
   }
   if ((top && exists(`${top}/.gitmodules`)) || exists(`${commonDir}/modules`)) {
@@ -367,14 +380,17 @@ function inspectRepository(
 /** Walks up from `cwd` as git does: a `.git` directory or file, or a bare repository. */
 function discoverRepository(
   cwd: string,
+  budget: Budget,
 ): { gitDir: string; workTree?: string } | undefined {
   let dir = realOrSelf(cwd);
   while (true) {
     const dotGit = `${dir === "/" ? "" : dir}/.git`;
+    // A stat, a read and the three look-ups of isGitDirectory.
+    budget.entries(5);
     try {
       const info = Deno.statSync(dotGit);
       if (info.isDirectory) return { gitDir: realOrSelf(dotGit), workTree: dir };
-      const text = readText(dotGit);
+      const text = readText(dotGit, budget);
       const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? "");
       if (pointer) {
         const target = isAbsolute(pointer[1]) ? pointer[1] : resolve(dir, pointer[1]);
@@ -468,11 +484,14 @@ export function pointersIntoRoots(
   return problems;
 }
 
-function activeHooks(dir: string): string[] {
+function activeHooks(dir: string, budget: Budget): string[] {
   const hooks: string[] = [];
+  budget.entries();
   try {
     for (const entry of Deno.readDirSync(dir)) {
       if (!entry.name.endsWith(".sample")) hooks.push(entry.name);
+      // The first few name the problem; a directory of thousands is not read to its end.
+      if (hooks.length >= MAX_HOOKS_NAMED) break;
     }
   } catch (error) {
     // No hooks directory is no hooks; one that cannot be read may hold any.
@@ -491,14 +510,41 @@ function realOrSelf(path: string): string {
 
 /** Stands for a file that exists but cannot be read; strict readers reject it as a line. */
 const UNREADABLE = "(unreadable)";
+/** Stands for a file larger than MAX_CONFIG_BYTES. */
+const TOO_LARGE = "(too large)";
+/** git's own files are a few kilobytes; a larger one is not read into hob's memory. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+/** Hooks named in one finding: one is enough to ask. */
+const MAX_HOOKS_NAMED = 20;
 
-/** A file's text; undefined when it does not exist, and a line git cannot hide behind when it cannot be read. */
-function readText(path: string): string | undefined {
+/**
+ * A regular file's text; undefined when it does not exist, and a line git
+ * cannot hide behind when it cannot be read. A FIFO or a device is not
+ * opened (reading one could wait forever): it counts as unreadable.
+ */
+function readText(path: string, budget: Budget): string | undefined {
+  budget.entries();
   try {
-    return Deno.readTextFileSync(path);
+    const info = Deno.statSync(path);
+    if (!info.isFile) return UNREADABLE;
+    if (info.size > MAX_CONFIG_BYTES) return TOO_LARGE;
+    return readExactly(path, info.size) ?? UNREADABLE;
   } catch (error) {
     return isMissing(error) ? undefined : UNREADABLE;
   }
+}
+
+/** A file's text when it still has `size` bytes; undefined when it grew since it was looked at. */
+function readExactly(path: string, size: number): string | undefined {
+  using file = Deno.openSync(path);
+  const bytes = new Uint8Array(size + 1);
+  let read = 0;
+  while (read < bytes.length) {
+    const n = file.readSync(bytes.subarray(read));
+    if (n === null) break;
+    read += n;
+  }
+  return read > size ? undefined : new TextDecoder().decode(bytes.subarray(0, read));
 }
 
 /** Whether a path exists; one that cannot be looked at counts as existing. */

@@ -89,9 +89,10 @@ export interface Shell {
   /**
    * Parses bash source into a plain tree; throws a ShellSyntaxError when it
    * does not parse. `incomplete` on the result is set when the copy missed
-   * nodes the parser has (the policy then asks).
+   * nodes the parser has (the policy then asks). `tick` is called for every
+   * node walked or copied, so a deadline can stop the work on a large tree.
    */
-  parse(source: string): Node;
+  parse(source: string, tick?: () => void): Node;
   /** A node's Go type name without the package: "CallExpr", "Lit", … */
   type(node: Node): string;
   /** Visits every node under `node`, depth first. */
@@ -103,6 +104,18 @@ export interface Shell {
 export class ShellSyntaxError extends Error {
   override name = "ShellSyntaxError";
 }
+
+/** A command line nested deeper than MAX_DEPTH: valid bash, but more than the policy reads. */
+export class ShellTooDeep extends Error {
+  override name = "ShellTooDeep";
+}
+
+/**
+ * Levels of nodes the policy follows. Lines people write nest a few dozen;
+ * the parser's own walk (in GopherJS) overflows its stack at about two thousand,
+ * and takes seconds to unwind when it does.
+ */
+const MAX_DEPTH = 500;
 
 const REDIRECTS = [">", ">>", "<", "<>", "<&", ">&", ">|", "<<", "<<-", "<<<", "&>", "&>>"];
 const BINARY_CMDS = ["&&", "||", "|", "|&"];
@@ -200,40 +213,8 @@ function createShell(syntax: Node): Shell {
   const parser = syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash));
   const type = (node: Node): string => node.type;
   const walk = (node: Node, visit: (node: Node) => boolean) => walkPlain(node, visit);
-  const parse = (source: string): Node => {
-    let tree: Node;
-    try {
-      tree = parser.Parse(source, "");
-    } catch (error) {
-      throw new ShellSyntaxError(goErrorMessage(error).replace(/^:?\d+:\d+: /, ""));
-    }
-    // Every node the parser's own walk reaches must be in the copy (the copy may
-    // reach more: this Walk skips ${a:off:len} and declare's keyword).
-    const parsed = new Map<string, number>();
-    let continuedComment = false;
-    syntax.Walk(tree, (node: Node) => {
-      if (!node) return true;
-      const nodeType = syntax.NodeType(node);
-      count(parsed, nodeType);
-      if (nodeType === "Comment" && String(node.Text).includes("\n")) continuedComment = true;
-      return true;
-    });
-    // bash ends a comment at the newline even after a backslash; this parser joins the
-    // next line to it, and would read `ls # \⏎rm x` as one command.
-    if (continuedComment) {
-      throw new ShellSyntaxError(
-        "a comment ends with a backslash, which bash and the policy's parser read differently",
-      );
-    }
-    const plain = copyNode(syntax, tree);
-    const copied = new Map<string, number>();
-    walkPlain(plain, (node) => {
-      count(copied, node.type);
-      return true;
-    });
-    plain.incomplete = [...parsed].some(([nodeType, n]) => (copied.get(nodeType) ?? 0) < n);
-    return plain;
-  };
+  const parse = (source: string, tick: () => void = () => {}) =>
+    parseSource(syntax, parser, source, tick);
   const first = (source: string, nodeType: string): Node => {
     let found: Node;
     walk(parse(source), (node) => {
@@ -274,6 +255,45 @@ function createShell(syntax: Node): Shell {
   };
 }
 
+/** Parses one line into a plain tree, checked against the parser's own walk. */
+function parseSource(syntax: Node, parser: Node, source: string, tick: () => void): Node {
+  let tree: Node;
+  try {
+    tree = parser.Parse(source, "");
+  } catch (error) {
+    throw new ShellSyntaxError(goErrorMessage(error).replace(/^:?\d+:\d+: /, ""));
+  }
+  // Copied first: the copy stops a tree nested too deep before the parser's walk overflows on it.
+  const plain = copyNode(syntax, tree, { tick, depth: 0 });
+  // Every node the parser's own walk reaches must be in the copy (the copy may
+  // reach more: this Walk skips ${a:off:len} and declare's keyword).
+  const parsed = new Map<string, number>();
+  let continuedComment = false;
+  syntax.Walk(tree, (node: Node) => {
+    if (!node) return true;
+    tick();
+    const nodeType = syntax.NodeType(node);
+    count(parsed, nodeType);
+    if (nodeType === "Comment" && String(node.Text).includes("\n")) continuedComment = true;
+    return true;
+  });
+  // bash ends a comment at the newline even after a backslash; this parser joins the
+  // next line to it, and would read `ls # \⏎rm x` as one command.
+  if (continuedComment) {
+    throw new ShellSyntaxError(
+      "a comment ends with a backslash, which bash and the policy's parser read differently",
+    );
+  }
+  const copied = new Map<string, number>();
+  walkPlain(plain, (node) => {
+    tick();
+    count(copied, node.type);
+    return true;
+  });
+  plain.incomplete = [...parsed].some(([nodeType, n]) => (copied.get(nodeType) ?? 0) < n);
+  return plain;
+}
+
 /**
  * Fields that hold Go structs that are not nodes (syntax.Walk walks into them
  * without visiting them), or comments held by value; NodeType cannot name them.
@@ -293,17 +313,35 @@ function count(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** Copies a GopherJS node and everything under it into plain objects. */
-function copyNode(syntax: Node, node: Node, type: string = syntax.NodeType(node)): Node {
+/** Where a copy is: its tick, and how deep the node being copied is. */
+interface CopyPlace {
+  tick: () => void;
+  depth: number;
+}
+
+/** Copies a GopherJS node and everything under it into plain objects, ticking once a node. */
+function copyNode(
+  syntax: Node,
+  node: Node,
+  place: CopyPlace,
+  type: string = syntax.NodeType(node),
+): Node {
+  place.tick();
+  if (place.depth > MAX_DEPTH) {
+    throw new ShellTooDeep(`the line nests deeper than ${MAX_DEPTH} levels`);
+  }
+  const inner = { tick: place.tick, depth: place.depth + 1 };
   const plain: Node = { type };
-  for (const field of FIELDS[type] ?? []) plain[field] = copyValue(syntax, node[field], field);
+  for (const field of FIELDS[type] ?? []) {
+    plain[field] = copyValue(syntax, node[field], field, inner);
+  }
   return plain;
 }
 
-function copyValue(syntax: Node, value: unknown, field: string): unknown {
+function copyValue(syntax: Node, value: unknown, field: string, place: CopyPlace): unknown {
   if (value === null || value === undefined) return null;
-  if (Array.isArray(value)) return value.map((item) => copyValue(syntax, item, field));
-  if (typeof value === "object") return copyNode(syntax, value, STRUCT_FIELDS[field]);
+  if (Array.isArray(value)) return value.map((item) => copyValue(syntax, item, field, place));
+  if (typeof value === "object") return copyNode(syntax, value, place, STRUCT_FIELDS[field]);
   return value;
 }
 

@@ -8,6 +8,7 @@
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "../sandbox/paths.ts";
+import type { Budget } from "./budget.ts";
 import type { Char } from "./expand.ts";
 
 /** Device files that are harmless to name: read from, or (the first ones) write to. */
@@ -40,6 +41,8 @@ export interface PathScope {
   roots: string[];
   /** The working directory, or null when an earlier `cd` made it unknown. */
   cwd: string | null;
+  /** What the line's judging may still spend: every look-up on disk is charged. */
+  budget: Budget;
 }
 
 /** The verdict on one path. */
@@ -84,7 +87,7 @@ export function judgePath(
     return { kind: "device" };
   }
   // Not join(): it would resolve ".." by the text, and the kernel resolves it through links.
-  const real = followLinks(isAbsolute(path) ? path : `${scope.cwd}/${path}`, 0);
+  const real = followLinks(isAbsolute(path) ? path : `${scope.cwd}/${path}`, 0, scope.budget);
   if (real === null) {
     return { kind: "unknown", reason: `'${path}' goes through links the policy cannot follow` };
   }
@@ -98,7 +101,7 @@ export function judgePath(
  * link (the kernel's `..` is physical); the part that does not exist yet is
  * resolved by its text. Null when links loop.
  */
-function followLinks(path: string, depth: number): string | null {
+function followLinks(path: string, depth: number, budget: Budget): string | null {
   if (depth > MAX_LINKS) return null;
   const parts = path.split("/").filter((part) => part.length > 0);
   let current = "/";
@@ -110,6 +113,7 @@ function followLinks(path: string, depth: number): string | null {
       continue;
     }
     const next = join(current, part);
+    budget.entries();
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(next);
@@ -127,6 +131,7 @@ function followLinks(path: string, depth: number): string | null {
       const followed = followLinks(
         isAbsolute(target) ? target : `${current}/${target}`,
         depth + 1,
+        budget,
       );
       if (followed === null) return null;
       current = followed;
@@ -194,14 +199,15 @@ export function judgeGlob(
         next.push(`${directory}/${component.text}`);
         continue;
       }
-      // Only a pattern starting with a literal dot can match "." and ".." (older bash does).
-      const names = listDirectory(directory);
+      // Read no further than the entries the pattern may still range over.
+      const names = listDirectory(directory, MAX_GLOB_ENTRIES - visited + 1, scope.budget);
       if (names === null) {
         return {
           outside: [],
           unknown: `'${directory}' cannot be read to see what '${text}' matches`,
         };
       }
+      // Only a pattern starting with a literal dot can match "." and ".." (older bash does).
       if (component.text.startsWith(".")) names.push(".", "..");
       for (const name of names) {
         if (++visited > MAX_GLOB_ENTRIES) {
@@ -252,14 +258,22 @@ function splitComponents(chars: Char[]): Component[] {
   return components;
 }
 
-/** A directory's entries; null when it exists but cannot be read (its matches are unknown). */
-function listDirectory(directory: string): string[] | null {
+/**
+ * A directory's entries, at most `limit` of them (a huge directory is not read
+ * to its end); null when it exists but cannot be read (its matches are unknown).
+ */
+function listDirectory(directory: string, limit: number, budget: Budget): string[] | null {
   const names: string[] = [];
   try {
-    for (const entry of Deno.readDirSync(directory)) names.push(entry.name);
+    for (const entry of Deno.readDirSync(directory)) {
+      if (names.length >= limit) break;
+      names.push(entry.name);
+    }
   } catch (error) {
     // Not there, or not a directory: the pattern matches nothing there.
     return isMissing(error) ? [] : null;
   }
+  // Charged after: what `limit` lets be read is already bounded.
+  budget.entries(names.length + 1);
   return names;
 }

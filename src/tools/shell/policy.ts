@@ -13,14 +13,23 @@
  * inside the allowed directories, the network for a listed program, or a
  * listed program without a table). Everything the policy does not model is a
  * finding that is not benign.
+ *
+ * Judging a line is bounded (budget.ts): a line that expands to too much,
+ * ranges over too many files, nests too deep or takes too long to judge is
+ * not judged further, and asks. Where judging runs so that nothing a model
+ * proposes holds hob's main thread is judge_thread.ts.
  */
 
 import { isAbsolute, resolve } from "node:path";
 import { type Analysis, analyze, type AnalyzeOptions } from "./analyze.ts";
+import { BudgetExceeded, type JudgeLimits } from "./budget.ts";
+import { digest } from "./digest.ts";
 import { BENIGN, EXACT_ONLY, type Finding } from "./findings.ts";
-import { ShellSyntaxError } from "./parse.ts";
+import { ShellSyntaxError, ShellTooDeep } from "./parse.ts";
+import { unjudgedVerdict } from "./unjudged.ts";
 
 export type { Finding, Risk } from "./findings.ts";
+export { digest };
 
 /** What the user's shell policy is: nothing runs, only the allowlist runs, or anything else asks. */
 export type ShellPolicy = "deny" | "allowlist" | "ask";
@@ -63,6 +72,8 @@ export interface ShellPolicySettings {
   home?: string;
   /** PATH the line runs with; the process's PATH by default. */
   path?: string;
+  /** Limits on the work of judging the line; JUDGE_LIMITS by default. */
+  limits?: Partial<JudgeLimits>;
 }
 
 /**
@@ -118,8 +129,11 @@ export async function judgeCommand(
       cwd: settings.cwd,
       home: settings.home ?? environment("HOME"),
       path: settings.path ?? environment("PATH"),
+      limits: settings.limits,
     });
   } catch (error) {
+    const why = unjudged(error);
+    if (why) return await unjudgedVerdict(command, why, settings.policy);
     return { decision: "deny", reason: (error as Error).message, shape: "" };
   }
   const shape = await shapeOf(command, analysis);
@@ -142,6 +156,20 @@ export async function judgeCommand(
     reason: problems.join("; "),
     shape,
   };
+}
+
+/**
+ * Why a line was not judged to its end, when that is the reason it failed: it
+ * passed a limit of its budget, or it nests deeper than the parser's or the
+ * walk's stack (bash itself would read it).
+ */
+function unjudged(error: unknown): string | undefined {
+  if (error instanceof BudgetExceeded || error instanceof ShellTooDeep) return error.message;
+  const message = error instanceof Error ? error.message : "";
+  if (error instanceof RangeError || /Maximum call stack size exceeded/.test(message)) {
+    return "the line nests deeper than the policy can follow";
+  }
+  return undefined;
 }
 
 /**
@@ -175,15 +203,6 @@ export async function shapeOf(command: string, analysis: Pick<Analysis, "program
     );
   const exact = analysis.findings.some((finding) => EXACT_ONLY.has(finding.risk));
   return exact ? `${parts.join(" ")} #${await digest(command)}` : parts.join(" ");
-}
-
-/** The first 12 hex digits of the SHA-256 of a text. */
-export async function digest(text: string): Promise<string> {
-  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("").slice(
-    0,
-    12,
-  );
 }
 
 function environment(name: string): string | undefined {

@@ -8,6 +8,7 @@
  */
 
 import { resolve } from "node:path";
+import type { Budget } from "./budget.ts";
 import type { Field } from "./expand.ts";
 import type { Risk } from "./findings.ts";
 import { judgeGit } from "./git.ts";
@@ -30,6 +31,8 @@ export interface CommandJudge {
   /** Allowed directories (real paths), the home, and the writable-config check for git. */
   readonly roots: string[];
   readonly home?: string;
+  /** What the line's judging may still spend: git's look-ups on disk are charged to it. */
+  readonly budget: Budget;
   risk(risk: Risk, reason: string): void;
   /** Judges a path the program reads, writes or uploads; `optionPosition` when a glob match could read as an option. */
   path(field: Field, effect: "read" | "write" | "upload", optionPosition?: boolean): void;

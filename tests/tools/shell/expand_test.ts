@@ -7,6 +7,7 @@
 
 import { assert, assertEquals, assertThrows } from "../../helpers/assert.ts";
 import { loadShell } from "../../../src/tools/shell/parse.ts";
+import { Budget } from "../../../src/tools/shell/budget.ts";
 import { decodeAnsiC, expandWord, Unknowable } from "../../../src/tools/shell/expand.ts";
 import { Random } from "./shell_lines.ts";
 
@@ -33,7 +34,8 @@ async function ours(
   if (args.length !== 2 || file.Stmts.length !== 1) return "unparsed";
   try {
     const vars = new Map<string, string | null>(VARS);
-    const fields = expandWord(args[1], { shell, vars, home: HOME, cwd }, "argv");
+    const budget = new Budget();
+    const fields = expandWord(args[1], { shell, vars, home: HOME, cwd, budget }, "argv");
     return fields.some((f) => f.glob) ? "glob" : fields.map((f) => f.text);
   } catch (error) {
     if (error instanceof Unknowable) return "unknown";
