@@ -186,9 +186,12 @@ export function firstLine(text: string): string {
  * ```
  */
 export function isMarked(text: string): boolean {
-  if (!UNTRUSTED_OPENING.test(text) || !text.trimEnd().endsWith(CLOSE)) return false;
-  // One label from start to end: the first closing tag is the last one.
-  return text.indexOf(CLOSE) === text.trimEnd().length - CLOSE.length;
+  const opening = UNTRUSTED_OPENING.exec(text);
+  const end = text.trimEnd().length - CLOSE.length;
+  if (!opening || !text.trimEnd().endsWith(CLOSE) || end < opening[0].length) return false;
+  // One label from start to end with no tag inside, as untrusted() writes one: a label nested
+  // inside (an approved one, say) would be reopened on its own when the text is cut.
+  return !ANY_TAG.test(text.slice(opening[0].length, end));
 }
 
 /**
@@ -242,13 +245,16 @@ export function relabel(
  * approved or not: what {@linkcode relabel} reopens it with), or null.
  */
 export function openLabelAt(text: string, offset: number): string | null {
-  let open: string | null = null;
+  const open: { tag: string; approved: boolean }[] = [];
   TAGS.lastIndex = 0;
   // A tag cut by the offset counts as passed: text after a cut opening tag is inside its label.
   for (let match = TAGS.exec(text); match && match.index < offset; match = TAGS.exec(text)) {
-    open = match[1] === undefined ? null : match[0];
+    if (match[1] === undefined) open.pop();
+    else open.push({ tag: match[0], approved: match[2] !== undefined });
   }
-  return open;
+  // Never milder than the labels around it: inside an untrusted label, an approved one nested in
+  // it (which hob never writes) reopens as the untrusted one.
+  return (open.find((label) => !label.approved) ?? open.at(-1))?.tag ?? null;
 }
 
 /**
