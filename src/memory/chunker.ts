@@ -42,6 +42,12 @@ interface Section {
 }
 
 /**
+ * How chunks are cut, recorded by the index so an older index is cut again:
+ * 1: a heading inside a label is no title (issue 30).
+ */
+export const CHUNKS_VERSION = 1;
+
+/**
  * Chunks a Markdown document.
  *
  * @example
@@ -110,15 +116,23 @@ function keepLabels(chunk: Chunk, markdown: string): Chunk {
   return { ...chunk, text };
 }
 
-/** Splits at headings; text before the first heading is a section of its own. */
+/**
+ * Splits at headings; text before the first heading is a section of its own.
+ * A heading inside a label (a source's title, a note a tainted turn wrote)
+ * still splits, but is no title: a chunk's heading path is shown outside any
+ * label (search results, the memory context), so it holds trusted text only.
+ */
 function splitSections(markdown: string): Section[] {
   const sections: Section[] = [];
-  const stack: { level: number; title: string }[] = [];
+  const stack: { level: number; title: string | null }[] = [];
   let current: Section = { path: [], level: 0, lines: [] };
   let fence: string | null = null;
+  let labelled = false;
   markdown.split("\n").forEach((raw, index) => {
     const text = raw.replace(/\r$/, "");
     const number = index + 1;
+    const inside = labelled;
+    labelled = labelledAfter(text, labelled);
     const fenceMark = /^\s*(```|~~~)/.exec(text)?.[1];
     if (fenceMark) fence = fence === fenceMark ? null : fence ?? fenceMark;
     const heading = fence ? null : /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(text);
@@ -126,14 +140,22 @@ function splitSections(markdown: string): Section[] {
       if (current.lines.some((l) => l.text.trim())) sections.push(current);
       const level = heading[1].length;
       while (stack.length > 0 && stack[stack.length - 1].level >= level) stack.pop();
-      stack.push({ level, title: heading[2].trim() });
-      current = { path: stack.map((s) => s.title), level, lines: [{ text, number }] };
+      stack.push({ level, title: inside || labelled ? null : heading[2].trim() });
+      const path = stack.map((s) => s.title).filter((title): title is string => title !== null);
+      current = { path, level, lines: [{ text, number }] };
     } else {
       current.lines.push({ text, number });
     }
   });
   if (current.lines.some((l) => l.text.trim())) sections.push(current);
   return sections;
+}
+
+/** Whether the text after `line` is inside a label, given whether its start was. */
+function labelledAfter(line: string, inside: boolean): boolean {
+  let open = inside;
+  for (const tag of line.matchAll(/<(\/?)untrusted\b/gi)) open = tag[1] === "";
+  return open;
 }
 
 /** Splits a long section at paragraph (then line) boundaries, repeating a little overlap. */

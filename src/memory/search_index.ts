@@ -17,6 +17,7 @@ import { transaction } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { EmbeddingQueue } from "./embedding_queue.ts";
 import { WINDOWS_VERSION } from "./embedding_windows.ts";
+import { CHUNKS_VERSION } from "./chunker.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
 import { indexFile, type IndexProgress, listMarkdown, removeFile } from "./indexing.ts";
 import { countChunks, keywordRanking, snippet } from "./keyword_search.ts";
@@ -31,6 +32,8 @@ export { type IndexProgress, listMarkdown } from "./indexing.ts";
 const PENDING_WAIT_MS = 3_000;
 /** Where the index records which windowing its vectors were made with (see WINDOWS_VERSION). */
 export const WINDOWS_VERSION_KEY = "memory.windows_version";
+/** Where the index records which chunking its chunks were cut with (see CHUNKS_VERSION). */
+export const CHUNKS_VERSION_KEY = "memory.chunks_version";
 
 /** One search result. */
 export interface MemoryHit {
@@ -127,6 +130,7 @@ export class MemoryIndex {
       warn: (message) => this.#warn(message),
     });
     this.#dropStaleVectors();
+    this.#rechunkIfStale();
   }
 
   /** The embedder's id, or null when searches are by keyword only. */
@@ -159,6 +163,19 @@ export class MemoryIndex {
       return this.#sql("DELETE FROM memory_vectors").run().changes;
     });
     if (Number(removed) > 0) this.#signatures = null;
+  }
+
+  /**
+   * Files chunked another way (or before versions were recorded) are cut
+   * again at the next sync: their recorded hashes are forgotten. Vectors are
+   * kept by chunk text, so only chunks whose text changed are embedded again.
+   */
+  #rechunkIfStale(): void {
+    if (readKv<number>(this.#db, CHUNKS_VERSION_KEY) === CHUNKS_VERSION) return;
+    transaction(this.#db, () => {
+      this.#sql("UPDATE memory_files SET hash = ''").run();
+      writeKv(this.#db, CHUNKS_VERSION_KEY, CHUNKS_VERSION);
+    });
   }
 
   /** The chunks changed: both searches' caches are stale. */
