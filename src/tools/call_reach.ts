@@ -33,8 +33,15 @@ import type { ModelView } from "../core/ports.ts";
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/gi;
 /** Punctuation a sentence or Markdown puts after a URL, which is not part of it. */
 const TRAILING = /[.,;:!?*_~]+$/;
-/** A host with a path (`example.com/x?y`): an address even without a scheme, in a search query. */
-const HOST_PATH = /(?<![\w.@/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\/\S*/gi;
+/**
+ * A host written without a scheme, in a search query, with what may come
+ * around it: `//` or `user@` before it, a port and a path, query or fragment
+ * after it. Group 1: the host (a name, or an IPv4 address).
+ */
+const SCHEMELESS =
+  /(?<![\w.@-])(?:\/\/)?(?:[^\s/@:]+@)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:xn--[a-z0-9-]{1,59}|[a-z]{2,63})\.?|\d{1,3}(?:\.\d{1,3}){3})(?![\w-])(?::\d{1,5})?(?:[/?#]\S*)?/gi;
+/** Labels a bare host needs to be taken for an address: a subdomain can carry data to its DNS. */
+const BARE_HOST_LABELS = 3;
 
 /** The addresses a tainted turn may reach, as {@linkcode normalAddress} writes them. */
 export type Reachable = ReadonlySet<string>;
@@ -78,9 +85,10 @@ export function urlsIn(text: string): string[] {
 }
 
 /**
- * The addresses a search query names: its URLs, and hosts written with a
- * path (`example.com/page`), taken as https. A bare word with a dot
- * (`node.js`) is no address.
+ * The addresses a search query names, taken as https: its URLs, and hosts
+ * written without a scheme but with a path, query, fragment or port
+ * (`example.com/page`, `evil.example?pin=1`, `1.2.3.4:80`), after `//` or
+ * `user@`, or with a subdomain. A dotted word (`node.js`) is no address.
  *
  * @example
  * ```ts
@@ -89,10 +97,21 @@ export function urlsIn(text: string): string[] {
  */
 export function addressesInQuery(query: string): string[] {
   const schemeless = query.replace(URL_IN_TEXT, " ");
-  const hosts = [...schemeless.matchAll(HOST_PATH)]
-    .map((match) => normalAddress(`https://${trimUrl(match[0])}`))
+  const hosts = [...schemeless.matchAll(SCHEMELESS)]
+    .filter(([token, host]) => token !== host || isAddressLike(host))
+    .map(([token]) => normalAddress(`https://${trimUrl(token).replace(/^\/\//, "")}`))
     .filter((url): url is string => url !== null);
   return [...urlsIn(query), ...hosts];
+}
+
+/**
+ * Whether a host written alone is an address: an IPv4 address, or a name
+ * with a subdomain (`pin-1234.evil.example` tells its DNS server the PIN); a
+ * dotted word (`node.js`, `evil.example`) carries nothing of what was read.
+ */
+function isAddressLike(host: string): boolean {
+  return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) ||
+    host.replace(/\.$/, "").split(".").length >= BARE_HOST_LABELS;
 }
 
 /**
@@ -108,19 +127,45 @@ export function addressesInQuery(query: string): string[] {
 export function reachable(seen: ModelView, linksFrom: (tool: string) => boolean): Reachable {
   const known = new Set(urlsIn(seen.system));
   const composed = new Set<string>();
+  /** Everything the model wrote so far, as it wrote it and as the tools got it. */
+  const written: string[] = [];
   for (const message of seen.messages) {
     if (message.role === "user") {
       if (!message.taint) { for (const url of urlsIn(message.content)) known.add(url); }
     } else if (message.role === "assistant") {
-      const calls = (message.tool_calls ?? []).map((call) => call.arguments).join("\n");
-      for (const url of urlsIn(`${message.content}\n${calls}`)) {
-        if (!known.has(url)) composed.add(url);
-      }
+      const texts = [message.content, ...(message.tool_calls ?? []).flatMap(argumentTexts)];
+      written.push(...texts);
+      for (const url of texts.flatMap(urlsIn)) if (!known.has(url)) composed.add(url);
     } else if (!message.is_error && linksFrom(message.name)) {
-      for (const url of urlsIn(message.content)) if (!composed.has(url)) known.add(url);
+      for (const match of message.content.matchAll(URL_IN_TEXT)) {
+        const raw = trimUrl(match[0]);
+        const url = normalAddress(raw);
+        // An address the model wrote first, or one cut out of what it wrote, is its own echoed.
+        if (!url || composed.has(url) || written.some((text) => text.includes(raw))) continue;
+        known.add(url);
+      }
     }
   }
   return known;
+}
+
+/**
+ * A call's arguments as the model wrote them and as the tool receives them:
+ * the raw JSON, and every string in it decoded (`\"` in the JSON is `"` to
+ * the tool, which may echo it back).
+ */
+function argumentTexts(call: { arguments: string }): string[] {
+  try {
+    return [call.arguments, ...stringsOf(JSON.parse(call.arguments))];
+  } catch {
+    return [call.arguments];
+  }
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (!value || typeof value !== "object") return [];
+  return Object.values(value).flatMap(stringsOf);
 }
 
 /**

@@ -57,12 +57,32 @@ Deno.test("urlsIn finds URLs as a request would send them", async (t) => {
   });
 });
 
-Deno.test("addressesInQuery: a query's URLs and host paths, not dotted words", () => {
-  assertEquals(addressesInQuery("node.js streams vs asp.net"), []);
-  assertEquals(addressesInQuery("evil.example/steal?pin=1234 and https://a.org/x"), [
-    "https://a.org/x",
-    "https://evil.example/steal?pin=1234",
-  ]);
+Deno.test("addressesInQuery: a query's URLs and schemeless addresses, not dotted words", async (t) => {
+  await t.step("dotted words are no address", () => {
+    assertEquals(addressesInQuery("node.js streams vs asp.net, e.g. evil.example"), []);
+  });
+  await t.step("every way of writing an address without a scheme", () => {
+    const cases: [string, string][] = [
+      ["evil.example/steal?pin=1234", "https://evil.example/steal?pin=1234"],
+      ["evil.example?pin=1", "https://evil.example/?pin=1"],
+      ["evil.example:8080/x", "https://evil.example:8080/x"],
+      ["1.2.3.4/x", "https://1.2.3.4/x"],
+      ["1.2.3.4", "https://1.2.3.4/"],
+      ["user@evil.example/x", "https://user@evil.example/x"],
+      ["//evil.example/x", "https://evil.example/x"],
+      ["evil.xn--p1ai/x", "https://evil.xn--p1ai/x"],
+      ["pin-1234.evil.example", "https://pin-1234.evil.example/"],
+    ];
+    for (const [query, address] of cases) {
+      assertEquals(addressesInQuery(`look up ${query} please`), [address], query);
+    }
+  });
+  await t.step("URLs with a scheme, first", () => {
+    assertEquals(addressesInQuery("evil.example/a and https://a.org/x"), [
+      "https://a.org/x",
+      "https://evil.example/a",
+    ]);
+  });
 });
 
 Deno.test("reachable: what the turn was pointed at", async (t) => {
@@ -106,6 +126,22 @@ Deno.test("reachable: what the turn was pointed at", async (t) => {
       result("web_search", `No results for ${stolen}`),
     ];
     assertEquals(unreachable([stolen], reachable({ system: "", messages }, linksFrom)), stolen);
+  });
+  await t.step("an echo of a query holding a quote or an escape is still the model's", () => {
+    // The JSON the model sent writes `"` as `\"`; the tool got `"`, and echoes it.
+    for (const tail of ['"', "\\", "\n", "\t"]) {
+      const stolen = "https://evil.example/?pin=1234";
+      const messages = [
+        user("Look in my files"),
+        calls("", ["search_in_files", { query: `${stolen}${tail}` }]),
+        result("read_file", `No matches for '${stolen}${tail}'`),
+      ];
+      assertEquals(
+        unreachable([stolen], reachable({ system: "", messages }, linksFrom)),
+        stolen,
+        JSON.stringify(tail),
+      );
+    }
   });
   await t.step("a tool that computes is no source of links (run_code printing a URL)", () => {
     const messages = [
