@@ -24,16 +24,26 @@ export type { McpServerStatus, McpToolInfo };
 
 /** How long a listing waits for servers still connecting before it shows them as they are. */
 const LISTING_WAIT_MS = 5_000;
-/** The shortest hash prefix that may stand for a definition's hash: 32 bits, as `hob mcp tools` shows. */
-export const MIN_HASH_PREFIX = 8;
+/**
+ * The shortest hash prefix that may stand for a definition's hash: 64 bits,
+ * more than a server could grind a second definition to match.
+ */
+export const MIN_HASH_PREFIX = 16;
 
 /** The tools of one server, or of all. */
 export const mcpToolsInput = z.object({ server: z.string().min(1).optional() });
 /** What approving takes beyond the server: which tools, and the hashes the owner read. */
 export const approveToolsBody = z.strictObject({
-  /** hob's names (`<server>__<tool>`) or the server's own; all that wait when left out. */
+  /**
+   * hob's names (`<server>__<tool>`) or the server's own; when left out, those
+   * `hashes` names, else all that wait.
+   */
   tools: z.array(z.string().min(1).max(200)).max(1_000).optional(),
-  /** Tool name to the hash (or a prefix of it) of the definition the owner read. */
+  /**
+   * Tool name to the hash (or a prefix of it) of the definition the owner
+   * read: given, exactly these definitions are approved, and every tool
+   * approved must have one.
+   */
   hashes: z.record(
     z.string().min(1).max(200),
     z.string().regex(/^[0-9a-f]+$/, "must be hexadecimal").min(MIN_HASH_PREFIX).max(64),
@@ -113,15 +123,44 @@ export function createMcpActions(hub: McpDeps): McpActions {
       if (listed.length === 0) notListed(hub, server);
       const chosen = tools
         ? tools.map((name, i) => findTool(listed, server, name, `tools.${i}`))
+        : hashes
+        ? Object.keys(hashes).map((name) => findTool(listed, server, name, `hashes.${name}`))
         : listed.filter((tool) => tool.approval !== "approved");
-      for (const [name, hash] of Object.entries(hashes ?? {})) {
-        const tool = findTool(listed, server, name, `hashes.${name}`);
-        if (!tool.hash.startsWith(hash)) changedSince(tool, name);
-      }
+      if (hashes) boundToHashes(listed, server, chosen, hashes);
       if (!apply) return { server, tools: chosen, applied: false };
       return { server, tools: hub.approve(server, chosen.map((tool) => tool.tool)), applied: true };
     },
   };
+}
+
+/**
+ * Checks that each chosen tool is the definition the owner read: it has a
+ * hash among `hashes` (`invalid` naming it when not), and the hash is what
+ * the server lists now (`conflict` when it changed since).
+ */
+function boundToHashes(
+  listed: McpToolInfo[],
+  server: string,
+  chosen: McpToolInfo[],
+  hashes: Record<string, string>,
+): void {
+  const read = new Map<McpToolInfo, { name: string; hash: string }>();
+  for (const [name, hash] of Object.entries(hashes)) {
+    read.set(findTool(listed, server, name, `hashes.${name}`), { name, hash });
+  }
+  for (const tool of chosen) {
+    const given = read.get(tool);
+    if (given === undefined) {
+      throw new ActionError(
+        "invalid",
+        `No hash given for '${tool.name}': say which definition you read`,
+        {
+          field: `hashes.${tool.name}`,
+        },
+      );
+    }
+    if (!tool.hash.startsWith(given.hash)) changedSince(tool, given.name);
+  }
 }
 
 /** Characters that change what a terminal or a page shows without showing themselves. */
@@ -182,7 +221,7 @@ function changedSince(tool: McpToolInfo, name: string): never {
   throw new ActionError(
     "conflict",
     `The definition of '${tool.name}' changed since you read it (it is ${
-      tool.hash.slice(0, 12)
+      tool.hash.slice(0, MIN_HASH_PREFIX)
     } now): read it again before you approve it`,
     { field: `hashes.${name}` },
   );

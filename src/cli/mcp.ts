@@ -249,37 +249,59 @@ function listTools(
   return EXIT.ok;
 }
 
-/** Shows what would be approved, and with `yes` approves it. */
+/**
+ * Shows what would be approved and, with `yes` or the owner's yes at a
+ * terminal, approves exactly that: the hashes of the definitions shown go
+ * with the approval, so a server that changes a tool in between is refused.
+ */
 async function approve(
   source: McpSource,
   request: { server: string; tools: string[]; yes: boolean; json: boolean },
 ): Promise<number> {
   const { server, tools, yes, json } = request;
-  const result = await source.actions.approve({
+  const shown = await source.actions.approve({
     server,
     ...(tools.length ? { tools } : {}),
-    apply: yes,
+    apply: false,
   });
-  const { tools: approved, applied } = result;
+  if (shown.tools.length === 0) {
+    if (json) outJson(shown);
+    else out(`Nothing of '${server}' waits for your approval.\n`);
+    return EXIT.ok;
+  }
+  if (!json) out(describeTools(shown.tools));
+  const names = tools.length ? ` ${tools.join(" ")}` : "";
+  if (!yes && !(await confirmed(`Approve these ${shown.tools.length} tool(s)? [y/N] `))) {
+    if (json) outJson(shown);
+    else {
+      out(red(
+        `Nothing was approved. Read the above: it is what models will read. Run 'hob mcp approve ${server}${names} --yes' to approve ${shown.tools.length} tool(s).\n`,
+      ));
+    }
+    return EXIT.ok;
+  }
+  const result = await source.actions.approve({
+    server,
+    hashes: Object.fromEntries(shown.tools.map((tool) => [tool.name, tool.hash])),
+  });
   if (json) outJson(result);
-  else if (approved.length === 0) out(`Nothing of '${server}' waits for your approval.\n`);
-  else if (applied) {
+  else {
     out(
       `${
         green("Approved")
-      } ${approved.length} tool(s) of '${server}'; models are offered them now:\n`,
+      } ${result.tools.length} tool(s) of '${server}'; models are offered them now:\n`,
     );
-    for (const tool of approved) out(`  ${tool.name} ${dim(tool.hash.slice(0, 12))}\n`);
-  } else {
-    out(describeTools(approved));
-    const names = tools.length ? ` ${tools.join(" ")}` : "";
-    out(
-      red(
-        `Nothing was approved. Read the above: it is what models will read. Run 'hob mcp approve ${server}${names} --yes' to approve ${approved.length} tool(s).\n`,
-      ),
-    );
+    for (const tool of result.tools) out(`  ${tool.name} ${dim(tool.hash.slice(0, 16))}\n`);
   }
   return EXIT.ok;
+}
+
+/** The owner's yes to `question` when stdin is a terminal; no answer (a pipe, the end) is no. */
+async function confirmed(question: string): Promise<boolean> {
+  if (!Deno.stdin.isTerminal()) return false;
+  const { Prompter } = await import("./prompter.ts");
+  const answer = await new Prompter().ask(question);
+  return answer !== null && /^y(es)?$/i.test(answer);
 }
 
 /** hob's MCP server on stdin/stdout, until the client hangs up. */

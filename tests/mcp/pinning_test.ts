@@ -122,12 +122,33 @@ Deno.test("McpHub offers a server's tools only once the owner approved them, and
           runtime.app.mcp.approve({
             server: "changing",
             tools: ["notes"],
-            hashes: { notes: "00000000" },
+            hashes: { notes: "0000000000000000" },
           }),
       );
       assertEquals([error.code, error.field], ["conflict", "hashes.notes"]);
       assertEquals(offered(runtime), []);
     });
+
+    await t.step(
+      "with hashes, every tool approved needs the hash read; a prefix is 64 bits",
+      async () => {
+        const [clock] = (await runtime.app.mcp.tools({ server: "changing" }))
+          .filter((tool) => tool.tool === "clock");
+        const missing = await refusal(() =>
+          runtime.app.mcp.approve({
+            server: "changing",
+            tools: ["notes", "clock"],
+            hashes: { clock: clock.hash },
+          })
+        );
+        assertEquals([missing.code, missing.field], ["invalid", "hashes.changing__notes"]);
+        const short = await refusal(() =>
+          runtime.app.mcp.approve({ server: "changing", hashes: { clock: clock.hash.slice(0, 8) } })
+        );
+        assertEquals([short.code, short.field], ["invalid", "hashes.clock"]);
+        assertEquals(offered(runtime), []);
+      },
+    );
 
     await t.step("unknown servers and tools are refused by name", async () => {
       const server = await refusal(
@@ -142,7 +163,7 @@ Deno.test("McpHub offers a server's tools only once the owner approved them, and
 
     await t.step("approving all that wait, by the hashes read, offers them", async () => {
       const waiting = await runtime.app.mcp.tools({ server: "changing" });
-      const hashes = Object.fromEntries(waiting.map((tool) => [tool.name, tool.hash.slice(0, 12)]));
+      const hashes = Object.fromEntries(waiting.map((tool) => [tool.name, tool.hash.slice(0, 16)]));
       const { tools: approved } = await runtime.app.mcp.approve({ server: "changing", hashes });
       assertEquals(approved.length, 2);
       assertEquals(offered(runtime), ["changing__clock", "changing__notes"]);
