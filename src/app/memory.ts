@@ -12,7 +12,7 @@
 
 import { z } from "zod";
 import { derivedText } from "../core/untrusted.ts";
-import { MemoryWriteError } from "../memory/files.ts";
+import { ChangedSinceReadError, MemoryWriteError } from "../memory/files.ts";
 import type { Memory, MemoryExcerpt } from "../memory/memory.ts";
 import {
   type IndexProgress,
@@ -60,9 +60,14 @@ export const memorySectionInput = z.strictObject({
   content: z.string().max(20_000),
 });
 
-/** A memory file the owner vouches for, by its path under memory/. */
+/**
+ * A memory file the owner vouches for, by its path under memory/, and the
+ * SHA-256 (hex) of the text they read, which binds the vouching to it.
+ */
 export const trustMemoryInput = z.strictObject({
   path: z.string().trim().min(1, "must not be empty").max(1_000),
+  read: z.string().regex(/^[0-9a-f]{64}$/, "must be the SHA-256 of the text read, in hex")
+    .optional(),
 });
 
 /** The identity files the owner edits, by name. */
@@ -132,7 +137,8 @@ export interface MemoryActions extends SourceActions, HistoryActions {
    * The owner vouches for a memory file after reading it ("I trust this
    * page"): its untrusted labels are taken out, as the owner's version, so
    * its text is trusted from then on. Only the owner may: `invalid` for
-   * anyone else; `invalid`/`not_found` naming `path` as for a read.
+   * anyone else; `invalid`/`not_found` naming `path` as for a read;
+   * `conflict` naming `read` when the file is not the text they read.
    */
   trust(input: TrustMemoryInput, by: WrittenBy): Promise<TrustResult>;
   /** Replaces an identity file (SOUL.md, USER.md, HEARTBEAT.md); returns its path in the home. */
@@ -188,11 +194,11 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
       return fileCall("MEMORY.md", () => memory.writeSection(section, written(content, by), by));
     },
     async trust(input, by) {
-      const { path } = checkInput(trustMemoryInput, input);
+      const { path, read } = checkInput(trustMemoryInput, input);
       if (by.author !== "owner" || by.taint) {
         throw new ActionError("invalid", "Only the owner vouches for text, after reading it");
       }
-      const result = await fileCall(path, () => memory.vouch(path, by));
+      const result = await fileCall(path, () => memory.vouch(path, by, read));
       const version = result.changed
         ? memory.history.versions.latest(`memory/${result.path}`) ?? null
         : null;
@@ -277,6 +283,9 @@ function refusal(error: unknown, path: string): unknown {
       field: "path",
       cause: error,
     });
+  }
+  if (error instanceof ChangedSinceReadError) {
+    return new ActionError("conflict", error.message, { field: "read", cause: error });
   }
   if (error instanceof MemoryWriteError && !error.cause) {
     return new ActionError("invalid", error.message, { cause: error });

@@ -9,6 +9,7 @@
 
 import { dirname, join } from "node:path";
 import type { WrittenBy } from "../store/versions.ts";
+import { createHash } from "node:crypto";
 import { vouched } from "../core/untrusted.ts";
 import { localDate } from "./dates.ts";
 
@@ -20,6 +21,16 @@ const TEMP_PREFIX = ".memory-write-";
 /** Raised for a write that cannot be done; the message says why. */
 export class MemoryWriteError extends Error {
   override name = "MemoryWriteError";
+}
+
+/** A file is not as the writer read it: someone wrote to it in between. */
+export class ChangedSinceReadError extends MemoryWriteError {
+  override name = "ChangedSinceReadError";
+  readonly path: string;
+  constructor(path: string) {
+    super(`${path} changed since you read it: read it again`);
+    this.path = path;
+  }
 }
 
 /** Where things are in the memory directory. */
@@ -151,11 +162,13 @@ export class MemoryFiles {
   /**
    * Rewrites a file without its untrusted labels, as one version: the owner
    * vouched for its text after reading it. Refuses (Deno.errors.NotFound)
-   * when there is no such file.
+   * when there is no such file, and with {@linkcode ChangedSinceReadError}
+   * when `read` (the SHA-256 of the text the owner read, hex) is not its hash now.
    */
-  vouch(path: string, by: WrittenBy): Promise<string> {
+  vouch(path: string, by: WrittenBy, read?: string): Promise<string> {
     return this.#change(path, by, (current, exists) => {
       if (!exists) throw new Deno.errors.NotFound(`${path} does not exist`);
+      if (read !== undefined && textHash(current) !== read) throw new ChangedSinceReadError(path);
       return vouched(current);
     });
   }
@@ -323,4 +336,17 @@ function ensureNewline(text: string): string {
 /** Multi-line entries stay inside their list item. */
 function indentContinuation(text: string): string {
   return text.replace(/\n/g, "\n  ");
+}
+
+/**
+ * The SHA-256 of a text, hex: what a view of a file sends back to say which
+ * text the owner read.
+ *
+ * @example
+ * ```ts
+ * textHash(""); // "e3b0c442…"
+ * ```
+ */
+export function textHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }

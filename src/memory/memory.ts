@@ -233,17 +233,22 @@ export class Memory {
    * Takes the untrusted labels out of a memory file, as the owner's version
    * of it: from then on its text is trusted (the memory context shows it, and
    * a turn that reads it is not tainted). `changed` is false when the file
-   * held no label. Throws a PathError outside memory, Deno.errors.NotFound
-   * for no such file.
+   * held no label. Given `read` (the SHA-256 of the text the owner read),
+   * refuses a file that changed since (ChangedSinceReadError). Throws a
+   * PathError outside memory, Deno.errors.NotFound for no such file.
    */
-  async vouch(path: string, by: WrittenBy): Promise<{ path: string; changed: boolean }> {
+  async vouch(
+    path: string,
+    by: WrittenBy,
+    read?: string,
+  ): Promise<{ path: string; changed: boolean }> {
     const file = await resolveInRoots(path.replace(/^memory\//, ""), [this.files.dir]);
     if (!file.endsWith(".md")) throw new Error("Only Markdown (.md) files live in memory");
     const relative = file.slice(this.files.dir.length + 1);
     if (untrustedSource(await Deno.readTextFile(file)) === null) {
       return { path: relative, changed: false };
     }
-    return { path: await this.#indexed(await this.files.vouch(relative, by)), changed: true };
+    return { path: await this.#indexed(await this.files.vouch(relative, by, read)), changed: true };
   }
 
   /**

@@ -556,9 +556,10 @@ export interface HobClient {
     stats(): Promise<MemoryStats>;
     /**
      * Vouches for a memory file you have read (a source added from the web):
-     * its text is yours from then on. `changed` false when it held no text from outside.
+     * its text is yours from then on. `read`, the SHA-256 (hex) of the text you
+     * read, refuses a file changed since. `changed` false when it held no text from outside.
      */
-    trust(path: string): Promise<{ path: string; changed: boolean }>;
+    trust(path: string, read?: string): Promise<{ path: string; changed: boolean }>;
   };
   schedules: {
     list(): Promise<Schedule[]>;
@@ -823,10 +824,10 @@ function memoryCalls({ json, post }: Transport): HobClient["memory"] {
       return (await json<{ files: string[] }>("/api/memory/files")).files;
     },
     stats: () => json("/api/memory/stats"),
-    async trust(path) {
+    async trust(path, read) {
       const { changed, path: trusted } = await post<{ path: string; changed: boolean }>(
         "/api/memory/trust",
-        { path },
+        { path, ...(read ? { read } : {}) },
       );
       return { path: trusted, changed };
     },

@@ -20,6 +20,7 @@ import type { ToolInfo } from "../tools/registry.ts";
 import { type McpServerStatus, type McpToolInfo, revealed } from "../app/mcp.ts";
 import { showTime } from "../app/times.ts";
 import { textForPeople } from "../http/display.ts";
+import { textHash } from "../memory/files.ts";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -249,7 +250,7 @@ export function memoryResults(query: string, hits: MemoryHit[]): Html {
 export function memoryEditor(path: string, content: string, message?: Flash): Html {
   return html`<form class="stacked" hx-post="/ui/memory/file" hx-target="#memory-file">
   ${flash(message)}
-  ${path.startsWith("memory/") && textForPeople(content) !== null ? vouchNotice(path) : ""}
+  ${path.startsWith("memory/") && textForPeople(content) !== null ? vouchNotice(path, content) : ""}
   <input type="hidden" name="path" value="${path}">
   <label>${path}
     <textarea class="editor" name="content" spellcheck="false">${content}</textarea>
@@ -277,7 +278,7 @@ export function memoryViewer(
   const parts = textForPeople(read.text);
   return html`<div class="stacked">
   ${flash(message)}
-  ${parts !== null ? vouchNotice(path) : ""}
+  ${parts !== null ? vouchNotice(path, read.to < read.total_lines ? null : read.text) : ""}
   <p class="title">${path}</p>
   ${cut}
   <pre class="viewer">${
@@ -294,16 +295,22 @@ export function memoryViewer(
  * Above a memory file that holds text from outside: what that means, and the
  * owner's way to vouch for it once read.
  */
-function vouchNotice(path: string): Html {
-  return html`
-    <div class="vouch" role="note">
-      <p>Parts of this file came from outside, marked with where they came from: hob shows them to
-        the model only when it asks, and a chat that reads them asks you before changing anything.
-        Once you have read them and trust them, make them your own words.</p>
-      <button type="button" hx-post="/ui/memory/trust" hx-vals='${JSON.stringify({ path })}'
-        hx-target="#memory-file">I trust this</button>
-    </div>
-  `;
+function vouchNotice(path: string, shown: string | null): Html {
+  const what = html`<p>Parts of this file came from outside, marked with where they came from: hob
+    shows them to the model only when it asks, and a chat that reads them asks you before changing
+    anything. Once you have read them and trust them, make them your own words.</p>`;
+  // Vouching is bound to the text shown: a file changed meanwhile is refused, a cut one not offered.
+  if (shown === null) {
+    return html`<div class="vouch" role="note">${what}<p class="muted">It is too long to read
+      whole here: read it in full (<code>hob memory get ${
+      path.slice("memory/".length)
+    } --lines 5000</code>) and vouch with <code>hob memory trust</code>.</p></div>`;
+  }
+  return html`<div class="vouch" role="note">${what}
+    <button type="button" hx-post="/ui/memory/trust" hx-vals='${
+    JSON.stringify({ path, read: textHash(shown) })
+  }' hx-target="#memory-file">I trust this</button>
+  </div>`;
 }
 
 // Schedules

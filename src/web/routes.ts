@@ -269,8 +269,9 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     if (!path) throw new ApiError(404, "not_found", "Not a memory file");
     let message: Flash;
     try {
+      const read = typeof form.read === "string" ? form.read : undefined;
       const trusted = await runtime.app.memory.trust(
-        { path: path.slice("memory/".length) },
+        { path: path.slice("memory/".length), ...(read ? { read } : {}) },
         BY_PAGE,
       );
       message = {

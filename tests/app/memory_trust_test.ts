@@ -118,16 +118,51 @@ Deno.test("memory trust: the owner vouches for a source, through REST, the CLI a
     assert(html.includes("I trust this"), html);
     assert(html.includes("from https://example.com/garden"), html);
     assert(!html.includes("&lt;untrusted source"), "the label itself is not shown");
+    // The button sends back the hash of the text it showed, as the page's htmx would.
+    const read = /&quot;read&quot;:&quot;([0-9a-f]{64})&quot;/.exec(html)?.[1] ??
+      /"read":"([0-9a-f]{64})"/.exec(html)?.[1];
+    assert(read, "the button carries the hash of what was shown");
     const trusted = await api.call("/ui/memory/trust", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" },
-      body: `path=${encodeURIComponent(`memory/${files.page}`)}`,
+      body: `path=${encodeURIComponent(`memory/${files.page}`)}&read=${read}`,
     });
     assertEquals(trusted.status, 200);
     const after = await trusted.text();
     assert(after.includes("You vouched for memory/sources/garden.md"), after);
     assert(!after.includes("I trust this"), "no button once trusted");
     assertEquals(untrustedSource(await Deno.readTextFile(`${dir}/garden.md`)), null);
+  });
+
+  await t.step("vouching is bound to the text read: a file changed since is refused", async () => {
+    await Deno.writeTextFile(`${dir}/late.md`, source("https://late.example", "First."));
+    const view = await (await api.call(`/ui/memory/file?name=memory%2Fsources%2Flate.md`)).text();
+    const read = /([0-9a-f]{64})/.exec(view)![1];
+    // A heartbeat or a flush appends between the owner's reading and their click.
+    await Deno.writeTextFile(
+      `${dir}/late.md`,
+      `${await Deno.readTextFile(`${dir}/late.md`)}${untrusted("later", "Unseen.")}\n`,
+    );
+    const page = await (await api.call("/ui/memory/trust", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true" },
+      body: `path=memory%2Fsources%2Flate.md&read=${read}`,
+    })).text();
+    assert(page.includes("changed since you read it"), page);
+    const rest = await api.call("/api/memory/trust", {
+      method: "POST",
+      json: { path: "sources/late.md", read },
+    });
+    assertEquals(rest.status, 409);
+    assertEquals((await rest.json()).error.code, "conflict");
+    assert(untrustedSource(await Deno.readTextFile(`${dir}/late.md`)) !== null, "nothing vouched");
+  });
+
+  await t.step("the page offers no button for a file it shows cut", async () => {
+    const long = Array.from({ length: 700 }, (_, i) => `Line ${i}.`).join("\n");
+    await Deno.writeTextFile(`${dir}/long.md`, source("https://long.example", long));
+    const view = await (await api.call(`/ui/memory/file?name=memory%2Fsources%2Flong.md`)).text();
+    assert(view.includes("too long to read") && !view.includes("I trust this"), view);
   });
 
   await t.step("only the owner vouches: not a turn, not a tainted write", async () => {
