@@ -147,7 +147,7 @@ export async function digest(text: string): Promise<string> {
     defence: "the memory context leaves out labelled entries of MEMORY.md and the daily logs",
     edits: [{
       file: "src/memory/context.ts",
-      find: "const lines = trustedLines(await sources.read(path), leftOut);",
+      find: "const lines = trustedLines(await sources.read(path), leftOut).map(inert);",
       replace:
         'const lines = (await sources.read(path)).split("\\n").map((text, i) => ({ text, first: i + 1, last: i + 1 }));',
     }],

@@ -51,8 +51,13 @@ const SOURCE = /<untrusted source="([^"]*)">/;
 const TAGS = /<untrusted source="([^"]*)"( approved)?>|<\/untrusted>/g;
 /** An untrusted (not approved) label's opening tag at the start of a text. */
 const UNTRUSTED_OPENING = /^<untrusted source="[^"]*">/;
-/** A whole approved label: its text holds no `</untrusted` (escaped), so the first close is its own. */
-const APPROVED_LABEL = /<untrusted source="[^"]*" approved>[\s\S]*?<\/untrusted>/g;
+/**
+ * A whole approved label, as approvedText writes one: closed, and with no
+ * other tag inside (its text's tags are escaped). An approved opening left
+ * open, or one around another label, is not one.
+ */
+const APPROVED_LABEL =
+  /<untrusted source="[^"]*" approved>(?:(?!<\/?untrusted)[\s\S])*<\/untrusted>/gi;
 
 /**
  * Wraps outside text as untrusted content from `source` (a URL, a path, a tool).
@@ -355,7 +360,9 @@ export function trustedLines(
 export function vouched(text: string): string {
   return text
     .replace(/<untrusted source="[^"]*"(?: approved)?>\n?[ \t]*/g, "")
-    .replace(/\n?[ \t]*<\/untrusted>/g, "");
+    .replace(/\n?[ \t]*<\/untrusted>/g, "")
+    // Anything else that reads as a tag (`<UNTRUSTED>`, a bare `<untrusted>`) opens none either.
+    .replace(/<(\/?)(untrusted)/gi, "&lt;$1$2");
 }
 
 /**

@@ -69,7 +69,7 @@ export async function memoryContext(
   for (const [title, file, share] of FILE_SHARES) {
     const path = file === "MEMORY.md" ? file : sources[file];
     const room = Math.min(Math.floor(budget.chars * share), budget.chars - used);
-    const lines = trustedLines(await sources.read(path), leftOut);
+    const lines = trustedLines(await sources.read(path), leftOut).map(inert);
     const section = room < MIN_SECTION_CHARS ? null : tailSection(title, path, lines, room);
     if (!section) continue;
     parts.push(section.text);
@@ -94,6 +94,14 @@ export async function memoryContext(
   return `${
     parts.join("\n\n")
   }\n\nThese come from the user's memory files; cite the path, and use memory_get to read more.`;
+}
+
+/**
+ * A trusted line with whatever still reads as a tag (a note that mentions
+ * `<untrusted>`) escaped: it opens no label, so it taints nothing.
+ */
+function inert(line: TrustedLine): TrustedLine {
+  return { ...line, text: line.text.replace(/<(\/?)untrusted/gi, "&lt;$1untrusted") };
 }
 
 /** A file's newest lines under a heading with its path and line range, or null when empty. */

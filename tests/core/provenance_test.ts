@@ -151,12 +151,23 @@ Deno.test("an approved label nested in an untrusted one never makes its text loo
   });
 });
 
+Deno.test("an approved opening left open does not hide an untrusted label after it", () => {
+  const text = `<untrusted source="a" approved>\nclean words\n${untrusted("web", "EVIL")}`;
+  assertEquals(untrustedSource(text), "web");
+});
+
 Deno.test("vouched takes every label out, approved ones too, and no escape opens one", () => {
   const text = `- [x] ${untrusted("web", "Tea <untrusted at four.\n  Two")}\n${
     approvedText("mcp:a/b description", "Reads.")
   }\nhob`;
   assertEquals(vouched(text), "- [x] Tea &lt;untrusted at four.\n  Two\nReads.\nhob");
   assert(!isLabelled(vouched(text)));
+  // A note that merely mentions a tag, in any case, is cleared too.
+  assertEquals(
+    vouched("hob marks pages with <UNTRUSTED> and </untrusted>"),
+    "hob marks pages with &lt;UNTRUSTED> and",
+  );
+  assertEquals(untrustedSource(vouched("see <untrusted>")), null);
 });
 
 Deno.test("placedTaint names a place once", () => {

@@ -168,3 +168,11 @@ Deno.test("Memory.context holds trusted text only: labelled entries left out, ou
     },
   );
 });
+
+Deno.test("Memory.context shows the owner's note that mentions a tag, escaped: it taints nothing", async () => {
+  await using m = await tempMemory();
+  await m.memory.remember("hob marks web text with <untrusted> tags.", BY);
+  const context = await m.memory.context("marks");
+  assertStringIncludes(context, "hob marks web text with &lt;untrusted> tags.");
+  assertEquals(untrustedSource(context), null);
+});
