@@ -13,8 +13,9 @@
  *    a query string appended is a new address.
  * 2. Known: every address in the system prompt (hob's and the owner's text;
  *    the memory context holds trusted text only) and in the owner's own
- *    messages (a message written from untrusted content, a task a tainted
- *    turn created, a stranger's message, does not count).
+ *    messages, with what they forwarded or quoted in them (content they
+ *    passed on to be read). A message written from untrusted content — a
+ *    task a tainted turn created, a stranger's message — does not count.
  * 3. Also known: links in the successful results of tools that bring in
  *    content from outside (`output_links`), unless the model wrote that
  *    address first (in its reply or a call's arguments) — a tool that echoes
