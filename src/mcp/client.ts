@@ -386,10 +386,13 @@ export class McpHub {
   #register(connection: Connection, catalog: Listed[]): void {
     this.#unregister(connection);
     connection.listed = new Map(catalog.map((entry) => [entry.tool.name, entry]));
-    const taken = new Set(this.#registry.names());
+    const names = hobNames(
+      connection.name,
+      catalog.map((entry) => entry.tool.name),
+      new Set(this.#registry.names()),
+    );
     for (const { tool, definition, hash } of catalog) {
-      const name = uniqueName(`${toolPart(connection.name)}__${toolPart(tool.name)}`, taken);
-      taken.add(name);
+      const name = names.get(tool.name)!;
       const pin = this.#options.pins?.get(connection.name, tool.name);
       const approval = pin?.hash === hash ? "approved" : pin ? "changed" : "new";
       const info: McpToolInfo = {
@@ -533,7 +536,9 @@ function mentionsIn(info: McpToolInfo, names: Set<string>): string[] {
 
 /** Each listed tool with its definition (as the model would read it) and that definition's hash. */
 async function catalogOf(listed: ListedTool[]): Promise<Listed[]> {
-  return await Promise.all(listed.map(async (tool) => {
+  // A name listed twice is one tool: the first. Which one was approved must never be in doubt.
+  const first = listed.filter((tool, i) => listed.findIndex((t) => t.name === tool.name) === i);
+  return await Promise.all(first.map(async (tool) => {
     const input_schema = { ...(tool.inputSchema as JsonSchema) };
     delete input_schema.$schema;
     const definition: McpDefinition = {
@@ -587,13 +592,33 @@ function toolPart(name: string): string {
   return /^[a-z]/.test(cleaned) ? cleaned : `t_${cleaned}`;
 }
 
-function uniqueName(name: string, taken: Set<string>): string {
-  let candidate = name.slice(0, 64);
-  for (let i = 2; taken.has(candidate); i++) {
-    const suffix = `_${i}`;
-    candidate = name.slice(0, 64 - suffix.length) + suffix;
+/**
+ * hob's name for each of a server's tools (`<server>__<tool>`), the same
+ * whatever order the server lists them in: a policy or an "always" kept
+ * under a name never passes to another tool. A name two tools would share
+ * (`read-file` and `read_file`), or one taken already, goes to neither:
+ * each gets a suffix made from its own name instead.
+ */
+function hobNames(server: string, tools: string[], taken: Set<string>): Map<string, string> {
+  const base = (tool: string) => `${toolPart(server)}__${toolPart(tool)}`.slice(0, 64);
+  const counts = new Map<string, number>();
+  for (const tool of tools) counts.set(base(tool), (counts.get(base(tool)) ?? 0) + 1);
+  const names = new Map<string, string>();
+  for (const tool of tools) {
+    const plain = base(tool);
+    if (counts.get(plain) === 1 && !taken.has(plain)) names.set(tool, plain);
+    else names.set(tool, `${plain.slice(0, 55)}_${fnv1a(`${server}/${tool}`)}`);
   }
-  return candidate;
+  return names;
+}
+
+/** A short, stable hash of a text (FNV-1a, 32 bits, hex): a name's suffix, not a secret. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /**

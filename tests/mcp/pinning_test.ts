@@ -250,3 +250,32 @@ Deno.test("definitionHash changes with every word the model reads, not with the 
     assert(await definitionHash(changed) !== hash, JSON.stringify(changed));
   }
 });
+
+Deno.test("McpHub names a server's tools the same whatever their order, and a name listed twice is one tool", async () => {
+  await using home = await tempHome("memory: { embedder: none }\n");
+  const dash = { ...clock, name: "read-file", description: "Reads with a dash." };
+  const under = { ...clock, name: "read_file", description: "Reads with an underscore." };
+  const twice = { ...notes, description: "Then something else." };
+  const server = await changingServer(home.home, [dash, under, notes, twice]);
+  await Deno.writeTextFile(
+    `${home.home}/hob.yaml`,
+    `memory: { embedder: none }\nmcpServers:\n${server.yaml("changing")}`,
+  );
+  const names = async () => {
+    const runtime = await open(home.home);
+    try {
+      const tools = await runtime.app.mcp.tools({ server: "changing" });
+      return Object.fromEntries(tools.map((tool) => [tool.tool, [tool.name, tool.description]]));
+    } finally {
+      await runtime.close();
+    }
+  };
+  const before = await names();
+  assertEquals(Object.keys(before).sort(), ["notes", "read-file", "read_file"]);
+  assertEquals(before.notes, ["changing__notes", "Keeps notes."], "the first of the two");
+  // The two that would share `changing__read_file` each get a suffix of their own.
+  assert(before["read-file"][0] !== before["read_file"][0]);
+  assert(before["read-file"][0].startsWith("changing__read_file_"));
+  await server.setTools([under, notes, dash]);
+  assertEquals(await names(), before, "listed in another order: the same names");
+});
