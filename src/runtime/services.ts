@@ -519,6 +519,7 @@ function toolContext(context: ServiceCallContext): ToolCallContext {
     depth: context.depth,
     model: context.model,
     tainted: context.tainted,
+    seen: context.seen,
   };
 }
 

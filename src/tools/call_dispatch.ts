@@ -128,6 +128,7 @@ function answerService(
     emit: context.emit,
     model: context.model,
     tainted: context.tainted,
+    seen: context.seen,
     source,
   });
 }

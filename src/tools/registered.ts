@@ -90,6 +90,8 @@ export interface ServiceCallContext {
   model?: string;
   /** The calling turn's taint, which a sub-agent inherits. */
   tainted?: string;
+  /** What the calling turn's model had read: a skill's calls reach what the turn was pointed at. */
+  seen?: ToolCallContext["seen"];
   /** Who called the tool: a turn's agent, a skill, or the owner through the API, CLI or MCP. */
   source: CallSource;
 }
