@@ -4,8 +4,9 @@
  * `nodemailer` (In-Reply-To and References, `Auto-Submitted: auto-replied`).
  * One conversation per thread: a chat is the correspondent and the thread's
  * first Message-ID. What a mail forwards, quotes or attaches (`message/rfc822`)
- * is its authors' words, not the sender's (email_carried.ts). What no person wrote — auto-replies, bounces, lists,
- * bulk mail — counts as a bot's and is never answered. A sender is verified
+ * is its authors' words, not the sender's (email_carried.ts). What no person
+ * wrote — auto-replies, bounces, lists, bulk mail — counts as a bot's and is
+ * never answered. A sender is verified
  * only by the receiving server's Authentication-Results (`From` is forgeable).
  */
 

@@ -13,7 +13,7 @@
 
 import EmailForwardParser from "email-forward-parser";
 import EmailReplyParser from "email-reply-parser";
-import type { CarriedText } from "./port.ts";
+import { type CarriedText, SOMEONE_QUOTED } from "./port.ts";
 
 /** A mail's words, sorted. */
 export interface MailWords {
@@ -25,8 +25,6 @@ export interface MailWords {
   carried: CarriedText[];
 }
 
-/** How a quote is attributed: the quote's header is the sender's client's claim, not proof. */
-const SOMEONE_QUOTED = "someone the sender quoted";
 /** How a forwarded mail is attributed when its header block names nobody. */
 const SOMEONE_FORWARDED = "someone (the forwarded mail names no sender)";
 

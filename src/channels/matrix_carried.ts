@@ -9,7 +9,7 @@
  * answer. Knows nothing of the hub or of trust: it only sorts.
  */
 
-import type { CarriedText } from "./port.ts";
+import { type CarriedText, SOMEONE_QUOTED } from "./port.ts";
 
 /** The content of a room message, as far as hob reads it. */
 export interface MessageContent {
@@ -36,8 +36,6 @@ export interface MatrixWords {
   fallback: string;
 }
 
-/** How a quote is attributed: the body does not say whose. */
-const SOMEONE_QUOTED = "someone the sender quoted";
 /** A line of a quote, or of a reply fallback (`> `, or a bare `>` for an empty line). */
 const QUOTE_LINE = /^>(?: |$)/;
 

@@ -50,6 +50,9 @@ export interface CarriedFrom {
   author: string;
 }
 
+/** The author of a quote whose author the platform does not say: not the sender. */
+export const SOMEONE_QUOTED = "someone the sender quoted";
+
 /**
  * Text a message carries that its sender did not write: what they
  * forwarded, quoted or replied to. Each adapter fills these from the

@@ -8,7 +8,7 @@
  * Knows nothing of the hub or of trust: it only sorts.
  */
 
-import type { CarriedFrom, CarriedText } from "./port.ts";
+import { type CarriedFrom, type CarriedText, SOMEONE_QUOTED } from "./port.ts";
 import type {
   TelegramChat,
   TelegramEntity,
@@ -29,8 +29,6 @@ export interface TelegramWords {
 
 /** How hob is named as the author of a message of its own that the sender quotes. */
 const HOB_AUTHOR = "hob itself (an earlier message of its own)";
-/** How a quote is attributed when the sender formatted it themselves: Telegram says not whose. */
-const SOMEONE_QUOTED = "someone the sender quoted";
 /** Entity types that mark a quote in the text. */
 const BLOCKQUOTES = new Set(["blockquote", "expandable_blockquote"]);
 

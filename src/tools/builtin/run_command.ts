@@ -1,8 +1,8 @@
 /**
  * The `run_command` tool: a shell command in the workspace, under the shell
  * policy. The command is judged from its parsed syntax (in the policy's own
- * Worker) before the tool's Worker starts; it runs with a minimal environment (no API keys), a timeout and
- * capped output.
+ * Worker) before the tool's Worker starts; it runs with a minimal environment
+ * (no API keys), a timeout and capped output.
  */
 
 import { resolve } from "node:path";
