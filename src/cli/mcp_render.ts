@@ -62,7 +62,7 @@ function waiting(tool: McpToolInfo): string {
     : red(`waits: changed since you approved it ${tool.approved?.approved_at ?? ""}`);
   const lines = [
     `${tool.name} ${state} ${tool.read_only ? "read-only " : ""}${
-      dim(`hash ${tool.hash.slice(0, 12)}`)
+      dim(`hash ${tool.hash.slice(0, 16)}`)
     }`,
   ];
   const was = tool.approved;

@@ -643,7 +643,7 @@ function waitingTool(tool: McpToolInfo): Html {
       <div class="title"><code>${tool.name}</code> <span class="badge">${tool.approval === "new"
         ? "new"
         : "changed"}</span> <span class="muted">${tool.read_only ? "read-only · " : ""}hash ${tool
-        .hash.slice(0, 12)}</span></div>
+        .hash.slice(0, 16)}</span></div>
       ${was
         ? html`
           <p class="muted">Changed since you approved it ${at(was.approved_at)}. Now:</p>
