@@ -180,7 +180,7 @@ Deno.test("hob mcp list, tools and call from the command line", async (t) => {
   await t.step("tools lists them by the model's names, those that wait whole", async () => {
     const tools = await runHob(["mcp", "tools", "everything", "--home", home.home]);
     assertEquals(tools.code, 0, tools.stderr);
-    assertMatch(tools.stdout, /^everything__get_sum waits: new .*hash [0-9a-f]{12}\n {4}\S/m);
+    assertMatch(tools.stdout, /^everything__get_sum waits: new .*hash [0-9a-f]{16}\n {4}\S/m);
     assertMatch(tools.stdout, /Approve them with 'hob mcp approve everything'\./);
   });
   await t.step("approve shows what it would approve, and approves only with --yes", async () => {
