@@ -180,10 +180,10 @@ export async function digest(text: string): Promise<string> {
     name: "DNS rebinding",
     defence: "fetch_url connects to the address it checked (here: it resolves the name again)",
     edits: [{
-      file: "src/tools/builtin/fetch_url.ts",
-      find: "response = await pinnedGet(target, addresses, {",
+      file: "src/tools/web/get.ts",
+      find: "await pinnedGet(target, addresses, {",
       replace:
-        "response = await pinnedGet(target, await resolveFetchable(target, { ...policy, allow_private: true }), {",
+        "await pinnedGet(target, await resolveFetchable(target, { ...policy, allow_private: true }), {",
     }],
     test: ATTACKS,
     filter: "DNS rebinding",
@@ -332,8 +332,15 @@ export async function digest(text: string): Promise<string> {
     defence: "secrets are marked in the config schema and hidden wherever config is shown",
     edits: [{
       file: "src/config/schema.ts",
-      find: "    password: secret(z.string()).optional(),",
-      replace: "    password: z.string().optional(),",
+      find:
+        '    user: z.string().optional().describe("The user to log in as."),\n    password: secret(z.string()).optional()',
+      replace:
+        '    user: z.string().optional().describe("The user to log in as."),\n    password: z.string().optional()',
+    }, {
+      // What redaction reads: the marks generated from the schema (deno task gen:config).
+      file: "src/config/marks.gen.ts",
+      find: '  "email": {\n    "smtp": {\n      "password": "secret",\n    },\n  },',
+      replace: '  "email": {\n    "smtp": {},\n  },',
     }],
     test: "tests/config/redact_test.ts",
     filter: "config show",
