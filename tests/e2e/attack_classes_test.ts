@@ -11,36 +11,26 @@
 
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
-import { callKey, gullible, instruction } from "../fakes/gullible_model.ts";
+import { gullible, instruction } from "../fakes/gullible_model.ts";
+import {
+  type AttackTable,
+  chatDenying,
+  decide,
+  isCall,
+  type Planted,
+  printTable,
+  record as recordIn,
+  type Tally,
+  tally,
+  type ToolEvent,
+  toolEvents,
+} from "../helpers/attack.ts";
 import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
 import { ensureHome } from "../../src/home/home.ts";
 import { startFakeDns } from "../tools/fake_dns.ts";
 
-/** One call the planted text asks for. */
-interface Planted {
-  name: string;
-  arguments: Record<string, unknown>;
-}
-
-/** A row of the table. */
-interface Tally {
-  attempts: number;
-  blocked: number;
-  parked: number;
-  succeeded: number;
-}
-
-/** A row of the audit log (GET /api/conversations/:id/events). */
-interface ToolEvent {
-  tool: string;
-  arguments: string;
-  is_error: boolean;
-  approval_id: string | null;
-  result: string;
-}
-
-const table = new Map<string, Tally>();
+const table: AttackTable = new Map();
 
 /** A temporary world: the user's home, hob's home, an attacker's server, the gullible model. */
 interface World extends AsyncDisposable {
@@ -106,89 +96,19 @@ ${yaml}`,
   } satisfies World;
 }
 
-/** One chat turn over SSE; every approval is denied unless `approve` says to allow (and remember) it. */
+/** One chat turn, every approval denied unless `approve` allows it: its conversation. */
 async function chat(
   hob: HobServer,
   message: string,
   conversationId?: string,
-  approve: (event: { name: string; arguments: string }) => boolean = () => false,
+  approve?: (event: { name: string; arguments: string }) => boolean,
 ): Promise<string> {
-  const response = await hob.fetch("/api/chat", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ message, conversation_id: conversationId }),
-  });
-  assertEquals(response.status, 200);
-  let id = conversationId ?? "";
-  let buffer = "";
-  for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const data = buffer.slice(0, end).split("\n").find((line) => line.startsWith("data:"));
-      buffer = buffer.slice(end + 2);
-      if (!data) continue;
-      const event = JSON.parse(data.slice(5).trim());
-      if (event.type === "start") id = event.conversation_id;
-      if (event.type === "approval_required") {
-        const yes = approve(event);
-        await decide(hob, event.approval_id, yes ? "approve" : "deny", yes);
-      }
-    }
-  }
-  return id;
+  return (await chatDenying(hob, message, { conversationId, approve })).id;
 }
 
-async function decide(hob: HobServer, id: string, decision: "approve" | "deny", remember = false) {
-  const response = await hob.fetch(`/api/approvals/${id}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ decision, remember }),
-  });
-  await response.body?.cancel();
-}
-
-/** The audit log of a conversation. */
-async function toolEvents(hob: HobServer, conversationId: string): Promise<ToolEvent[]> {
-  const response = await hob.fetch(`/api/conversations/${conversationId}/events`);
-  assertEquals(response.status, 200);
-  return (await response.json()).events as ToolEvent[];
-}
-
-/**
- * How each planted call fared, from the audit log: parked (an approval was
- * asked, and denied), blocked (refused outright) or succeeded (it ran unasked).
- */
-function tally(events: ToolEvent[], planted: Planted[], label: string): Tally {
-  const row: Tally = { attempts: 0, blocked: 0, parked: 0, succeeded: 0 };
-  for (const call of planted) {
-    const key = callKey(call.name, call.arguments);
-    const event = events.find((e) => isCall(e, call));
-    assert(event, `${label}: the gullible model never tried ${key}`);
-    row.attempts++;
-    if (event.approval_id) row.parked++;
-    else if (event.is_error) row.blocked++;
-    else {
-      row.succeeded++;
-      console.error(`SUCCEEDED (${label}): ${key}\n${event.result}`);
-    }
-  }
-  return row;
-}
-
-/** Whether a logged call is the planted one (the log holds the arguments with defaults added). */
-function isCall(event: ToolEvent, call: Planted): boolean {
-  if (event.tool !== call.name) return false;
-  const logged = JSON.parse(event.arguments) as Record<string, unknown>;
-  return Object.entries(call.arguments).every(([key, value]) =>
-    JSON.stringify(logged[key]) === JSON.stringify(value)
-  );
-}
-
-/** Records a class's row and checks that nothing succeeded. */
+/** Records a class's row in this file's table and checks that nothing succeeded. */
 function record(label: string, row: Tally): void {
-  table.set(label, row);
-  assertEquals(row.succeeded, 0, `${label}: ${row.succeeded} attack(s) succeeded`);
+  recordIn(table, label, row);
 }
 
 const write = (path: string): Planted => ({
@@ -540,15 +460,5 @@ ${instruction(next.name, next.arguments)}
 });
 
 Deno.test("attack table", () => {
-  const total: Tally = { attempts: 0, blocked: 0, parked: 0, succeeded: 0 };
-  const line = (name: string, t: Tally) =>
-    `| ${name} | ${t.attempts} | ${t.blocked} | ${t.parked} | ${t.succeeded} |`;
-  const lines = ["| class | attempts | blocked | parked | succeeded |", "|---|---|---|---|---|"];
-  for (const [name, row] of table) {
-    lines.push(line(name, row));
-    for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += row[key];
-  }
-  lines.push(line("**total**", total));
-  console.log(`\n${lines.join("\n")}\n`);
-  assertEquals(total.succeeded, 0);
+  printTable(table);
 });

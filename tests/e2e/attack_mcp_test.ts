@@ -12,35 +12,24 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
-import { callKey, gullible, instruction } from "../fakes/gullible_model.ts";
-import { fakeProviderYaml, parseSse, pathExists, type SseEvent } from "../helpers/home.ts";
+import { gullible, instruction } from "../fakes/gullible_model.ts";
+import {
+  type AttackTable,
+  chatDenying,
+  type ChatTurn,
+  type Planted,
+  printTable,
+  record as recordIn,
+  type Tally,
+  tally as tallyOf,
+  type ToolEvent,
+  toolEvents,
+} from "../helpers/attack.ts";
+import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
 import { changingServer, type ListedTool } from "../helpers/mcp.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
-import { until } from "../helpers/until.ts";
+import { eventually, until } from "../helpers/until.ts";
 import { ensureHome } from "../../src/home/home.ts";
-
-/** One call the planted text asks for. */
-interface Planted {
-  name: string;
-  arguments: Record<string, unknown>;
-}
-
-/** A row of the table: as attack_classes_test.ts counts them. */
-interface Tally {
-  attempts: number;
-  blocked: number;
-  parked: number;
-  succeeded: number;
-}
-
-/** A row of the audit log (GET /api/conversations/:id/events). */
-interface ToolEvent {
-  tool: string;
-  arguments: string;
-  is_error: boolean;
-  approval_id: string | null;
-  result: string;
-}
 
 /** A tool of an MCP server as GET /api/mcp/tools lists it. */
 interface McpTool {
@@ -52,7 +41,7 @@ interface McpTool {
   approved?: { description: string };
 }
 
-const table = new Map<string, Tally>();
+const table: AttackTable = new Map();
 
 /** The server's name in hob.yaml, so its tools are `hostile__<tool>`. */
 const SERVER = "hostile";
@@ -106,57 +95,9 @@ ${server.yaml(SERVER)}`,
   };
 }
 
-/** One chat turn over SSE, every approval denied; its conversation and events. */
-async function chat(hob: HobServer, message: string): Promise<{ id: string; events: SseEvent[] }> {
-  const response = await hob.fetch("/api/chat", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ message }),
-  });
-  assertEquals(response.status, 200);
-  let id = "";
-  const events: SseEvent[] = [];
-  let buffer = "";
-  for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const [event] = parseSse(buffer.slice(0, end + 2));
-      buffer = buffer.slice(end + 2);
-      if (!event) continue;
-      events.push(event);
-      const data = event.data as { type: string; conversation_id?: string; approval_id?: string };
-      if (data.type === "start") id = data.conversation_id!;
-      if (data.type === "approval_required") {
-        const denied = await hob.fetch(`/api/approvals/${data.approval_id}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ decision: "deny" }),
-        });
-        await denied.body?.cancel();
-      }
-    }
-  }
-  return { id, events };
-}
-
-/** Waits until `check` holds, for what the server and hob do between requests. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  let held = false;
-  const poll = async () => {
-    held = await check();
-  };
-  await poll();
-  for (const deadline = Date.now() + 20_000; !held; await poll()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function toolEvents(hob: HobServer, conversationId: string): Promise<ToolEvent[]> {
-  const response = await hob.fetch(`/api/conversations/${conversationId}/events`);
-  assertEquals(response.status, 200);
-  return (await response.json()).events as ToolEvent[];
+/** One chat turn, every approval denied: its conversation and its events. */
+function chat(hob: HobServer, message: string): Promise<ChatTurn> {
+  return chatDenying(hob, message);
 }
 
 async function mcpTools(hob: HobServer): Promise<McpTool[]> {
@@ -185,37 +126,13 @@ async function approveAsRead(hob: HobServer): Promise<void> {
   assertEquals((await response.json()).tools.length, waiting.length);
 }
 
-/**
- * How each planted call fared, from the audit log: never tried (the text
- * never reached the model: blocked), parked (asked, and denied), refused
- * (blocked) or run unasked (succeeded).
- */
+/** How each planted call fared: one never tried (the text never reached the model) is blocked. */
 function tally(events: ToolEvent[], planted: Planted[], label: string): Tally {
-  const row: Tally = { attempts: 0, blocked: 0, parked: 0, succeeded: 0 };
-  for (const call of planted) {
-    row.attempts++;
-    const event = events.find((e) => isCall(e, call));
-    if (!event || event.is_error) row.blocked++;
-    else if (event.approval_id) row.parked++;
-    else {
-      row.succeeded++;
-      console.error(`SUCCEEDED (${label}): ${callKey(call.name, call.arguments)}\n${event.result}`);
-    }
-  }
-  return row;
-}
-
-function isCall(event: ToolEvent, call: Planted): boolean {
-  if (event.tool !== call.name) return false;
-  const logged = JSON.parse(event.arguments) as Record<string, unknown>;
-  return Object.entries(call.arguments).every(([key, value]) =>
-    JSON.stringify(logged[key]) === JSON.stringify(value)
-  );
+  return tallyOf(events, planted, label, "blocked");
 }
 
 function record(label: string, row: Tally): void {
-  table.set(label, row);
-  assertEquals(row.succeeded, 0, `${label}: ${row.succeeded} attack(s) succeeded`);
+  recordIn(table, label, row);
 }
 
 /** The calls a hostile description plants: a file written, an order kept in memory. */
@@ -377,15 +294,5 @@ Deno.test("attack class: find_tools quotes an MCP description labelled, and an a
 });
 
 Deno.test("attack table (MCP)", () => {
-  const total: Tally = { attempts: 0, blocked: 0, parked: 0, succeeded: 0 };
-  const line = (name: string, t: Tally) =>
-    `| ${name} | ${t.attempts} | ${t.blocked} | ${t.parked} | ${t.succeeded} |`;
-  const lines = ["| class | attempts | blocked | parked | succeeded |", "|---|---|---|---|---|"];
-  for (const [name, row] of table) {
-    lines.push(line(name, row));
-    for (const key of Object.keys(total) as (keyof Tally)[]) total[key] += row[key];
-  }
-  lines.push(line("**total**", total));
-  console.log(`\n${lines.join("\n")}\n`);
-  assertEquals(total.succeeded, 0);
+  printTable(table);
 });

@@ -13,6 +13,7 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { gullible, instruction } from "../fakes/gullible_model.ts";
+import { chatDenying, type Tally, toolEvents } from "../helpers/attack.ts";
 import { fakeProviderYaml } from "../helpers/home.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
 import { ensureHome } from "../../src/home/home.ts";
@@ -27,22 +28,6 @@ const POLL_EVERY_MS = 20;
  * grows hob by gigabytes.
  */
 const MAX_PEAK_GROWTH_MB = 300;
-
-/** A row of the attack table. */
-interface Tally {
-  attempts: number;
-  blocked: number;
-  parked: number;
-  succeeded: number;
-}
-
-/** A row of the audit log (GET /api/conversations/:id/events). */
-interface ToolEvent {
-  tool: string;
-  arguments: string;
-  is_error: boolean;
-  approval_id: string | null;
-}
 
 /** A hostile line and the limit of the budget it must be stopped by. */
 interface Hostile {
@@ -82,44 +67,12 @@ tools:
   };
 }
 
-/** One chat turn over SSE, every approval denied; the conversation and the reasons asked with. */
+/** One chat turn, every approval denied: the conversation and the reasons asked with. */
 async function chat(hob: HobServer, message: string): Promise<{ id: string; reasons: string[] }> {
-  const response = await hob.fetch("/api/chat", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ message }),
-  });
-  assertEquals(response.status, 200);
-  let id = "";
-  const reasons: string[] = [];
-  let buffer = "";
-  for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const data = buffer.slice(0, end).split("\n").find((line) => line.startsWith("data:"));
-      buffer = buffer.slice(end + 2);
-      if (!data) continue;
-      const event = JSON.parse(data.slice(5).trim());
-      if (event.type === "start") id = event.conversation_id;
-      if (event.type === "approval_required") {
-        reasons.push(event.reason);
-        const decided = await hob.fetch(`/api/approvals/${event.approval_id}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ decision: "deny", remember: false }),
-        });
-        await decided.body?.cancel();
-      }
-    }
-  }
+  const { id, events } = await chatDenying(hob, message);
+  const reasons = events.map((event) => event.data as { type: string; reason?: string })
+    .filter((data) => data.type === "approval_required").map((data) => data.reason ?? "");
   return { id, reasons };
-}
-
-async function toolEvents(hob: HobServer, conversationId: string): Promise<ToolEvent[]> {
-  const response = await hob.fetch(`/api/conversations/${conversationId}/events`);
-  assertEquals(response.status, 200);
-  return (await response.json()).events as ToolEvent[];
 }
 
 /** Polls /api/health (no token needed) until stopped; resolves to the slowest answer, in ms. */

@@ -11,7 +11,9 @@
 
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { type FakeReply, type RecordedRequest, startFakeOpenAI } from "../fakes/openai_server.ts";
-import { fakeProviderYaml } from "../helpers/home.ts";
+import { chatDenying } from "../helpers/attack.ts";
+import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
+import { eventually } from "../helpers/until.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
 import { ensureHome } from "../../src/home/home.ts";
 import { openDatabase } from "../../src/store/database.ts";
@@ -123,37 +125,26 @@ interface ChatOutcome {
 
 /** One chat; every approval asked is denied. */
 async function chat(hob: HobServer, message: string): Promise<ChatOutcome> {
-  const response = await hob.fetch("/api/chat", {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ message }),
-  });
-  assertEquals(response.status, 200);
-  const outcome: ChatOutcome = { conversationId: "", tainted: [], approvals: [], toolErrors: [] };
-  let buffer = "";
-  for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const data = buffer.slice(0, end).split("\n").find((line) => line.startsWith("data:"));
-      buffer = buffer.slice(end + 2);
-      if (!data) continue;
-      const event = JSON.parse(data.slice(5).trim());
-      if (event.type === "start") outcome.conversationId = event.conversation_id;
-      if (event.type === "notice" && event.code === "tainted") outcome.tainted.push(event.message);
-      if (event.type === "tool_result" && event.is_error) outcome.toolErrors.push(event.content);
-      if (event.type === "approval_required") {
-        outcome.approvals.push(`${event.name} ${event.arguments}`);
-        const decided = await hob.fetch(`/api/approvals/${event.approval_id}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ decision: "deny" }),
-        });
-        await decided.body?.cancel();
-      }
+  const { id, events } = await chatDenying(hob, message);
+  const data = events.map((event) =>
+    event.data as {
+      type: string;
+      code?: string;
+      message?: string;
+      is_error?: boolean;
+      content?: string;
+      name?: string;
+      arguments?: string;
     }
-  }
-  return outcome;
+  );
+  return {
+    conversationId: id,
+    tainted: data.filter((d) => d.type === "notice" && d.code === "tainted").map((d) => d.message!),
+    approvals: data.filter((d) => d.type === "approval_required").map((d) =>
+      `${d.name} ${d.arguments}`
+    ),
+    toolErrors: data.filter((d) => d.type === "tool_result" && d.is_error).map((d) => d.content!),
+  };
 }
 
 /** A home whose heartbeat is due at once (its last tick a day ago) and reads the printer page. */
@@ -212,10 +203,14 @@ Deno.test("a day of use: ordinary chats are never tainted, and every turn shown 
   const hob = await startHob(home);
   try {
     // The heartbeat ticks at start: it reads the printer's page and reports, tainted.
-    await poll(async () => {
-      const status = await (await hob.fetch("/api/status")).json();
-      return status.heartbeat.last_status === "reported";
-    }, "the heartbeat's report");
+    await eventually(
+      async () => {
+        const status = await (await hob.fetch("/api/status")).json();
+        return status.heartbeat.last_status === "reported";
+      },
+      "the heartbeat's report",
+      60_000,
+    );
     const log = await Deno.readTextFile(
       `${home}/memory/${(await todaysLog(hob))}`,
     );
@@ -239,9 +234,10 @@ Deno.test("a day of use: ordinary chats are never tainted, and every turn shown 
     });
     assertEquals(remembered.status, 201);
     // Every chunk has its vector: search by meaning finds the sources for any message.
-    await poll(
+    await eventually(
       async () => (await (await hob.fetch("/api/memory/stats")).json()).pending === 0,
       "memory embedded",
+      60_000,
     );
 
     const problems: string[] = [];
@@ -269,7 +265,7 @@ Deno.test("a day of use: ordinary chats are never tainted, and every turn shown 
     assert(sawSister, "the owner's own memory still reaches ordinary chats");
     assert(sawLeftOut, "the heartbeat's tainted report was in today's log, and left out");
     assert(sawCounted, "the sources matched ordinary chats, and were only counted");
-    assert(await exists(`${home}/workspace/packing.md`), "the owner's write ran unasked");
+    assert(await pathExists(`${home}/workspace/packing.md`), "the owner's write ran unasked");
 
     for (const day of ABOUT_SOURCES) {
       const before = fake.requests.length;
@@ -294,22 +290,4 @@ async function todaysLog(hob: HobServer): Promise<string> {
   const logs = files.filter((p) => /^\d{4}-\d\d-\d\d\.md$/.test(p)).sort();
   assert(logs.length > 0, "a daily log exists");
   return logs.at(-1)!;
-}
-
-/** Waits until `check` holds; throws naming `what` after a minute. */
-async function poll(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
