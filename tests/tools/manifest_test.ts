@@ -11,6 +11,7 @@ import { SETTINGS_DEPENDENT } from "../../src/tools/builtin_settings.ts";
 import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
 import { BUILTIN_MANIFEST } from "../../src/tools/manifest.gen.ts";
 import { tempRegistry } from "../helpers/tools.ts";
+import { HOB_FLAGS } from "../helpers/hob_process.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -80,7 +81,8 @@ Deno.test("`hob tool list` loads no built-in tool module", async () => {
   const home = await Deno.makeTempDir({ prefix: "hob-manifest-" });
   try {
     const builtins = join(ROOT, "src/tools/builtin");
-    const flags = ["--allow-all", `--deny-read=${builtins}`, "--unstable-lazy-dynamic-imports"];
+    // As hob ships (its flags), with the built-in tools' folder unreadable: any import of one fails.
+    const flags = [...HOB_FLAGS, `--deny-read=${builtins}`];
     const hob = (...args: string[]) =>
       new Deno.Command(Deno.execPath(), {
         args: ["run", ...flags, join(ROOT, "main.ts"), ...args, "--home", home],
