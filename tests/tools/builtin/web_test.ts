@@ -166,6 +166,10 @@ Deno.test("fetch_url turns pages into readable text and marks them untrusted", a
     assert(content.endsWith("</untrusted>"));
     assertMatch(site.requests.at(-1)!.headers.get("user-agent")!, /hob/);
   });
+  await t.step("the page's links after its text, absolute, inside the label", async () => {
+    const { content } = await call(r, "fetch_url", { url: `${site.base}/page` });
+    assertStringIncludes(content, `\n\nLinks:\n- link: ${site.base}/x\n</untrusted>`);
+  });
   await t.step("JSON as is", async () => {
     assertStringIncludes(
       (await call(r, "fetch_url", { url: `${site.base}/data.json` })).content,
