@@ -14,6 +14,7 @@ import { launchBrowser, pageProblems } from "../helpers/browser.ts";
 import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 import { startHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
+import { changingServer } from "../helpers/mcp.ts";
 
 /** What the fake provider says when it fails. */
 const BROKEN = "the fake provider broke";
@@ -221,9 +222,19 @@ memory: { embedder: none }
   });
 });
 
-Deno.test("on a 390×844 phone the chat has the height, the Tools table fits or scrolls, tool cards show they open", async () => {
+Deno.test("on a 390×844 phone the chat has the height, the Tools table and MCP cards fit or scroll, tool cards show they open", async () => {
   await using fake = startFakeOpenAI({ respond: reply });
   await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  // An MCP tool waiting for approval, whose words run long without a break.
+  const server = await changingServer(home.home, [{
+    name: "wide",
+    description: `Reads ${"x".repeat(300)} and more.`,
+    inputSchema: { type: "object", properties: { [`p${"y".repeat(200)}`]: { type: "string" } } },
+  }]);
+  await Deno.writeTextFile(
+    `${home.home}/hob.yaml`,
+    fakeProviderYaml(fake.url, `memory: { embedder: none }\nmcpServers:\n${server.yaml("wide")}`),
+  );
   await using hob = await startHob(home.home);
   await using browser = await launchBrowser();
   const context = await browser.newContext({
@@ -283,6 +294,12 @@ Deno.test("on a 390×844 phone the chat has the height, the Tools table fits or 
     fit.scrollWidth <= fit.clientWidth || ["auto", "scroll"].includes(fit.overflowX),
     `the table's overflow is cut off: ${JSON.stringify(fit)}`,
   );
+  // A waiting MCP tool's card wraps its long words inside the screen.
+  const waiting = page.locator("#panel li[data-tool=wide__wide]");
+  await waiting.waitFor();
+  await waiting.locator("details summary").click();
+  const wide = (await waiting.boundingBox())!;
+  assert(wide.x + wide.width <= 390, `the card spans ${wide.x}–${wide.x + wide.width}px`);
   const width = await page.evaluate(() =>
     (globalThis as unknown as { document: Doc }).document.documentElement.scrollWidth
   );
