@@ -9,6 +9,7 @@
  * may. A call answers `called NAME with ARGS`.
  */
 
+import process from "node:process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -32,8 +33,10 @@ server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => ({
     text: `called ${request.params.name} with ${JSON.stringify(request.params.arguments ?? {})}`,
   }],
 }));
-// Gone when its client is: the watcher below would keep it alive.
+// Gone when its client is — when it closes the transport, or when its end of stdin goes (a
+// killed hob closes nothing): the watcher below would keep it alive.
 server.onclose = () => Deno.exit(0);
+process.stdin.on("end", () => Deno.exit(0));
 await server.connect(new StdioServerTransport());
 
 // The directory, not the file: a test replaces the file by a rename, which ends a file's watch.
