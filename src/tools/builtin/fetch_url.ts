@@ -60,7 +60,8 @@ export default defineTool({
     let body: string;
     if (type.includes("html")) {
       const html = new TextDecoder().decode(bytes);
-      body = cap(await htmlToReadable(html), HTML_CAP) + await linkList(html, target);
+      const links: PageLink[] = [];
+      body = cap(await htmlToReadable(html, links), HTML_CAP) + linkList(links, target);
     } else if (type.includes("json")) {
       body = cap(new TextDecoder().decode(bytes), JSON_CAP);
     } else if (type.startsWith("text/") || type.includes("xml") || type === "") {
@@ -73,7 +74,7 @@ export default defineTool({
 });
 
 /** HTML as readable text: no scripts, styles, navigation, headers, footers or images. */
-export async function htmlToReadable(html: string): Promise<string> {
+export async function htmlToReadable(html: string, links?: PageLink[]): Promise<string> {
   const { convert } = await import("html-to-text");
   const skip = [
     "script",
@@ -89,42 +90,62 @@ export async function htmlToReadable(html: string): Promise<string> {
   ];
   return convert(html, {
     wordwrap: false,
+    // The links are gathered in the same pass as the text: no second parse of the page.
+    formatters: { anchorText: anchorText(links ?? []) },
     selectors: [
       ...skip.map((selector) => ({ selector, format: "skip" })),
-      { selector: "a", options: { ignoreHref: true } },
+      { selector: "a", format: "anchorText" },
     ],
   }).replace(/\n{3,}/g, "\n\n").trim();
 }
 
-/** The little of the DOM the list of links needs. */
-interface Anchors {
-  querySelectorAll(selector: string): Iterable<{
-    getAttribute(name: string): string | null;
-    textContent: string | null;
-  }>;
+/** A link of a page as its text showed it: where it points (as written) and its words. */
+export interface PageLink {
+  href: string;
+  text: string;
+}
+
+/** html-to-text's formatter for `<a>`: its words in the text, as they are; its link into `links`. */
+function anchorText(links: PageLink[]) {
+  return (
+    elem: { attribs?: Record<string, string>; children: unknown[] },
+    walk: (nodes: unknown[], builder: unknown) => void,
+    builder: {
+      pushWordTransform(transform: (word: string) => string): void;
+      popWordTransform(): void;
+    },
+  ) => {
+    const words: string[] = [];
+    builder.pushWordTransform((word) => {
+      if (word) words.push(word);
+      return word;
+    });
+    walk(elem.children, builder);
+    builder.popWordTransform();
+    const href = elem.attribs?.href;
+    if (href) links.push({ href, text: words.join(" ") });
+  };
 }
 
 /**
  * The page's links, absolute, after its text: the model sees where it may go
  * next, and a tainted turn may follow them unasked (call_reach.ts).
  */
-async function linkList(html: string, page: URL): Promise<string> {
-  const { parseHTML } = await import("linkedom");
-  const { document } = parseHTML(html) as unknown as { document: Anchors };
+function linkList(links: PageLink[], page: URL): string {
   const seen = new Set([page.href.replace(/#.*$/, "")]);
   const lines: string[] = [];
   let size = 0;
-  for (const anchor of document.querySelectorAll("a[href]")) {
+  for (const link of links) {
     let url: URL;
     try {
-      url = new URL(anchor.getAttribute("href") ?? "", page);
+      url = new URL(link.href, page);
     } catch {
       continue;
     }
     url.hash = "";
     if ((url.protocol !== "http:" && url.protocol !== "https:") || seen.has(url.href)) continue;
     seen.add(url.href);
-    const text = (anchor.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, LINK_TEXT_CHARS);
+    const text = link.text.replace(/\s+/g, " ").trim().slice(0, LINK_TEXT_CHARS);
     const line = `- ${text ? `${text}: ` : ""}${url.href}`;
     if (lines.length >= MAX_LINKS || size + line.length > LINKS_CHARS) break;
     lines.push(line);
