@@ -27,16 +27,16 @@ import {
   startMailServers,
 } from "../helpers/mail_servers.ts";
 import {
+  attackHome,
   type AttackTable,
   printTable,
   record as recordIn,
   type Tally,
   type ToolEvent,
 } from "../helpers/attack.ts";
-import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
+import { pathExists } from "../helpers/home.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
 import { until } from "../helpers/until.ts";
-import { ensureHome } from "../../src/home/home.ts";
 
 const table: AttackTable = new Map();
 
@@ -67,14 +67,7 @@ async function channelWorld(channels: string): Promise<ChannelWorld> {
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-attack-channels-" }));
   const hobHome = `${tmp}/hob`;
   const model = startFakeOpenAI({ respond: gullible });
-  await ensureHome(hobHome);
-  await Deno.writeTextFile(
-    `${hobHome}/hob.yaml`,
-    fakeProviderYaml(
-      model.url,
-      `heartbeat: { enabled: false }\nagent: { max_tool_iterations: 40, auto_title: false }\n${channels}`,
-    ),
-  );
+  await attackHome(hobHome, model.url, channels);
   const hob = await startHob(hobHome);
   // Whoever asks, the answer is no: the owner is away.
   const denying = new AbortController();

@@ -13,6 +13,7 @@ import { assert, assertEquals } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { gullible, instruction } from "../fakes/gullible_model.ts";
 import {
+  attackHome,
   type AttackTable,
   chatDenying,
   decide,
@@ -25,9 +26,8 @@ import {
   type ToolEvent,
   toolEvents,
 } from "../helpers/attack.ts";
-import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
+import { pathExists } from "../helpers/home.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
-import { ensureHome } from "../../src/home/home.ts";
 import { startFakeDns } from "../tools/fake_dns.ts";
 
 const table: AttackTable = new Map();
@@ -63,18 +63,13 @@ async function world(yaml = "", before?: (w: { hobHome: string; tmp: string }) =
   });
   const base = `http://127.0.0.1:${attacker.addr.port}`;
   const fake = startFakeOpenAI({ respond: gullible });
-  await ensureHome(hobHome);
-  await Deno.writeTextFile(
-    `${hobHome}/hob.yaml`,
-    fakeProviderYaml(
-      fake.url,
-      `heartbeat: { enabled: false }
-agent: { max_tool_iterations: 40, auto_title: false }
-tools:
+  await attackHome(
+    hobHome,
+    fake.url,
+    `tools:
   web:
     allow_hosts: ["127.0.0.1"]
 ${yaml}`,
-    ),
   );
   await before?.({ hobHome, tmp });
   const hob = await startHob(hobHome);

@@ -14,6 +14,7 @@ import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { gullible, instruction } from "../fakes/gullible_model.ts";
 import {
+  attackHome,
   type AttackTable,
   chatDenying,
   type ChatTurn,
@@ -25,11 +26,10 @@ import {
   type ToolEvent,
   toolEvents,
 } from "../helpers/attack.ts";
-import { fakeProviderYaml, pathExists } from "../helpers/home.ts";
+import { pathExists } from "../helpers/home.ts";
 import { changingServer, type ListedTool } from "../helpers/mcp.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
 import { eventually, until } from "../helpers/until.ts";
-import { ensureHome } from "../../src/home/home.ts";
 
 /** A tool of an MCP server as GET /api/mcp/tools lists it. */
 interface McpTool {
@@ -61,19 +61,14 @@ async function world(tools: (workspace: string) => ListedTool[], yaml = ""): Pro
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-attack-mcp-" }));
   const hobHome = `${tmp}/hob`;
   const fake = startFakeOpenAI({ respond: gullible });
-  await ensureHome(hobHome);
   const server = await changingServer(tmp, tools(`${hobHome}/workspace`));
-  await Deno.writeTextFile(
-    `${hobHome}/hob.yaml`,
-    fakeProviderYaml(
-      fake.url,
-      `heartbeat: { enabled: false }
-agent: { max_tool_iterations: 40, auto_title: false }
-memory: { embedder: none }
+  await attackHome(
+    hobHome,
+    fake.url,
+    `memory: { embedder: none }
 ${yaml}
 mcpServers:
 ${server.yaml(SERVER)}`,
-    ),
   );
   const hob = await startHob(hobHome);
   await until(

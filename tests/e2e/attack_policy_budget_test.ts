@@ -13,10 +13,8 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { gullible, instruction } from "../fakes/gullible_model.ts";
-import { chatDenying, type Tally, toolEvents } from "../helpers/attack.ts";
-import { fakeProviderYaml } from "../helpers/home.ts";
+import { attackHome, chatDenying, type Tally, toolEvents } from "../helpers/attack.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
-import { ensureHome } from "../../src/home/home.ts";
 
 /** The requirement: hob answers health within a second while it judges. */
 const HEALTH_LIMIT_MS = 1_000;
@@ -41,17 +39,12 @@ async function world(): Promise<{ hob: HobServer; tmp: string } & AsyncDisposabl
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-attack-budget-" }));
   const hobHome = `${tmp}/hob`;
   const fake = startFakeOpenAI({ respond: gullible });
-  await ensureHome(hobHome);
-  await Deno.writeTextFile(
-    `${hobHome}/hob.yaml`,
-    fakeProviderYaml(
-      fake.url,
-      `heartbeat: { enabled: false }
-agent: { auto_title: false }
-tools:
+  await attackHome(
+    hobHome,
+    fake.url,
+    `tools:
   shell: { policy: ask }
 `,
-    ),
   );
   await Deno.mkdir(`${hobHome}/workspace/d`, { recursive: true });
   for (let i = 0; i < 1000; i++) await Deno.writeTextFile(`${hobHome}/workspace/d/f${i}`, "");

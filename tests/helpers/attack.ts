@@ -8,7 +8,8 @@
 
 import { assertEquals } from "./assert.ts";
 import type { HobServer } from "./hob_process.ts";
-import { parseSse, type SseEvent } from "./home.ts";
+import { fakeProviderYaml, parseSse, type SseEvent } from "./home.ts";
+import { ensureHome } from "../../src/home/home.ts";
 
 /** One call the planted text asks for. */
 export interface Planted {
@@ -175,4 +176,25 @@ export function printTable(table: AttackTable): void {
   lines.push(line("**total**", total));
   console.log(`\n${lines.join("\n")}\n`);
   assertEquals(total.succeeded, 0);
+}
+
+/**
+ * A hob home for an attack class: the gullible model at `modelUrl`, no
+ * heartbeat, no model-made titles, room for many calls in a turn, and `yaml`
+ * after that.
+ *
+ * @example
+ * ```ts
+ * await attackHome(`${tmp}/hob`, fake.url, "tools: { shell: { policy: ask } }\n");
+ * ```
+ */
+export async function attackHome(hobHome: string, modelUrl: string, yaml = ""): Promise<void> {
+  await ensureHome(hobHome);
+  await Deno.writeTextFile(
+    `${hobHome}/hob.yaml`,
+    fakeProviderYaml(
+      modelUrl,
+      `heartbeat: { enabled: false }\nagent: { max_tool_iterations: 40, auto_title: false }\n${yaml}`,
+    ),
+  );
 }

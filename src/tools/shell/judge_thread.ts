@@ -249,8 +249,9 @@ let shared: JudgeThread | undefined;
 
 /**
  * The policy's verdict on a command line, judged off hob's main thread: what
- * run_command's review calls. The environment the line runs with (HOME,
- * PATH) is read here, since the Worker may not read it.
+ * run_command's review calls. The HOME and PATH the line is judged with are
+ * hob's, read here and sent with it: the Worker's own environment is only
+ * there because the parser copies it as it loads.
  *
  * @example
  * ```ts
