@@ -18,6 +18,8 @@ import {
   MemoryIndex,
 } from "../src/memory/search_index.ts";
 import { createUseLiteEmbedder } from "../src/memory/use_lite.ts";
+import searchMemory from "../src/tools/builtin/search_memory.ts";
+import type { ToolContext } from "../src/tools/definition.ts";
 
 /** The golden sets a run without arguments evaluates, by name. */
 export const GOLDEN_SETS: Record<string, string> = {
@@ -30,6 +32,10 @@ interface Query {
   expect: string;
   kind: string;
   answer?: string;
+  /** The text that answers (a turn of a chat log): what the model must be shown. */
+  evidence?: string;
+  /** `dev` or `held-out`: which queries tuning may look at. */
+  split?: string;
 }
 
 /** Counts for one mode and one kind of query (or "overall"). */
@@ -43,6 +49,25 @@ export interface Scores {
   withAnswer: number;
 }
 
+/** What search_memory showed at one limit: the share of answers visible and the characters. */
+export interface ShownScores {
+  limit: number;
+  /** Queries with an evidence or an answer to look for. */
+  n: number;
+  visible: number;
+  meanChars: number;
+  maxChars: number;
+}
+
+/** What {@linkcode evaluateMemory} returns. */
+export interface EvalResult {
+  report: string;
+  overall: Record<string, Scores>;
+  stats: IndexStats;
+  /** Per limit in SHOWN_LIMITS, over all queries with an evidence or an answer. */
+  shown: ShownScores[];
+}
+
 /** Options for {@linkcode evaluateMemory}. */
 export interface EvalOptions {
   /**
@@ -50,6 +75,12 @@ export interface EvalOptions {
    * @default {a fresh USE-lite embedder, closed at the end}
    */
   embedder?: Embedder;
+  /**
+   * Each directory of the corpus joined into one file (`chat/` → `chat.md`,
+   * its files in name order): a chat log kept in one file instead of one per session.
+   * @default {false}
+   */
+  oneFilePerDirectory?: boolean;
 }
 
 /** What one query found in one mode. */
@@ -60,6 +91,16 @@ interface Outcome {
   /** Whether the answer is in a top-3 chunk's text (undefined without an answer). */
   answered: boolean | undefined;
 }
+
+/** What search_memory showed the model for one query at one limit. */
+interface Shown {
+  /** Whether the evidence (or else the answer) is in the tool's output. */
+  visible: boolean;
+  chars: number;
+}
+
+/** The limits search_memory is measured at: what the model reads. */
+const SHOWN_LIMITS = [5, 10];
 
 type Mode = { name: string; mode: "hybrid" | "keyword" | "vector"; fusion?: Fusion };
 
@@ -122,11 +163,14 @@ const flat = (text: string) => text.toLowerCase().replace(/\s+/g, " ");
 export async function evaluateMemory(
   dir: string,
   options: EvalOptions = {},
-): Promise<{ report: string; overall: Record<string, Scores>; stats: IndexStats }> {
-  const queries = JSON.parse(await Deno.readTextFile(join(dir, "queries.json"))) as Query[];
+): Promise<EvalResult> {
+  let queries = JSON.parse(await Deno.readTextFile(join(dir, "queries.json"))) as Query[];
   const home = await Deno.makeTempDir({ prefix: "hob-eval-" });
   const memory = join(home, "memory");
-  await copyTree(join(dir, "corpus"), memory);
+  if (options.oneFilePerDirectory) {
+    await joinDirectories(join(dir, "corpus"), memory);
+    queries = queries.map((q) => ({ ...q, expect: q.expect.replace(/\/[^/]+$/, ".md") }));
+  } else await copyTree(join(dir, "corpus"), memory);
   const db = openDatabase(join(home, "hob.db"));
   const embedder = options.embedder ?? createUseLiteEmbedder();
   try {
@@ -144,19 +188,22 @@ export async function evaluateMemory(
       MODES.map(({ name }, m) => [name, tally(queries, outcomes[m])]),
     );
     const misses = describeMisses(queries, outcomes[MODES.findIndex((m) => m.name === "hybrid")]);
+    const shown = await shownToModel(index, queries);
     const header = [
-      `memory eval (${dir}): ${queries.length} queries over ${stats.files} documents (${stats.chunks} chunks, ${stats.vectors} vectors, embedder ${stats.embedder}); indexed in ${
+      `memory eval (${dir}${
+        options.oneFilePerDirectory ? ", one file per directory" : ""
+      }): ${queries.length} queries over ${stats.files} documents (${stats.chunks} chunks, ${stats.vectors} vectors, embedder ${stats.embedder}); indexed in ${
         seconds.toFixed(1)
       } s`,
       `default fusion: ${JSON.stringify(defaultFusion(stats.embedder))}`,
     ];
     const kinds = ["overall", ...new Set(queries.map((q) => q.kind))];
-    const lines = [...header, ...formatTable(byMode, kinds)];
+    const lines = [...header, ...formatTable(byMode, kinds), ...formatShown(queries, shown)];
     if (misses.length) lines.push("hybrid misses:", ...misses);
     const overall = Object.fromEntries(
       MODES.map(({ name }) => [name, byMode[name].get("overall")!]),
     );
-    return { report: lines.join("\n"), overall, stats };
+    return { report: lines.join("\n"), overall, stats, shown: summariseShown(queries, shown) };
   } finally {
     if (!options.embedder) embedder.close();
     db.close();
@@ -167,7 +214,7 @@ export async function evaluateMemory(
 /** One query in one mode: where its document ranks, and whether a top-3 chunk holds the answer. */
 async function runQuery(index: MemoryIndex, q: Query, mode: Mode): Promise<Outcome> {
   const options = { mode: mode.mode, fusion: mode.fusion };
-  const ranked = await index.search(q.query, { ...options, limit: 40, perFile: 40 });
+  const ranked = await index.search(q.query, { ...options, limit: 40 });
   const docs = [...new Set(ranked.map((hit) => hit.path))];
   const top3 = (await index.search(q.query, { ...options, limit: 3 })).map((hit) => flat(hit.text));
   return {
@@ -175,6 +222,74 @@ async function runQuery(index: MemoryIndex, q: Query, mode: Mode): Promise<Outco
     top: docs[0],
     answered: q.answer ? top3.some((text) => text.includes(flat(q.answer!))) : undefined,
   };
+}
+
+/**
+ * What search_memory returns the model for each query (hob's default search)
+ * at each of SHOWN_LIMITS: the tool's own output, through the same search.
+ */
+async function shownToModel(index: MemoryIndex, queries: Query[]): Promise<Shown[][]> {
+  const context = {
+    services: {
+      call: (_name: string, params: { query: string; limit: number }) =>
+        index.search(params.query, { limit: params.limit }),
+    },
+  } as unknown as ToolContext;
+  const shown: Shown[][] = SHOWN_LIMITS.map(() => []);
+  for (const q of queries) {
+    const wanted = q.evidence ?? q.answer;
+    for (const [i, limit] of SHOWN_LIMITS.entries()) {
+      const output = await searchMemory.run({ query: q.query, limit }, context);
+      const visible = wanted !== undefined && flat(output).includes(flat(wanted));
+      shown[i].push({ visible, chars: output.length });
+    }
+  }
+  return shown;
+}
+
+/** The overall share visible and the size of the output, per limit. */
+function summariseShown(queries: Query[], shown: Shown[][], only?: (q: Query) => boolean) {
+  return SHOWN_LIMITS.map((limit, i): ShownScores => {
+    const rows = shown[i].filter((_, q) =>
+      (queries[q].evidence ?? queries[q].answer) !== undefined && (only?.(queries[q]) ?? true)
+    );
+    const chars = rows.map((row) => row.chars);
+    return {
+      limit,
+      n: rows.length,
+      visible: rows.filter((row) => row.visible).length / Math.max(1, rows.length),
+      meanChars: chars.reduce((a, b) => a + b, 0) / Math.max(1, rows.length),
+      maxChars: Math.max(0, ...chars),
+    };
+  });
+}
+
+/** The share of answers the model is shown, overall, per split and per kind. */
+function formatShown(queries: Query[], shown: Shown[][]): string[] {
+  const groups: [string, (q: Query) => boolean][] = [["overall", () => true]];
+  for (const split of new Set(queries.flatMap((q) => q.split ? [q.split] : []))) {
+    groups.push([split, (q) => q.split === split]);
+  }
+  for (const kind of new Set(queries.map((q) => q.kind))) {
+    groups.push([kind, (q) => q.kind === kind]);
+  }
+  const lines = [
+    `search_memory as the model reads it (hybrid): share of ${
+      queries.some((q) => q.evidence) ? "evidence turns" : "answers"
+    } in the output, and its characters (mean / max)`,
+  ];
+  for (const [name, only] of groups) {
+    const scores = summariseShown(queries, shown, only);
+    if (scores[0].n === 0) continue;
+    lines.push(
+      `  ${name.padEnd(22)} n ${String(scores[0].n).padStart(3)}  ${
+        scores.map((s) =>
+          `limit ${s.limit}: ${s.visible.toFixed(3)} in ${Math.round(s.meanChars)} / ${s.maxChars}`
+        ).join("   ")
+      }`,
+    );
+  }
+  return lines;
 }
 
 /** The scores of one mode per kind of query and overall. */
@@ -246,12 +361,32 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
+/** Each directory under `from` as one Markdown file in `to`: its files in name order. */
+async function joinDirectories(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    const source = join(from, entry.name);
+    if (entry.isFile) await Deno.copyFile(source, join(to, entry.name));
+    if (!entry.isDirectory) continue;
+    const names = [];
+    for await (const file of Deno.readDir(source)) if (file.isFile) names.push(file.name);
+    const texts = await Promise.all(names.sort().map((n) => Deno.readTextFile(join(source, n))));
+    await Deno.writeTextFile(join(to, `${entry.name}.md`), texts.map((t) => t.trim()).join("\n\n"));
+  }
+}
+
 if (import.meta.main) {
-  const dirs = Deno.args.length ? Deno.args : Object.values(GOLDEN_SETS);
+  const oneFilePerDirectory = Deno.args.includes("--one-file");
+  const named = Deno.args.filter((arg) => arg !== "--one-file");
+  const runs = named.length
+    ? named.map((dir) => ({ dir, oneFilePerDirectory }))
+    : Object.values(GOLDEN_SETS).map((dir) => ({ dir, oneFilePerDirectory: false }));
   // One model for every set: it loads once.
   const embedder = createUseLiteEmbedder();
   try {
-    for (const dir of dirs) console.log(`${(await evaluateMemory(dir, { embedder })).report}\n`);
+    for (const run of runs) {
+      console.log(`${(await evaluateMemory(run.dir, { ...run, embedder })).report}\n`);
+    }
   } finally {
     embedder.close();
   }

@@ -37,7 +37,9 @@ export const MAX_TEXT_CHARS = 10_000;
 export const searchMemoryInput = z.object({
   q: z.string().trim().min(1, "must not be empty").max(1_000),
   limit: z.coerce.number().int().min(1).max(MAX_SEARCH_HITS).default(5),
-  mode: z.enum(["hybrid", "keyword", "vector"]).default("hybrid"),
+  /** `meaning` (or `vector`, its older name) searches by embeddings alone, `keyword` by BM25 alone. */
+  mode: z.enum(["hybrid", "keyword", "meaning", "vector"]).default("hybrid")
+    .transform((mode) => mode === "meaning" ? "vector" : mode),
 });
 /** Which lines of a file to read. Numbers may come as a query string's digits. */
 export const readMemoryQuery = z.object({
@@ -165,6 +167,13 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
     ...historyOnFirstUse(memory),
     async search(input) {
       const { q, limit, mode } = checkInput(searchMemoryInput, input);
+      if (mode === "vector" && memory.embedderId === null) {
+        throw new ActionError(
+          "invalid",
+          "'mode': searching by meaning needs an embedder, and memory.embedder is none",
+          { field: "mode" },
+        );
+      }
       const hits = await memory.search(q, { limit, mode });
       return { query: q, embedder: memory.embedderId, hits };
     },

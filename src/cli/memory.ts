@@ -13,6 +13,7 @@ import {
   type MemoryActions,
   memorySectionInput,
   memoryTextInput,
+  type SearchMemoryInput,
   searchMemoryInput,
   trustMemoryInput,
 } from "../app/memory.ts";
@@ -63,7 +64,7 @@ const BY_CLI: WrittenBy = { author: "owner", via: "cli" };
 export const memory: Command = {
   name: "memory",
   summary: "Search, read and write memory; rebuild its index",
-  help: `Usage: hob memory search "query" [--limit N] [--json]
+  help: `Usage: hob memory search "query" [--limit N] [--mode hybrid|keyword|meaning] [--json]
        hob memory get PATH [--from N] [--lines N]
        hob memory remember "a fact to keep"
        hob memory log "a note for today's log"
@@ -80,8 +81,10 @@ export const memory: Command = {
 
 Memory is the Markdown files in HOME/memory: MEMORY.md, the daily logs
 YYYY-MM-DD.md, and any notes you put there. Search fuses keyword (BM25) and
-meaning (embeddings). 'reindex' rebuilds the index from the files, with a
-progress bar; deleting the index loses nothing.
+meaning (embeddings), and shows the lines of each hit that match best ('…'
+marks lines left out); --mode keyword or meaning searches one way alone.
+'reindex' rebuilds the index from the files, with a progress bar; deleting
+the index loses nothing.
 
 'add' reads a document or page into memory/sources/ as Markdown (Markdown,
 text, HTML, PDF, DOCX, CSV), where search finds it; its text stays marked as
@@ -103,6 +106,7 @@ later writes. Each is itself a new version, so nothing is ever lost.
 
 Options:
   --limit N      search results (default 5), versions listed (default 50)
+  --mode M       search: hybrid (default), keyword or meaning
   --tainted      history: only writes by turns that had read untrusted content
   --from N       first line for 'get' (default 1)
   --lines N      lines for 'get' (default ${DEFAULT_GET_LINES})
@@ -111,6 +115,7 @@ Options:
   -h, --help     show this help`,
   options: {
     limit: { type: "string" },
+    mode: { type: "string" },
     from: { type: "string" },
     lines: { type: "string" },
     json: { type: "boolean" },
@@ -136,6 +141,8 @@ interface MemoryRequest {
   first: string;
   second: string;
   limit?: number;
+  /** search: how to search (checked by the app's schema). */
+  mode?: string;
   from: number;
   lines: number;
   json: boolean;
@@ -154,12 +161,18 @@ function readRequest(parsed: ParsedArgs): MemoryRequest {
     first,
     second,
     limit: intOption(parsed, "limit", [1, action === "history" ? 500 : MAX_SEARCH_HITS]),
+    mode: parsed.values.mode as string | undefined,
     from: intOption(parsed, "from", [1, Number.MAX_SAFE_INTEGER]) ?? 1,
     lines: intOption(parsed, "lines", [1, MAX_READ_LINES]) ?? DEFAULT_GET_LINES,
     json: Boolean(parsed.values.json),
     tainted: Boolean(parsed.values.tainted),
   };
-  if (request.action === "search") checkText(request, searchMemoryInput, { q: first });
+  if (request.mode !== undefined && request.action !== "search") {
+    throw new UsageError(`hob memory ${action}: --mode is for 'search' only`);
+  }
+  if (request.action === "search") {
+    checkText(request, searchMemoryInput, { q: first, mode: request.mode });
+  }
   if (request.action === "remember" || request.action === "log") {
     checkText(request, memoryTextInput, { text: first });
   }
@@ -271,15 +284,19 @@ async function trust(memory: MemoryActions, request: MemoryRequest): Promise<num
 }
 
 async function search(memory: MemoryActions, request: MemoryRequest): Promise<number> {
-  const found = await memory.search({ q: request.first, limit: request.limit });
+  const found = await memory.search({
+    q: request.first,
+    limit: request.limit,
+    mode: request.mode as SearchMemoryInput["mode"],
+  });
   if (request.json) outJson(found);
   else if (found.hits.length === 0) out(`Nothing in memory matches '${request.first}'.\n`);
   else {
     for (const hit of found.hits) {
       out(
-        `memory/${hit.path}:${hit.start_line}-${hit.end_line}  ${
-          dim(hit.heading)
-        }\n  ${hit.snippet}\n`,
+        `memory/${hit.path}:${hit.start_line}-${hit.end_line}  ${dim(hit.heading)}\n${
+          hit.snippet.replace(/^/gm, "  ")
+        }\n`,
       );
     }
   }

@@ -24,6 +24,8 @@ export interface ContextSources {
   yesterday: string;
   /** Searches the index without waiting for the embedder. */
   search(query: string, limit: number): Promise<MemoryHit[]>;
+  /** The hits' passages for the query chosen again, within `budget` characters in all. */
+  passages(hits: MemoryHit[], query: string, budget: number): MemoryHit[];
 }
 
 /** The section's size and how many search hits it shows. */
@@ -40,6 +42,10 @@ const FILE_SHARES: [title: string, file: "MEMORY.md" | "today" | "yesterday", sh
 ];
 /** A file's tail is left out when less room than this is left: a few words help nobody. */
 const MIN_SECTION_CHARS = 200;
+/** The title of the search hits' part. */
+const HITS_TITLE = "## Notes that may be relevant (search for the user's message)\n\n";
+/** Characters of a hit's line beside its passage: its path, lines and heading. */
+const HIT_LINE_CHARS = 80;
 /** Extra hits asked of the index, for those the files' tails already show and those left out. */
 const EXTRA_HITS = 3;
 
@@ -77,7 +83,8 @@ export async function memoryContext(
     used += section.text.length;
   }
   if (budget.hits > 0 && query.trim()) {
-    const hits = await hitLines(sources, query, budget.hits, shown.join("\n"));
+    const room = budget.chars - used - HITS_TITLE.length;
+    const hits = await hitLines(sources, query, budget.hits, shown.join("\n"), room);
     const lines: string[] = [];
     for (const line of hits) {
       if (used + line.length > budget.chars) break;
@@ -85,9 +92,7 @@ export async function memoryContext(
       used += line.length;
     }
     if (lines.length > 0) {
-      parts.push(
-        `## Notes that may be relevant (search for the user's message)\n\n${lines.join("\n")}`,
-      );
+      parts.push(`${HITS_TITLE}${lines.join("\n")}`);
     }
   }
   if (parts.length === 0) return "";
@@ -128,27 +133,31 @@ function tailSection(
 }
 
 /**
- * The best hits for the message, one line each, without those the tails show
- * and those that hold text from outside; a last line counts the latter.
+ * The best hits for the message, each with its path and its passage, without
+ * those the tails show and those that hold text from outside; a last line
+ * counts the latter. The passages are chosen within `room` characters.
  */
 async function hitLines(
   sources: ContextSources,
   query: string,
   limit: number,
   shown: string,
+  room: number,
 ): Promise<string[]> {
   // A bounded query: a pasted book costs the lookup what a question does.
-  const found = await sources.search(
-    boundedQuery(query, LOOKUP_QUERY_CHARS),
-    2 * limit + EXTRA_HITS,
-  );
+  const bounded = boundedQuery(query, LOOKUP_QUERY_CHARS);
+  const found = await sources.search(bounded, 2 * limit + EXTRA_HITS);
   const fresh = found.filter((hit) => !shown.includes(hit.text.trim().slice(0, 120)));
   const trusted = fresh.filter((hit) => untrustedSource(hit.snippet) === null);
   const outside = fresh.length - trusted.length;
-  const lines = trusted.slice(0, limit).map((hit) => {
+  const kept = trusted.slice(0, limit);
+  const passageRoom = Math.max(0, room - kept.length * HIT_LINE_CHARS);
+  const lines = sources.passages(kept, bounded, passageRoom).map((hit) => {
     // A heading is shown only from a chunk with no outside text: it may be a labelled entry's.
     const heading = hit.heading && untrustedSource(hit.text) === null ? ` (${hit.heading})` : "";
-    return `- ${hit.path}:${hit.start_line}-${hit.end_line}${heading}: ${hit.snippet}`;
+    return `- ${hit.path}:${hit.start_line}-${hit.end_line}${heading}:\n${
+      hit.snippet.replace(/^/gm, "  ")
+    }`;
   });
   if (outside > 0) {
     lines.push(

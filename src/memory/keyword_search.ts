@@ -1,13 +1,13 @@
 /**
  * The keyword side of memory search: a query cut into terms, stop words and
  * (in large indexes) very common terms dropped, ranked by SQLite FTS5's BM25;
- * and a hit's snippet, cut around the query's words. Knows the memory_fts
- * table and nothing of vectors or fusion.
+ * and the weights of the query's terms, for a hit's passage. Knows the
+ * memory_fts table and nothing of vectors or fusion.
  */
 
 import type { StatementSync } from "node:sqlite";
-import { excerpt } from "../core/untrusted.ts";
 import { CANDIDATES, type Scored } from "./fusion.ts";
+import { stems, type TermWeights } from "./passages.ts";
 
 /** Indexes this large drop very common query terms (see selectiveTerms). */
 const COMMON_TERMS_FROM = 2_000;
@@ -15,8 +15,6 @@ const COMMON_TERMS_FROM = 2_000;
 const COMMON_TERM_SHARE = 0.2;
 /** Terms a query matches at most: the first and the last half of them (a long query's two ends). */
 const MAX_QUERY_TERMS = 40;
-/** Characters of a chunk shown as a result's snippet. */
-const SNIPPET_CHARS = 320;
 
 /**
  * The commonest English function words. The list stays short on purpose:
@@ -102,6 +100,27 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
   return rows.map((row) => ({ id: row.id, score: -row.score / full }));
 }
 
+/**
+ * How much each of the query's terms says, keyed by its stem: its IDF in the
+ * index (what one occurrence adds to BM25), for choosing the lines of a hit
+ * that answer. Terms the index holds nowhere weigh as the rarest.
+ *
+ * @example
+ * ```ts
+ * termWeights(sql, "going camping", () => 120); // Map { "go" => 0.4, "camp" => 3.1 }
+ * ```
+ */
+export function termWeights(sql: Sql, query: string, chunkCount: () => number): TermWeights {
+  const terms = queryTerms(query).slice(0, MAX_QUERY_TERMS);
+  if (terms.length === 0) return new Map();
+  const total = chunkCount();
+  const weights: TermWeights = new Map();
+  for (const { term, n } of termFrequencies(sql, terms)) {
+    weights.set(stems(term)[0] ?? term, inverseFrequency(n, total));
+  }
+  return weights;
+}
+
 /** How many chunks hold each term. */
 function termFrequencies(sql: Sql, terms: string[]): { term: string; n: number }[] {
   const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
@@ -131,28 +150,4 @@ function selectiveTerms(
   const kept = frequency.filter((f) => f.n <= total * COMMON_TERM_SHARE);
   if (kept.length > 0) return kept;
   return [frequency.reduce((a, b) => (b.n < a.n ? b : a))];
-}
-
-/**
- * The part of a chunk around the query's words, for showing a hit; labels of
- * untrusted text are kept whole.
- *
- * @example
- * ```ts
- * snippet(longChunk, "kyoto hotel"); // "…we stayed at a small hotel in Kyoto near…"
- * ```
- */
-export function snippet(text: string, query: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat.length <= SNIPPET_CHARS) return flat;
-  const words = (query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) =>
-    !STOPWORDS.has(w)
-  );
-  const lower = flat.toLowerCase();
-  const at = words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
-  const start = Math.max(0, Math.min(at - SNIPPET_CHARS / 4, flat.length - SNIPPET_CHARS));
-  // Cut with labels whole: a snippet of untrusted text stays labelled.
-  return `${start > 0 ? "…" : ""}${excerpt(flat, start, start + SNIPPET_CHARS)}${
-    start + SNIPPET_CHARS < flat.length ? "…" : ""
-  }`;
 }

@@ -393,6 +393,7 @@ export class Memory {
         yesterday: this.files.dailyPath(new Date(now.getTime() - 86_400_000)),
         // Never wait for the embedder here: a turn must not stall on a model loading.
         search: (query, limit) => this.index.search(query, { limit, waitForEmbedder: false }),
+        passages: (hits, query, budget) => this.index.passages(hits, query, budget),
       },
       query,
       {

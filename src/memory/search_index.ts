@@ -20,7 +20,8 @@ import { WINDOWS_VERSION } from "./embedding_windows.ts";
 import { CHUNKS_VERSION } from "./chunker.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
 import { indexFile, type IndexProgress, listMarkdown, removeFile } from "./indexing.ts";
-import { countChunks, keywordRanking, snippet } from "./keyword_search.ts";
+import { countChunks, keywordRanking, termWeights } from "./keyword_search.ts";
+import { PASSAGE_CHARS_PER_HIT, passages } from "./passages.ts";
 import { loadSignatures, QueryVectors, type Signatures, vectorRanking } from "./vector_search.ts";
 
 // What other areas import from here, defined beside the step they belong to.
@@ -30,6 +31,15 @@ export { type IndexProgress, listMarkdown } from "./indexing.ts";
 
 /** How long a search waits for vectors still being made before it goes without them. */
 const PENDING_WAIT_MS = 3_000;
+/**
+ * A hit's score is multiplied by this for each chunk of its file already in
+ * the results: a second chunk of one file must beat another file's best by
+ * this much. 1 would let one long log fill every place; a hard cap (hob had
+ * two per file) hid the answers of those who keep one long log.
+ */
+const SAME_FILE_DECAY = 0.9;
+/** Candidates of the fused ranking read per hit asked for, to choose among. */
+const CANDIDATES_PER_HIT = 4;
 /** Where the index records which windowing its vectors were made with (see WINDOWS_VERSION). */
 export const WINDOWS_VERSION_KEY = "memory.windows_version";
 /** Where the index records which chunking its chunks were cut with (see CHUNKS_VERSION). */
@@ -42,6 +52,7 @@ export interface MemoryHit {
   start_line: number;
   end_line: number;
   heading: string;
+  /** The lines of the chunk that answer the query (see passages.ts), within the search's budget. */
   snippet: string;
   /** The whole chunk's text. */
   text: string;
@@ -53,10 +64,10 @@ export interface SearchOptions {
   /** @default {5} */
   limit?: number;
   /**
-   * Chunks of one file in the results at most.
-   * @default {2}
+   * Characters of passages shown, spent across the hits.
+   * @default {PASSAGE_CHARS_PER_HIT × limit}
    */
-  perFile?: number;
+  budget?: number;
   /** `keyword` or `vector` alone, for comparison; `hybrid` fuses both. @default {"hybrid"} */
   mode?: "hybrid" | "keyword" | "vector";
   /**
@@ -271,7 +282,8 @@ export class MemoryIndex {
    * by keywords alone.
    */
   async search(query: string, options: SearchOptions = {}): Promise<MemoryHit[]> {
-    const { limit = 5, perFile = 2, mode = "hybrid", waitForEmbedder = true } = options;
+    const { limit = 5, mode = "hybrid", waitForEmbedder = true } = options;
+    const budget = options.budget ?? PASSAGE_CHARS_PER_HIT * limit;
     const useVectors = mode !== "keyword" && this.#embedder !== null &&
       (waitForEmbedder || this.#embedder.isReady());
     // Not loaded (not yet, or unloaded while unused): this search goes without, the next has it.
@@ -296,7 +308,7 @@ export class MemoryIndex {
     const vectors = (await vectorRanking).filter((candidate) =>
       candidate.score > fusion.minSimilarity
     );
-    return this.#hits(fuse(keywordRanking, vectors, fusion), query, limit, perFile);
+    return this.#hits(fuse(keywordRanking, vectors, fusion), query, limit, budget);
   }
 
   /**
@@ -335,30 +347,56 @@ export class MemoryIndex {
     );
   }
 
-  /** The fused ranking as hits: at most `perFile` chunks of one file, `limit` in all. */
-  #hits(ordered: [number, number][], query: string, limit: number, perFile: number): MemoryHit[] {
-    const hits: MemoryHit[] = [];
-    const perPath = new Map<string, number>();
-    for (const [id, score] of ordered) {
-      const row = this.#sql(
-        "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
-      ).get(id) as ChunkRow | undefined;
-      if (!row) continue;
-      const seen = perPath.get(row.path) ?? 0;
-      if (seen >= perFile) continue;
-      perPath.set(row.path, seen + 1);
-      hits.push({
-        path: row.path,
-        start_line: row.start_line,
-        end_line: row.end_line,
-        heading: row.heading,
-        snippet: snippet(row.text, query),
-        text: row.text,
-        score: Number(score.toFixed(6)),
+  /**
+   * The fused ranking as `limit` hits, each showing its passage. A file's
+   * chunks count less the more of them are already in (see SAME_FILE_DECAY):
+   * one long log can fill the results when its chunks are the best by far,
+   * and otherwise other files get a turn.
+   */
+  #hits(ordered: [number, number][], query: string, limit: number, budget: number): MemoryHit[] {
+    const row = this.#sql(
+      "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
+    );
+    const candidates = ordered.slice(0, limit * CANDIDATES_PER_HIT)
+      .map(([id, score]) => ({ row: row.get(id) as ChunkRow | undefined, score }))
+      .filter((c): c is { row: ChunkRow; score: number } => c.row !== undefined);
+    const chosen: { row: ChunkRow; score: number }[] = [];
+    const fromFile = new Map<string, number>();
+    while (chosen.length < limit && candidates.length > 0) {
+      let best = 0;
+      let bestScore = -Infinity;
+      candidates.forEach((c, i) => {
+        const score = c.score * SAME_FILE_DECAY ** (fromFile.get(c.row.path) ?? 0);
+        if (score > bestScore) [best, bestScore] = [i, score];
       });
-      if (hits.length >= limit) break;
+      const [next] = candidates.splice(best, 1);
+      fromFile.set(next.row.path, (fromFile.get(next.row.path) ?? 0) + 1);
+      chosen.push(next);
     }
-    return hits;
+    const hits = chosen.map(({ row, score }) => ({
+      path: row.path,
+      start_line: row.start_line,
+      end_line: row.end_line,
+      heading: row.heading,
+      snippet: "",
+      text: row.text,
+      score: Number(score.toFixed(6)),
+    }));
+    return this.passages(hits, query, budget);
+  }
+
+  /**
+   * The hits with their passages for `query` chosen again within `budget`
+   * characters in all: for a caller that keeps only some of a search's hits.
+   */
+  passages(hits: MemoryHit[], query: string, budget: number): MemoryHit[] {
+    const weights = termWeights(
+      this.#sql,
+      query,
+      () => this.#chunkCount ??= countChunks(this.#sql),
+    );
+    const shown = passages(hits, weights, budget);
+    return hits.map((hit, i) => ({ ...hit, snippet: shown[i] }));
   }
 
   /** Re-chunks one file if its content changed; returns whether it did. */

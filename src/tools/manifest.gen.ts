@@ -821,7 +821,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
   {
     "name": "search_memory",
     "description":
-      "Search the user's memory (MEMORY.md, daily logs, and any notes under memory/) by keywords and meaning. Returns file paths with line ranges and snippets; read more with memory_get.",
+      "Search the user's memory (MEMORY.md, daily logs, and any notes under memory/) by keywords and meaning. Returns file paths with line ranges and the lines of each that match best (… marks lines left out); read more with memory_get.",
     "category": "memory",
     "parameters": {
       "type": "object",

@@ -90,10 +90,11 @@ Deno.test("status, cron list and tool list ask a running hob serve without an np
 
 Deno.test("src/runtime/runtime.ts loads no channel's library until the channel starts", async () => {
   // grammy, the mail libraries, matrix-js-sdk and marked load with a configured channel's first use.
+  // stemmer (one file of ~10 KB, no dependencies) stems the words of memory search's passages.
   const packages = outside(await staticGraph("src/runtime/runtime.ts"))
     .filter((module) => module.startsWith("npm:"))
     .map((module) => /^npm:\/?(@?[^@]+)@/.exec(module)![1]);
-  assertEquals([...new Set(packages)].sort(), ["croner", "zod"]);
+  assertEquals([...new Set(packages)].sort(), ["croner", "stemmer", "zod"]);
 });
 
 Deno.test("src/http/app.ts loads only what the page and a chat need", async () => {

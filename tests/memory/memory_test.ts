@@ -58,7 +58,10 @@ Deno.test("Memory.context carries MEMORY.md, today's and yesterday's logs and se
   assertStringIncludes(context, "## Today's log (2026-11-22.md, lines 1-2)");
   assertStringIncludes(context, "Booked the dentist for Tuesday.");
   assertStringIncludes(context, "## Yesterday's log (2026-11-21.md, lines 1-2)");
-  assertMatch(context, /- projects\/garden\.md:1-4 \(Garden\): .*Water the tomatoes every evening/);
+  assertMatch(
+    context,
+    /- projects\/garden\.md:1-4 \(Garden\):\n {2}Water the tomatoes every evening\./,
+  );
   assertStringIncludes(context, "use memory_get to read more");
 });
 

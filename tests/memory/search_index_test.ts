@@ -140,19 +140,22 @@ Deno.test("MemoryIndex searches by keywords alone without an embedder", async ()
   );
 });
 
-Deno.test("MemoryIndex returns at most a few chunks per file", async () => {
-  const sections = Array.from(
-    { length: 6 },
-    (_, i) => `## Garden ${i}\n${"Tomatoes need sun and water. ".repeat(40)}`,
-  );
+Deno.test("MemoryIndex gives one file every place when its chunks are the best, and a file as good a turn", async () => {
+  const section = (i: number) => `## Garden ${i}\n${"Tomatoes need sun and water. ".repeat(40)}`;
   await using t = await tempIndex({
-    "garden.md": sections.join("\n\n"),
+    "garden.md": Array.from({ length: 6 }, (_, i) => section(i)).join("\n\n"),
     "other.md": "# Other\ntomatoes once",
   });
   await t.index.sync(undefined, true);
+  // One long file holding the answers fills the results: `limit` means what it says.
   const hits = await t.index.search("tomatoes sun water", { limit: 5 });
-  assertEquals(hits.filter((h) => h.path === "garden.md").length, 2);
-  assertEquals(hits.map((h) => h.path).includes("other.md"), true);
+  assertEquals(hits.map((h) => h.path), Array(5).fill("garden.md"));
+  // A second file as good as the first's best comes before the first file's second chunk.
+  await Deno.writeTextFile(`${t.dir}/other.md`, `# Other\n\n${section(9)}\n`);
+  await t.index.sync(undefined, true);
+  const mixed = await t.index.search("tomatoes sun water", { limit: 5 });
+  assertEquals(mixed.slice(0, 2).map((h) => h.path).sort(), ["garden.md", "other.md"]);
+  assertEquals(mixed.slice(2).map((h) => h.path), Array(3).fill("garden.md"));
 });
 
 Deno.test("MemoryIndex embeds a query asked again only once", async () => {

@@ -6,7 +6,7 @@ import { defineTool } from "../definition.ts";
 export default defineTool({
   name: "search_memory",
   description:
-    "Search the user's memory (MEMORY.md, daily logs, and any notes under memory/) by keywords and meaning. Returns file paths with line ranges and snippets; read more with memory_get.",
+    "Search the user's memory (MEMORY.md, daily logs, and any notes under memory/) by keywords and meaning. Returns file paths with line ranges and the lines of each that match best (… marks lines left out); read more with memory_get.",
   category: "memory",
   side_effect: "none",
   untrusted_output: false,
@@ -28,7 +28,7 @@ export default defineTool({
     return hits.map((hit, i) =>
       `${i + 1}. memory/${hit.path}:${hit.start_line}-${hit.end_line}${
         hit.heading ? ` (${hit.heading})` : ""
-      }\n   ${hit.snippet}`
+      }\n${hit.snippet.replace(/^/gm, "   ")}`
     ).join("\n");
   },
 });
