@@ -1,11 +1,15 @@
 /**
- * `deno task eval:memory [DIR]`: indexes a golden corpus into a fresh home and
- * prints Recall@1/3/5, MRR@10 and answer@3 per query kind and overall, for
- * hybrid search and for keyword-only and vector-only, so the fusion's gain is
- * visible. DIR holds `corpus/` and `queries.json`; without one, both golden
- * sets run: membot's (bench/data/membot/, vendored with its MIT licence),
- * which BM25 alone saturates, and hob's own harder one (bench/data/personal/),
- * mostly questions that share few words with their answers.
+ * `deno task eval:memory [--one-file] [DIR]`: indexes a golden corpus into a
+ * fresh home and prints Recall@1/3/5, MRR@10 and answer@3 per query kind and
+ * overall, for hybrid search and for keyword-only and vector-only, so the
+ * fusion's gain is visible; then what the model reads: the share of answers
+ * (or evidence turns) in search_memory's own output at limits 5 and 10, and
+ * its characters. DIR holds `corpus/` and `queries.json`; without one, every
+ * golden set runs: membot's (bench/data/membot/, vendored with its MIT
+ * licence), which BM25 alone saturates; hob's own personal memory
+ * (bench/data/personal/), mostly questions that share few words with their
+ * answers; and hob's long chat logs (bench/data/conversations/), one file
+ * per session and then one file per chat (`--one-file`).
  */
 
 import { join } from "node:path";
@@ -25,6 +29,7 @@ import type { ToolContext } from "../src/tools/definition.ts";
 export const GOLDEN_SETS: Record<string, string> = {
   membot: new URL("./data/membot/", import.meta.url).pathname,
   personal: new URL("./data/personal/", import.meta.url).pathname,
+  conversations: new URL("./data/conversations/", import.meta.url).pathname,
 };
 
 interface Query {
@@ -378,9 +383,11 @@ async function joinDirectories(from: string, to: string): Promise<void> {
 if (import.meta.main) {
   const oneFilePerDirectory = Deno.args.includes("--one-file");
   const named = Deno.args.filter((arg) => arg !== "--one-file");
-  const runs = named.length
-    ? named.map((dir) => ({ dir, oneFilePerDirectory }))
-    : Object.values(GOLDEN_SETS).map((dir) => ({ dir, oneFilePerDirectory: false }));
+  const runs = named.length ? named.map((dir) => ({ dir, oneFilePerDirectory })) : [
+    ...Object.values(GOLDEN_SETS).map((dir) => ({ dir, oneFilePerDirectory: false })),
+    // The same chats kept as one file each, as many keep a journal: no per-file cap may hide them.
+    { dir: GOLDEN_SETS.conversations, oneFilePerDirectory: true },
+  ];
   // One model for every set: it loads once.
   const embedder = createUseLiteEmbedder();
   try {

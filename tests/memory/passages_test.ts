@@ -113,3 +113,15 @@ Deno.test("a passage cut out of labelled text stays labelled", () => {
   assertEquals(untrustedSource(shown), "fetch_url: https://example.org");
   assert(shown.includes("</untrusted>"), shown);
 });
+
+Deno.test("in a chat, the two turns after the one that matches come before the turn above it", () => {
+  const text = session(30, 12, "when is the wedding? I keep forgetting the date, sorry!!");
+  const [shown] = passages(
+    [{ path: "chat.md", start_line: 1, text }],
+    weights({ wedding: 3 }),
+    300,
+  );
+  // Room for four turns: the match, the two answers after it, and one turn before.
+  const numbers = [...shown.matchAll(/small talk number (\d+)/g)].map((m) => Number(m[1]));
+  assertEquals(numbers, [11, 13, 14]);
+});
