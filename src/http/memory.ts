@@ -203,7 +203,7 @@ export function memoryRoutes(runtime: Runtime): Hono {
   const app = new Hono();
 
   app.get("/memory/search", async (c) => {
-    return c.json(await memory.search(readQuery(c, searchMemoryInput)));
+    return c.json(await actAsync(() => memory.search(readQuery(c, searchMemoryInput))));
   });
 
   app.get("/memory/stats", async (c) => c.json(await memory.stats()));

@@ -240,7 +240,7 @@ export function memoryResults(query: string, hits: MemoryHit[]): Html {
               `memory/${hit.path}`,
             )}" hx-target="#memory-file">memory/${hit.path}</button> <span class="muted">lines ${hit
               .start_line}–${hit.end_line}${hit.heading ? ` · ${hit.heading}` : ""}</span></div>
-          <div>${cut(hit.snippet || hit.text, 400)}</div>
+          <div class="passage">${hit.snippet || cut(hit.text, 400)}</div>
         </li>
       `
     )

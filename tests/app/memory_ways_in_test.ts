@@ -51,6 +51,20 @@ const BAD_MEMORY: BadInput[] = [
     stderr: /^--limit must be an integer from 1 to 50: got '51'\n$/,
   },
   {
+    what: "a way of searching there is not",
+    rest: { path: "/api/memory/search?q=tea&mode=fuzzy" },
+    cli: ["search", "tea", "--mode", "fuzzy"],
+    field: "mode",
+    stderr: /^hob memory search: 'mode': Invalid option: expected one of /,
+  },
+  {
+    what: "a search by meaning with no embedder",
+    rest: { path: "/api/memory/search?q=tea&mode=meaning" },
+    cli: ["search", "tea", "--mode", "meaning"],
+    field: "mode",
+    stderr: /^hob memory search: 'mode': searching by meaning needs an embedder/,
+  },
+  {
     what: "a first line before the first",
     rest: { path: "/api/memory/files/MEMORY.md?from=0" },
     cli: ["get", "MEMORY.md", "--from", "0"],

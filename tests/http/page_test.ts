@@ -135,6 +135,17 @@ Deno.test("fragments: the conversation list escapes titles; panels render; bad f
   }
   assertEquals((await ui("/ui/panel/secrets")).status, 404);
 
+  // A memory hit shows its passage (here the whole chunk: it fits) line by line, escaped.
+  const turns = Array.from({ length: 30 }, (_, i) => `Maya: turn ${i}, about the weather <b>.`);
+  turns[21] = "Jonas: the camper van's new tyres came <today>!";
+  await Deno.writeTextFile(`${api.home.home}/memory/chat.md`, `# Session 2\n${turns.join("\n")}\n`);
+  await api.runtime.app.memory.reindex();
+  const found = await (await ui("/ui/memory/search?q=camper%20tyres")).text();
+  assertMatch(
+    found,
+    /<div class="passage">Maya: turn 0, [^<]*\nJonas: the camper van&#39;s new tyres came &lt;today&gt;!\n/,
+  );
+
   const form = (body: string) =>
     ui("/ui/schedules", {
       method: "POST",
