@@ -15,6 +15,13 @@ const COMMON_TERMS_FROM = 2_000;
 const COMMON_TERM_SHARE = 0.2;
 /** Terms a query matches at most: the first and the last half of them (a long query's two ends). */
 const MAX_QUERY_TERMS = 40;
+/**
+ * Chunks read per query term, best first: every chunk holding the term in an
+ * index of personal size, and in a large one enough that the best chunks for
+ * the whole query are among them (a chunk past this for one term is scored
+ * without it, and that term is a common one there).
+ */
+const TERM_CANDIDATES = 200;
 
 /**
  * The commonest English function words. The list stays short on purpose:
@@ -72,8 +79,9 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * The best chunks for `query` by BM25, best first, on a fixed scale: 1 is
- * what a chunk of average length scores with every query term in it once.
+ * The best chunks for `query` by BM25, scaled by the share of the query they
+ * hold, best first, on a fixed scale: 1 is what a chunk of average length
+ * scores with every query term in it once.
  * A chunk that matches one stray word of a question therefore scores low even
  * when nothing matches better, and fusion can weigh it against the vectors.
  * `chunkCount` gives the index's size (cached by the caller).
@@ -90,14 +98,33 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
   if (terms.length === 0) return [];
   const total = chunkCount();
   const kept = selectiveTerms(termFrequencies(sql, terms), total);
-  const match = kept.map(({ term }) => `"${term}"`).join(" OR ");
-  const rows = sql(
-    "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
-  ).all(match, CANDIDATES) as { id: number; score: number }[];
   // A term found nowhere counts too: a question half of whose words are absent is matched weakly.
   const full = kept.reduce((sum, { n }) => sum + inverseFrequency(n, total), 0);
-  // FTS5's bm25 is negative, lower is better.
-  return rows.map((row) => ({ id: row.id, score: -row.score / full }));
+  // Term by term, so each chunk's share of the query is known; bm25() of one
+  // term is exactly that term's part of bm25() for all of them.
+  const found = new Map<number, { score: number; held: number }>();
+  const ranked = sql(
+    "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
+  );
+  for (const { term, n } of kept) {
+    if (n === 0) continue;
+    const weight = inverseFrequency(n, total);
+    for (const row of ranked.all(`"${term}"`, TERM_CANDIDATES) as { id: number; score: number }[]) {
+      const chunk = found.get(row.id) ?? { score: 0, held: 0 };
+      chunk.score -= row.score; // FTS5's bm25 is negative, lower is better
+      chunk.held += weight;
+      found.set(row.id, chunk);
+    }
+  }
+  // BM25 adds terms up, so a chunk that repeats one word of a question ("take" in "which
+  // antibiotics am I unable to take") can outscore one holding two of its three. Scaled by
+  // the square root of the share of the query it holds (by IDF; a soft form of Lucene's
+  // coordination factor), a chunk matching more of the question comes first and a stray
+  // word stays weak.
+  return [...found]
+    .map(([id, { score, held }]) => ({ id, score: (score / full) * Math.sqrt(held / full) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, CANDIDATES);
 }
 
 /**

@@ -51,10 +51,41 @@ Deno.test("keywordRanking scores every query term once, in a chunk of average le
     // FTS5 computes the score; the test only knows what a full match must come to.
     assertClose(ranking[0].score, 1);
     const idf = (n: number) => Math.log((texts.length - n + 0.5) / (n + 0.5));
-    assertClose(ranking[1].score, idf(2) / (idf(2) + idf(1)));
+    // One of the two terms: its share of the score, scaled by the square root of its share.
+    const share = idf(2) / (idf(2) + idf(1));
+    assertClose(ranking[1].score, share * Math.sqrt(share));
     // A word found nowhere counts against every chunk: half the question is unmatched.
     const partly = keywordRanking(sql, "kyoto ryokan zanzibar", () => texts.length);
     assert(partly[0].score < 0.6, `${partly[0].score}`);
+  } finally {
+    db.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("keywordRanking puts a chunk holding more of the query above one repeating a word of it", async () => {
+  const home = await Deno.makeTempDir({ prefix: "hob-keyword-" });
+  const db = openDatabase(`${home}/hob.db`);
+  try {
+    const sql = statements(db);
+    sql("INSERT INTO memory_files (path, hash, size, indexed_at) VALUES ('a.md', '', 0, '')").run();
+    const insert = sql(
+      "INSERT INTO memory_chunks (path, seq, heading, start_line, end_line, text, hash) VALUES ('a.md', ?, '', 1, 1, ?, '')",
+    );
+    const texts = [
+      "onsen onsen onsen towels", // the rarer word three times: BM25 alone ranks it first
+      "onsen booking confirmed friday", // both words once
+      "booking train seats reserved",
+      "booking dentist checkup tuesday",
+      "lisbon tram hill view",
+      "bristol harbour ferry boat",
+      "oat milk flat white",
+      "garlic planted raised beds",
+    ];
+    const ids = texts.map((text, seq) => Number(insert.run(seq, text).lastInsertRowid));
+    const ranking = keywordRanking(sql, "onsen booking", () => texts.length);
+    assertEquals(ranking.slice(0, 2).map((hit) => hit.id), [ids[1], ids[0]]);
+    assertClose(ranking[0].score, 1);
   } finally {
     db.close();
     await Deno.remove(home, { recursive: true });
