@@ -7,6 +7,7 @@
 
 import type { StatementSync } from "node:sqlite";
 import { CANDIDATES, type Scored } from "./fusion.ts";
+import { logDates, logYears } from "./log_dates.ts";
 import { stems, type TermWeights } from "./passages.ts";
 
 /** Indexes this large drop very common query terms (see selectiveTerms). */
@@ -97,7 +98,13 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
   const terms = all.length <= MAX_QUERY_TERMS ? all : [...all.slice(0, half), ...all.slice(-half)];
   if (terms.length === 0) return [];
   const total = chunkCount();
-  const kept = selectiveTerms(termFrequencies(sql, terms), total);
+  // A month the question names also matches that month's daily logs, by their date.
+  const dates = logDates(query, () => logYears(sql));
+  const matches = terms.map((term) => {
+    const log = dates.get(term);
+    return { term, match: log ? `"${term}" OR ${log}` : `"${term}"` };
+  });
+  const kept = selectiveTerms(termFrequencies(sql, matches), total);
   // A term found nowhere counts too: a question half of whose words are absent is matched weakly.
   const full = kept.reduce((sum, { n }) => sum + inverseFrequency(n, total), 0);
   // Term by term, so each chunk's share of the query is known; bm25() of one
@@ -106,10 +113,10 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
   const ranked = sql(
     "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
   );
-  for (const { term, n } of kept) {
+  for (const { match, n } of kept) {
     if (n === 0) continue;
     const weight = inverseFrequency(n, total);
-    for (const row of ranked.all(`"${term}"`, TERM_CANDIDATES) as { id: number; score: number }[]) {
+    for (const row of ranked.all(match, TERM_CANDIDATES) as { id: number; score: number }[]) {
       const chunk = found.get(row.id) ?? { score: 0, held: 0 };
       chunk.score -= row.score; // FTS5's bm25 is negative, lower is better
       chunk.held += weight;
@@ -142,16 +149,24 @@ export function termWeights(sql: Sql, query: string, chunkCount: () => number): 
   if (terms.length === 0) return new Map();
   const total = chunkCount();
   const weights: TermWeights = new Map();
-  for (const { term, n } of termFrequencies(sql, terms)) {
+  for (
+    const { term, n } of termFrequencies(sql, terms.map((term) => ({ term, match: `"${term}"` })))
+  ) {
     weights.set(stems(term)[0] ?? term, inverseFrequency(n, total));
   }
   return weights;
 }
 
-/** How many chunks hold each term. */
-function termFrequencies(sql: Sql, terms: string[]): { term: string; n: number }[] {
+/** A query term and the FTS5 expression it is matched with. */
+interface Term {
+  term: string;
+  match: string;
+}
+
+/** How many chunks each term matches. */
+function termFrequencies(sql: Sql, terms: Term[]): (Term & { n: number })[] {
   const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
-  return terms.map((term) => ({ term, n: (count.get(`"${term}"`) as { n: number }).n }));
+  return terms.map((term) => ({ ...term, n: (count.get(term.match) as { n: number }).n }));
 }
 
 /**
@@ -169,10 +184,7 @@ function inverseFrequency(n: number, total: number): number {
  * scoring their long posting lists is most of a search's cost. The rarest
  * term always stays.
  */
-function selectiveTerms(
-  frequency: { term: string; n: number }[],
-  total: number,
-): { term: string; n: number }[] {
+function selectiveTerms<T extends { n: number }>(frequency: T[], total: number): T[] {
   if (frequency.length < 2 || total < COMMON_TERMS_FROM) return frequency;
   const kept = frequency.filter((f) => f.n <= total * COMMON_TERM_SHARE);
   if (kept.length > 0) return kept;

@@ -225,3 +225,19 @@ Deno.test("MemoryIndex cuts again what an older chunking cut, keeping the vector
   assertEquals(t.embedder!.calls.flat().length, embedded, "no chunk's text changed: none embedded");
   await upgraded.stop();
 });
+
+Deno.test("MemoryIndex.search finds the daily log of a month the question names", async () => {
+  await using t = await tempIndex({
+    // hob's daily logs: named and headed by their date.
+    "2026-09-28.md": "# 2026-09-28\n\n- 09:00 Paid the energy bill and the water bill.\n",
+    "2026-10-28.md": "# 2026-10-28\n\n- 09:00 Paid the energy bill, £142.\n",
+    "home/energy.md": "# Energy\n\nThe supplier is Octopus; the tariff renews every October.\n",
+  }, null);
+  await t.index.sync();
+  const hits = await t.index.search("how much was the energy bill in October", { mode: "keyword" });
+  // By their words alone, the note naming October (and September's log, "bill" twice) come first.
+  assertEquals(hits[0].path, "2026-10-28.md");
+  // The month's name still matches the word, in any file.
+  const word = await t.index.search("what renews in October", { mode: "keyword" });
+  assertEquals(word.map((hit) => hit.path), ["home/energy.md", "2026-10-28.md"]);
+});
