@@ -3,10 +3,11 @@
  * membot's (bench/data/membot, vendored) hybrid search must match or beat
  * membot's published figures (R@1 0.950, R@3 1.000, MRR 0.975, answer@3
  * 1.000). On hob's own harder set (bench/data/personal), which BM25 alone does
- * not saturate, hybrid must keep what issue 19 measured (R@1 0.617, R@3 0.824,
- * MRR 0.732, answer@3 0.814, up from 0.601, 0.782, 0.707, 0.750) and beat each
- * ranking alone. On both and on hob's long chat logs (bench/data/conversations),
- * what search_memory returns the model must hold the answer.
+ * not saturate, hybrid must keep what issue 31 measured (R@1 0.654, R@3 0.835,
+ * MRR 0.755, answer@3 0.824, up from 0.617, 0.824, 0.732, 0.809)
+ * and beat each ranking alone. On both and on hob's long chat logs
+ * (bench/data/conversations), what search_memory returns the model must hold
+ * the answer.
  */
 
 import { assert } from "../helpers/assert.ts";
@@ -30,9 +31,9 @@ Deno.test("hybrid memory search beats keywords and vectors alone on the personal
   const { report, overall, shown } = await evaluateMemory(GOLDEN_SETS.personal);
   const mrr = (mode: string) => overall[mode].mrr / overall[mode].n;
   const hybrid = overall["hybrid"];
-  assert(hybrid.r1 / hybrid.n >= 0.61, report);
-  assert(hybrid.r3 / hybrid.n >= 0.8, report);
-  assert(mrr("hybrid") >= 0.72, report);
+  assert(hybrid.r1 / hybrid.n >= 0.65, report);
+  assert(hybrid.r3 / hybrid.n >= 0.83, report);
+  assert(mrr("hybrid") >= 0.75, report);
   assert(hybrid.answered / hybrid.withAnswer >= 0.8, report);
   assert(mrr("hybrid") > mrr("keyword only") && mrr("hybrid") > mrr("vector only"), report);
   // What the model reads: the answer in search_memory's output (0.745 with 320-character windows).
