@@ -1,8 +1,10 @@
 /**
  * The keyword side of memory search: a query cut into terms, stop words and
- * (in large indexes) very common terms dropped, ranked by SQLite FTS5's BM25;
- * and the weights of the query's terms, for a hit's passage. Knows the
- * memory_fts table and nothing of vectors or fusion.
+ * (in large indexes) very common terms dropped, ranked by SQLite FTS5's BM25
+ * term by term and scaled by the share of the query each chunk holds (a month
+ * it names also matching that month's daily logs); and the weights of the
+ * query's terms, for a hit's passage. Knows the memory_fts table and nothing
+ * of vectors or fusion.
  */
 
 import type { StatementSync } from "node:sqlite";
