@@ -9,7 +9,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { transaction } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { embeddingWindows } from "./embedding_windows.ts";
-import type { IndexProgress } from "./indexing.ts";
+import { type IndexProgress, progressOf } from "./indexing.ts";
 import { signBits, toBlob } from "./vectors.ts";
 
 /** Chunks embedded per batch while indexing. */
@@ -89,11 +89,12 @@ export class EmbeddingQueue {
     const { embedder } = this.#options;
     if (!embedder) return;
     const total = this.#options.pending();
+    const started = performance.now();
     let done = 0;
     const report = (count: number) => {
       this.#options.onVectors();
       done = Math.min(done + count, total);
-      onProgress?.({ phase: "embedding", done, total });
+      onProgress?.(progressOf("embedding", done, total, started));
     };
     let previous: Promise<void> = Promise.resolve();
     // Chunks at or below `after` are in a batch already asked for.

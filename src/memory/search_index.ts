@@ -19,7 +19,7 @@ import { EmbeddingQueue } from "./embedding_queue.ts";
 import { WINDOWS_VERSION } from "./embedding_windows.ts";
 import { CHUNKS_VERSION } from "./chunker.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
-import { indexFile, type IndexProgress, listMarkdown, removeFile } from "./indexing.ts";
+import { indexFile, type IndexProgress, listMarkdown, progressOf, removeFile } from "./indexing.ts";
 import { countChunks, keywordRanking, snippet } from "./keyword_search.ts";
 import { loadSignatures, QueryVectors, type Signatures, vectorRanking } from "./vector_search.ts";
 
@@ -198,11 +198,12 @@ export class MemoryIndex {
           .map((row) => [row.path, row.hash]),
       );
       const changed: string[] = [];
+      const started = performance.now();
       let done = 0;
       for (const path of files) {
         if (await this.#indexFile(path, known.get(path))) changed.push(path);
         known.delete(path);
-        onProgress?.({ phase: "files", done: ++done, total: files.length });
+        onProgress?.(progressOf("files", ++done, files.length, started));
       }
       for (const gone of known.keys()) {
         removeFile(this.#sql, gone);

@@ -1,7 +1,7 @@
 /**
  * The embedding queue with a real SQLite file: it keeps two batches in
  * flight (so every model thread has work between batches), reports its
- * progress, and with the real USE-lite model writes the same vectors
+ * progress and rate, and with the real USE-lite model writes the same vectors
  * on two threads as on one.
  */
 
@@ -82,7 +82,7 @@ Deno.test("EmbeddingQueue asks for the next batch while one is being embedded, t
     assertEquals(index.stats().pending, 0);
     const embedding = progress.filter((p) => p.phase === "embedding");
     assertEquals(embedding.map((p) => p.done), [64, 128, 192, 200]);
-    assert(embedding.every((p) => p.total === 200));
+    assert(embedding.every((p) => p.total === 200 && p.seconds >= 0 && p.perSecond >= 0));
   } finally {
     await index.stop();
     db.close();
