@@ -48,6 +48,8 @@ export class EmbeddingQueue {
   readonly #options: EmbeddingQueueOptions;
   #running: Promise<void> | null = null;
   #stopped = false;
+  /** Counts cancels: a run goes on only while it is the one it started in. */
+  #generation = 0;
 
   constructor(options: EmbeddingQueueOptions) {
     this.#options = options;
@@ -69,6 +71,16 @@ export class EmbeddingQueue {
     }).finally(() => {
       this.#running = null;
     });
+  }
+
+  /**
+   * Ends the deferred run in progress after the batches in flight, without
+   * stopping the queue: the next start or `embedPending` embeds what is left.
+   * A reindex does this rather than wait for vectors of chunks it will delete.
+   */
+  async cancel(): Promise<void> {
+    this.#generation++;
+    await this.#running;
   }
 
   /**
@@ -99,7 +111,8 @@ export class EmbeddingQueue {
     let previous: Promise<void> = Promise.resolve();
     // Chunks at or below `after` are in a batch already asked for.
     let after = 0;
-    while (!this.#stopped) {
+    const generation = this.#generation;
+    while (!this.#stopped && generation === this.#generation) {
       const batch = this.#missing(embedder, after);
       if (batch.length === 0) {
         await previous;

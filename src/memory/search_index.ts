@@ -233,8 +233,9 @@ export class MemoryIndex {
   /** Deletes the whole index and builds it again from the files. */
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<string[]> {
     this.#serial(async () => {
-      // A deferred embedding must not write vectors for chunks about to go.
-      await this.#vectors.running;
+      // A deferred embedding must not write vectors for chunks about to go,
+      // nor go on embedding them: it ends after the batches in flight.
+      await this.#vectors.cancel();
       this.#db.exec("DELETE FROM memory_chunks");
       this.#db.exec("DELETE FROM memory_files");
       this.#forgetChunks();

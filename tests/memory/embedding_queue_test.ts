@@ -129,3 +129,28 @@ Deno.test({
     assertEquals(two.rows, one.rows);
   },
 });
+
+Deno.test("MemoryIndex.reindex ends a deferred run after its batches in flight, not after its last", async () => {
+  await using t = await tempHome(200);
+  const { embedder, waiting, state } = gatedEmbedder();
+  const db = openDatabase(`${t.home}/hob.db`);
+  const index = new MemoryIndex(db, `${t.home}/memory`, embedder);
+  try {
+    await index.sync();
+    await until(() => state.calls === 2, "the deferred run's two batches");
+    const rebuilt = index.reindex();
+    let finished = false;
+    rebuilt.then(() => finished = true, () => finished = true);
+    while (!finished) {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await rebuilt;
+    // Two batches of the deferred run, then the rebuild's four: none for chunks about to go.
+    assertEquals(state.calls, 2 + 4);
+    assertEquals(index.stats().pending, 0);
+  } finally {
+    await index.stop();
+    db.close();
+  }
+});
