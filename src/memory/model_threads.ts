@@ -81,8 +81,8 @@ export class ModelThreads {
     this.#options = { ...options, helperLingerMs: options.helperLingerMs ?? HELPER_LINGER_MS };
   }
 
-  /** Workers running now, the first thread's included. */
-  get workers(): number {
+  /** Threads whose Worker runs now, the first included. */
+  get running(): number {
     return this.#threads.filter((thread) => thread.worker).length;
   }
 

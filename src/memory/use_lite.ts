@@ -50,10 +50,10 @@ export interface UseLiteOptions {
   helperLingerMs?: number;
 }
 
-/** The USE-lite embedder, and how many model Workers run now. */
+/** The USE-lite embedder, and how many of its model threads run now. */
 export interface UseLiteEmbedder extends Embedder {
-  /** Workers running now: 0 unloaded, 1 for queries and small writes, more while indexing a backlog. */
-  workers(): number;
+  /** Model threads running now: 0 unloaded, 1 for queries and small writes, more for a backlog. */
+  runningThreads(): number;
 }
 
 /**
@@ -108,7 +108,7 @@ export function createUseLiteEmbedder(options: UseLiteOptions = {}): UseLiteEmbe
     close() {
       model.stop(new Error("the embedder was closed"));
     },
-    workers: () => model.workers,
+    runningThreads: () => model.running,
   };
   return embedder;
 }

@@ -97,13 +97,13 @@ Deno.test({
     await using t = await tempHome(40);
     const vectors = async (threads: number) => {
       const model = createUseLiteEmbedder({ threads });
-      let workers = 0;
-      // Counts the Workers right after each batch is asked for: a helper starts then.
+      let most = 0;
+      // Counts the model threads right after each batch is asked for: a helper starts then.
       const embedder: Embedder = {
         ...model,
         embed(texts, kind) {
           const embedded = model.embed(texts, kind);
-          workers = Math.max(workers, model.workers());
+          most = Math.max(most, model.runningThreads());
           return embedded;
         },
       };
@@ -115,7 +115,7 @@ Deno.test({
           `SELECT c.path, c.seq, v.window, v.vector FROM memory_vectors v
              JOIN memory_chunks c ON c.id = v.chunk_id ORDER BY c.path, c.seq, v.window`,
         ).all();
-        return { rows, workers };
+        return { rows, most };
       } finally {
         await index.stop();
         db.close();
@@ -124,7 +124,7 @@ Deno.test({
     };
     const one = await vectors(1);
     const two = await vectors(2);
-    assertEquals([one.workers, two.workers], [1, 2]);
+    assertEquals([one.most, two.most], [1, 2]);
     assert(one.rows.length >= 80, `${one.rows.length} windows: too few for a backlog`);
     assertEquals(two.rows, one.rows);
   },

@@ -30,9 +30,9 @@ Deno.test({
     const two = createUseLiteEmbedder({ threads: 2 });
     try {
       const alone = await one.embed(texts, "document");
-      assertEquals(one.workers(), 1);
+      assertEquals(one.runningThreads(), 1);
       const shared = two.embed(texts, "document");
-      assertEquals(two.workers(), 2, "a backlog of 12 requests starts a helper");
+      assertEquals(two.runningThreads(), 2, "a backlog of 12 requests starts a helper");
       assertEquals(await shared, alone);
     } finally {
       one.close();
@@ -49,9 +49,9 @@ Deno.test({
     try {
       // One request running, the rest waiting: one fewer than a backlog.
       const vectors = embedder.embed(notes(4 * HELPER_BACKLOG), "document");
-      assertEquals(embedder.workers(), 1);
+      assertEquals(embedder.runningThreads(), 1);
       assertEquals((await vectors).length, 4 * HELPER_BACKLOG);
-      assertEquals(embedder.workers(), 1);
+      assertEquals(embedder.runningThreads(), 1);
     } finally {
       embedder.close();
     }
@@ -69,7 +69,7 @@ Deno.test({
       const documents = embedder.embed(notes(96), "document").then(() => {
         answered.push("documents");
       });
-      assertEquals(embedder.workers(), 2);
+      assertEquals(embedder.runningThreads(), 2);
       const query = embedder.embed(["where is the spare key?"], "query").then(([vector]) => {
         answered.push("query");
         return vector;
@@ -90,13 +90,13 @@ Deno.test({
     const embedder = createUseLiteEmbedder({ threads: 2, helperLingerMs: 10 });
     try {
       const backlog = embedder.embed(notes(48), "document");
-      assertEquals(embedder.workers(), 2);
+      assertEquals(embedder.runningThreads(), 2);
       await backlog;
-      await until(() => embedder.workers() === 1, "the helper to stop");
+      await until(() => embedder.runningThreads() === 1, "the helper to stop");
       assert(embedder.isReady(), "the first thread stays loaded for queries");
       // A query after the helper left is answered by the first thread alone.
       const [vector] = await embedder.embed(["where is the spare key?"], "query");
-      assertEquals([vector.length, embedder.workers()], [512, 1]);
+      assertEquals([vector.length, embedder.runningThreads()], [512, 1]);
     } finally {
       embedder.close();
     }
@@ -109,9 +109,9 @@ Deno.test({
   async fn() {
     const embedder = createUseLiteEmbedder({ threads: 2 });
     const backlog = embedder.embed(notes(48), "document");
-    assertEquals(embedder.workers(), 2);
+    assertEquals(embedder.runningThreads(), 2);
     embedder.close();
-    assertEquals(embedder.workers(), 0);
+    assertEquals(embedder.runningThreads(), 0);
     const error = await assertRejects(() => backlog);
     assertEquals(error.message, "the embedder was closed");
     assert(!embedder.isReady());
