@@ -27,6 +27,11 @@ export interface ChildResult {
   cpuSeconds: number;
   /** The most resident memory seen while indexing, in bytes. */
   peakRss: number;
+  /**
+   * Cores other processes kept busy meanwhile (Linux: /proc/stat, less this
+   * process), so a run that shared the machine can be told apart; null elsewhere.
+   */
+  otherCores: number | null;
   /** Seconds the embedder alone took for the same windows, with `--model-alone`. */
   modelSeconds?: number;
 }
@@ -69,18 +74,24 @@ async function run(root: string, memory: string, modelAlone: boolean): Promise<C
       peakRss = Math.max(peakRss, Deno.memoryUsage().rss);
     }, RSS_SAMPLE_MS);
     const cpu = process.cpuUsage();
+    const machine = machineBusy();
     const started = performance.now();
     await index.sync(undefined, true);
     const seconds = (performance.now() - started) / 1000;
     const { user, system } = process.cpuUsage(cpu);
+    const busy = machineBusy();
     clearInterval(sampler);
     const { chunks, vectors } = index.stats();
+    const cpuSeconds = (user + system) / 1e6;
     const result: ChildResult = {
       chunks,
       windows: vectors,
       seconds,
-      cpuSeconds: (user + system) / 1e6,
+      cpuSeconds,
       peakRss,
+      otherCores: busy === null || machine === null
+        ? null
+        : Math.max(0, (busy - machine) / seconds - cpuSeconds / seconds),
     };
     if (modelAlone) {
       const rows = db.prepare("SELECT heading, text FROM memory_chunks").all() as {
@@ -98,6 +109,18 @@ async function run(root: string, memory: string, modelAlone: boolean): Promise<C
   } finally {
     embedder.close();
     await Deno.remove(home, { recursive: true });
+  }
+}
+
+/** CPU seconds every process has spent since boot (Linux), or null where it cannot be read. */
+function machineBusy(): number | null {
+  try {
+    const [, ...fields] = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq] = fields.map(Number);
+    // The kernel counts in USER_HZ ticks, 100 a second on every Linux.
+    return (user + nice + system + irq + softirq) / 100;
+  } catch {
+    return null;
   }
 }
 
