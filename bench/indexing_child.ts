@@ -113,7 +113,7 @@ async function run(root: string, memory: string, modelAlone: boolean): Promise<C
 }
 
 /** CPU seconds every process has spent since boot (Linux), or null where it cannot be read. */
-function machineBusy(): number | null {
+export function machineBusy(): number | null {
   try {
     const [, ...fields] = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/);
     const [user, nice, system, , , irq, softirq] = fields.map(Number);
