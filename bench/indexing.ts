@@ -13,7 +13,7 @@ import { type ChildResult, machineBusy } from "./indexing_child.ts";
 import { seeded, writeChatCorpus, writeCorpus } from "./memory.ts";
 import type { Revision } from "./startup.ts";
 
-/** Runs per revision and corpus when `--runs` does not say: each takes 10–30 s. */
+/** Runs per revision and corpus when `--runs` does not say: each takes 15–45 s. */
 export const INDEXING_RUNS = 3;
 /** How long one run may take before the bench is abandoned as broken. */
 const RUN_TIMEOUT_MS = 600_000;
@@ -33,10 +33,15 @@ interface Corpus {
   write(dir: string): Promise<void>;
 }
 
-/** ~150 chunks each: notes of ~900 characters (two windows), and a dozen days of chats. */
+/**
+ * ~300 chunks each, a backlog of 25–45 s on one thread: notes of ~900
+ * characters (two windows), and four weeks of chats (three windows a chunk).
+ * A second thread's warm-up (its model loading, its first slower requests) is
+ * ~1 s whatever the backlog; half this size showed it as a tenth of the time.
+ */
 const CORPORA: Corpus[] = [
-  { name: "notes", write: (dir) => writeCorpus(dir, 150, seeded(7)) },
-  { name: "chats", write: (dir) => writeChatCorpus(dir, 12, seeded(11)) },
+  { name: "notes", write: (dir) => writeCorpus(dir, 300, seeded(7)) },
+  { name: "chats", write: (dir) => writeChatCorpus(dir, 27, seeded(11)) },
 ];
 
 /** One revision's figures on one corpus: its fastest run. */
