@@ -44,9 +44,11 @@ const CORPORA: Corpus[] = [
   { name: "chats", write: (dir) => writeChatCorpus(dir, 27, seeded(11)) },
 ];
 
-/** One revision's figures on one corpus: its fastest run. */
+/** One revision's figures on one corpus: its median run, and the spread of all. */
 export interface RevisionIndexing extends ChildResult {
   label: string;
+  /** The fastest and slowest runs' seconds. */
+  range: [number, number];
 }
 
 /** One corpus's figures, a revision each. */
@@ -91,7 +93,11 @@ export async function measureIndexing(
         runs,
         revisions: revisions.map((revision, i) => ({
           label: revision.label,
-          ...fastest(taken[i]),
+          ...median(taken[i]),
+          range: [
+            Math.min(...taken[i].map((r) => r.seconds)),
+            Math.max(...taken[i].map((r) => r.seconds)),
+          ],
         })),
       });
     } finally {
@@ -131,12 +137,12 @@ async function indexOnce(root: string, memory: string, modelAlone: boolean): Pro
 }
 
 /**
- * The fastest run, its other figures with it. On a shared machine a run is
- * only ever slowed by other work, never sped up, so the fastest is the one
- * least disturbed; `otherCores` says how little.
+ * The run of median time, its other figures with it. Not the fastest: with
+ * runs of ±8% on a quiet machine (the host's weather, unseen from inside), the
+ * luckiest run of either side decided a comparison more than its threads did.
  */
-function fastest(results: ChildResult[]): ChildResult {
-  return results.reduce((best, r) => r.seconds < best.seconds ? r : best);
+function median(results: ChildResult[]): ChildResult {
+  return [...results].sort((a, b) => a.seconds - b.seconds)[(results.length - 1) >> 1];
 }
 
 /** Waits until the machine's cores are idle for a second (Linux), at most QUIET_WAIT_MS. */
@@ -162,7 +168,7 @@ async function sizeOf(dir: string): Promise<number> {
 /** One line per corpus and revision: rates, cores kept busy, peak memory; then the ratio or the floor. */
 export function formatIndexing(results: CorpusIndexing[]): string {
   const lines = [
-    `indexing with USE-lite, the fastest of ${results[0]?.runs} runs, revisions in turns:`,
+    `indexing with USE-lite, the median of ${results[0]?.runs} runs, revisions in turns:`,
   ];
   for (const { corpus, bytes, revisions } of results) {
     const [first] = revisions;
@@ -175,9 +181,9 @@ export function formatIndexing(results: CorpusIndexing[]): string {
       lines.push(
         `    ${r.label.padEnd(9)} ${(r.chunks / r.seconds).toFixed(1)} chunks/s, ${
           (r.windows / r.seconds).toFixed(1)
-        } windows/s, ${(bytes / 1024 / r.seconds).toFixed(1)} KB/s in ${r.seconds.toFixed(1)} s; ${
-          (r.cpuSeconds / r.seconds).toFixed(2)
-        } cores busy${
+        } windows/s, ${(bytes / 1024 / r.seconds).toFixed(1)} KB/s in ${r.seconds.toFixed(1)} s (${
+          r.range[0].toFixed(1)
+        }–${r.range[1].toFixed(1)}); ${(r.cpuSeconds / r.seconds).toFixed(2)} cores busy${
           r.otherCores === null ? "" : ` (other processes ${r.otherCores.toFixed(2)})`
         }, peak RSS ${(r.peakRss / 1e6).toFixed(0)} MB`,
       );
