@@ -7,7 +7,8 @@
  * `speech`, `history`, `shell-judge`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`, `sdk-first-token`); none means all. `--compare REV` checks REV out beside this
- * tree and takes the start-up figures of both in turns, side by side.
+ * tree and takes the start-up and indexing figures of both in turns, side by side. `--runs N`
+ * is how many launches (start-up) or indexing runs count.
  */
 
 import { parseArgs } from "node:util";
@@ -40,8 +41,15 @@ import { checkoutWorktree } from "./worktree.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
+/** What a group is given: the floor, and the revisions to measure side by side (this tree first). */
+interface GroupContext {
+  revisions: Revision[];
+  /** `--runs`, when given. */
+  runs?: number;
+}
+
 /** The groups besides `startup`, each printing its lines given the floor. */
-const GROUPS: Record<string, (floor: number) => Promise<string>> = {
+const GROUPS: Record<string, (floor: number, context: GroupContext) => Promise<string>> = {
   turn: async (floor) => {
     const lines = [];
     for (const size of [10, 10_000]) {
@@ -55,7 +63,8 @@ const GROUPS: Record<string, (floor: number) => Promise<string>> = {
   scheduling: async (floor) => formatScheduling(await measureScheduling(), floor),
   page: async (floor) => formatPageLoad(await measurePageLoad(), floor),
   rss: async () => formatRss(await measureRss()),
-  indexing: async () => formatIndexing(await measureIndexing()),
+  indexing: async (_floor, { revisions, runs }) =>
+    formatIndexing(await measureIndexing(revisions, runs)),
   size: async () => formatReleaseSize(await measureReleaseSize()),
   channels: async () => formatChannelLatency(await measureChannelLatency()),
   speech: async () => formatSpeech(await measureSpeech()),
@@ -76,27 +85,30 @@ if (unknown.length > 0) {
 }
 const selected = (name: string) => positionals.length === 0 || positionals.includes(name);
 const figures = STARTUP_FIGURES.filter((figure) => selected("startup") || selected(figure.name));
-const runs = values.runs === undefined ? RUNS : Number(values.runs);
+const runs = values.runs === undefined ? undefined : Number(values.runs);
 
 console.log(
   `hob benchmarks · deno ${Deno.version.deno} · ${navigator.hardwareConcurrency} cores · ${
     new Date().toISOString()
   }`,
 );
-let floor: number | undefined;
-if (figures.length > 0) {
+// A block, so the worktree is removed before the exit below.
+{
+  let floor: number | undefined;
   const revisions: Revision[] = [{ label: "this tree", root: ROOT }];
   await using base = values.compare === undefined
     ? undefined
     : await checkoutWorktree(values.compare);
   if (base) revisions.push(base);
-  const result = await measureStartup({ revisions, figures, runs });
-  floor = result.floor;
-  console.log(formatStartup(result));
-}
-for (const [name, run] of Object.entries(GROUPS)) {
-  if (!selected(name)) continue;
-  floor ??= await measureFloor(runs);
-  console.log(await run(floor));
+  if (figures.length > 0) {
+    const result = await measureStartup({ revisions, figures, runs: runs ?? RUNS });
+    floor = result.floor;
+    console.log(formatStartup(result));
+  }
+  for (const [name, run] of Object.entries(GROUPS)) {
+    if (!selected(name)) continue;
+    floor ??= await measureFloor(runs ?? RUNS);
+    console.log(await run(floor, { revisions, runs }));
+  }
 }
 Deno.exit(0); // the scheduler's Deno.cron minute tick would keep the process alive

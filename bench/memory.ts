@@ -96,6 +96,35 @@ export async function writeCorpus(
 }
 
 /**
+ * Writes `days` chat logs shaped like exported sessions: a file a day, a
+ * heading per session, one line per message (the owner's short, the
+ * assistant's longer), with no blank lines between them — long multi-line
+ * sections the chunker must cut by size rather than by paragraph.
+ */
+export async function writeChatCorpus(
+  dir: string,
+  days: number,
+  random: () => number,
+): Promise<void> {
+  await Deno.mkdir(join(dir, "chats"), { recursive: true });
+  const say = (count: number) => Array.from({ length: count }, () => sentence(random)).join(" ");
+  for (let d = 0; d < days; d++) {
+    const date = new Date(Date.UTC(2026, 0, 1 + d)).toISOString().slice(0, 10);
+    const sessions: string[] = [`# Chat, ${date}`];
+    for (let s = 0; s < 3; s++) {
+      const lines = [`## Session ${String(8 + 4 * s).padStart(2, "0")}:${d % 6}0`, ""];
+      const turns = 6 + Math.floor(random() * 8);
+      for (let t = 0; t < turns; t++) {
+        lines.push(`**Ada:** ${say(1 + Math.floor(random() * 2))}`);
+        lines.push(`**hob:** ${say(2 + Math.floor(random() * 4))}`);
+      }
+      sessions.push(lines.join("\n"));
+    }
+    await Deno.writeTextFile(join(dir, "chats", `${date}.md`), sessions.join("\n\n") + "\n");
+  }
+}
+
+/**
  * Writes `size` synthetic chunks into `home`'s memory and indexes them: chunks
  * and full text through the real index, then random unit vectors stored as
  * `embedderId`'s. Returns the open database and the chunking+FTS rate.

@@ -95,7 +95,7 @@ export interface TrustResult {
   version: FileVersion | null;
 }
 
-export type { FileVersion, WrittenBy };
+export type { FileVersion, IndexProgress, WrittenBy };
 export type {
   DiffInput,
   FileVersionWithContent,

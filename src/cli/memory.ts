@@ -8,6 +8,7 @@
 
 import { ActionError, checkInput } from "../app/errors.ts";
 import {
+  type IndexProgress,
   MAX_READ_LINES,
   MAX_SEARCH_HITS,
   type MemoryActions,
@@ -328,21 +329,32 @@ async function reindex(memory: MemoryActions): Promise<number> {
   const bar = Deno.stderr.isTerminal();
   const started = performance.now();
   const result = await memory.reindex((p) => {
-    if (!bar) return;
-    const filled = p.total ? Math.round((p.done / p.total) * BAR_WIDTH) : BAR_WIDTH;
-    err(
-      `\r${p.phase.padEnd(9)} [${"█".repeat(filled)}${
-        "░".repeat(BAR_WIDTH - filled)
-      }] ${p.done}/${p.total}`,
-    );
+    if (bar) err(`\r${progressBar(p)}`);
   });
   if (bar) err("\n");
+  const seconds = (performance.now() - started) / 1000;
   out(
     `Indexed ${result.changed} file(s): ${result.chunks} chunks, ${result.vectors} vectors (${
       result.embedder ?? "keyword search only"
-    }) in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
+    }) in ${seconds.toFixed(1)} s, ${rate(result.chunks, seconds)} chunks/s.\n`,
   );
   return EXIT.ok;
+}
+
+/** One phase's bar: `embedding [████░░] 120/300 chunks · 24.1/s`. */
+function progressBar(p: IndexProgress): string {
+  const filled = p.total ? Math.round((p.done / p.total) * BAR_WIDTH) : BAR_WIDTH;
+  return `${p.phase.padEnd(9)} [${"█".repeat(filled)}${
+    "░".repeat(BAR_WIDTH - filled)
+  }] ${p.done}/${p.total} ${p.phase === "files" ? "files" : "chunks"} · ${
+    rate(p.done, p.seconds)
+  }/s `;
+}
+
+/** `count` per second, to one decimal below 100. */
+function rate(count: number, seconds: number): string {
+  const perSecond = seconds > 0 ? count / seconds : 0;
+  return perSecond >= 100 ? Math.round(perSecond).toString() : perSecond.toFixed(1);
 }
 
 async function stats(memory: MemoryActions, json: boolean): Promise<number> {

@@ -278,6 +278,9 @@ const memorySchema = z.strictObject({
   vector_weight: z.number().min(0).max(10).optional().describe(
     "How much the embedder's ranking counts against BM25's (1); by default 0.5 for use-lite, else 1.",
   ),
+  index_threads: z.number().int().min(1).max(8).default(2).describe(
+    "Model threads the built-in embedder (`use-lite`) embeds a backlog with, at most one per core; each past the first holds its own ~150 MB copy of the model while the backlog lasts. 1 keeps indexing to one core.",
+  ),
   flush: z.strictObject({
     enabled: z.boolean().default(true).describe(
       "Off: no auto-flush; older turns only drop out of the prompt to fit `agent.context_tokens`.",

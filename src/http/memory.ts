@@ -185,7 +185,8 @@ export const memoryRouteDocs: RouteDoc[] = [
     summary: "Rebuild the search index from the files",
     response: {
       description: "`{changed}` and the index's counts",
-      sse: "`progress` events, then one `done` event with `{changed}` and the counts",
+      sse:
+        "`progress` events (`{phase, done, total, seconds, perSecond}`: files, then chunks embedded), then one `done` event with `{changed}` and the counts",
     },
   },
 ];

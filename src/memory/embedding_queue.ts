@@ -9,11 +9,14 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { transaction } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { embeddingWindows } from "./embedding_windows.ts";
-import type { IndexProgress } from "./indexing.ts";
+import { type IndexProgress, progressOf } from "./indexing.ts";
 import { signBits, toBlob } from "./vectors.ts";
 
 /** Chunks embedded per batch while indexing. */
 const EMBED_BATCH = 64;
+
+/** A chunk waiting for its vectors. */
+type PendingChunk = { id: number; heading: string; text: string };
 
 /** What the queue works on. */
 export interface EmbeddingQueueOptions {
@@ -31,8 +34,8 @@ export interface EmbeddingQueueOptions {
 }
 
 /**
- * Embeds the chunks that have no vectors. One deferred run at a time;
- * stopping ends it after the batch in progress.
+ * Embeds the chunks that have no vectors. One deferred run at a time, with
+ * two batches in flight; stopping ends it after those.
  *
  * @example
  * ```ts
@@ -45,6 +48,8 @@ export class EmbeddingQueue {
   readonly #options: EmbeddingQueueOptions;
   #running: Promise<void> | null = null;
   #stopped = false;
+  /** Counts cancels: a run goes on only while it is the one it started in. */
+  #generation = 0;
 
   constructor(options: EmbeddingQueueOptions) {
     this.#options = options;
@@ -69,7 +74,17 @@ export class EmbeddingQueue {
   }
 
   /**
-   * Stops deferred embedding after the batch in progress (the vectors still
+   * Ends the deferred run in progress after the batches in flight, without
+   * stopping the queue: the next start or `embedPending` embeds what is left.
+   * A reindex does this rather than wait for vectors of chunks it will delete.
+   */
+  async cancel(): Promise<void> {
+    this.#generation++;
+    await this.#running;
+  }
+
+  /**
+   * Stops deferred embedding after the batches in flight (the vectors still
    * missing are made at the next start); resolves when it has stopped.
    */
   async stop(): Promise<void> {
@@ -77,30 +92,60 @@ export class EmbeddingQueue {
     await this.#running;
   }
 
-  /** Embeds every chunk without vectors, batch after batch, until none is left or the queue stops. */
+  /**
+   * Embeds every chunk without vectors, batch after batch, until none is left
+   * or the queue stops. The next batch is asked for while the one before is
+   * still being embedded, so every model thread has work between batches.
+   */
   async embedPending(onProgress?: (progress: IndexProgress) => void): Promise<void> {
-    const { embedder, sql } = this.#options;
+    const { embedder } = this.#options;
     if (!embedder) return;
-    const missing = () =>
-      sql(
-        `SELECT id, heading, text FROM memory_chunks c
-          WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)
-          ORDER BY id LIMIT ?`,
-      ).all(embedder.id, EMBED_BATCH) as { id: number; heading: string; text: string }[];
     const total = this.#options.pending();
+    const started = performance.now();
     let done = 0;
-    for (let batch = missing(); batch.length > 0 && !this.#stopped; batch = missing()) {
-      await this.#embedBatch(embedder, batch);
+    const report = (count: number) => {
       this.#options.onVectors();
-      done += batch.length;
-      onProgress?.({ phase: "embedding", done: Math.min(done, total), total });
+      done = Math.min(done + count, total);
+      onProgress?.(progressOf("embedding", done, total, started));
+    };
+    let previous: Promise<void> = Promise.resolve();
+    // Chunks at or below `after` are in a batch already asked for.
+    let after = 0;
+    const generation = this.#generation;
+    while (!this.#stopped && generation === this.#generation) {
+      const batch = this.#missing(embedder, after);
+      if (batch.length === 0) {
+        await previous;
+        // Once more from the start: a chunk written meanwhile may have taken a freed id.
+        if (after === 0) break;
+        after = 0;
+        continue;
+      }
+      after = batch[batch.length - 1].id;
+      const current = this.#embedBatch(embedder, batch).then(() => report(batch.length));
+      // Handled here so a failure while the batch before is awaited is not "unhandled";
+      // awaiting `current` below still throws it.
+      current.catch(() => {});
+      await previous;
+      previous = current;
     }
+    await previous;
+  }
+
+  /** Up to a batch of chunks without vectors, after the chunk `after`, by id. */
+  #missing(embedder: Embedder, after: number): PendingChunk[] {
+    return this.#options.sql(
+      `SELECT id, heading, text FROM memory_chunks c
+        WHERE id > ? AND NOT EXISTS
+              (SELECT 1 FROM memory_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)
+        ORDER BY id LIMIT ?`,
+    ).all(after, embedder.id, EMBED_BATCH) as PendingChunk[];
   }
 
   /** Embeds one batch's windows and writes their vectors in one transaction. */
   async #embedBatch(
     embedder: Embedder,
-    batch: { id: number; heading: string; text: string }[],
+    batch: PendingChunk[],
   ): Promise<void> {
     const { db, sql } = this.#options;
     const windows = batch.flatMap((chunk) =>

@@ -15,8 +15,32 @@ import type { Embedder } from "./embedder.ts";
 /** Progress of a (re)index, for a progress bar or an event stream. */
 export interface IndexProgress {
   phase: "files" | "embedding";
+  /** Files read, or chunks given their vectors, so far in this phase. */
   done: number;
   total: number;
+  /** Seconds since this phase began. */
+  seconds: number;
+  /** Its rate so far: files per second, or chunks per second while embedding. */
+  perSecond: number;
+}
+
+/**
+ * A phase's progress, `done` of `total` since `started` (a `performance.now()`).
+ *
+ * @example
+ * ```ts
+ * const started = performance.now();
+ * onProgress(progressOf("embedding", 64, 300, started)); // { …, perSecond: 21.3 }
+ * ```
+ */
+export function progressOf(
+  phase: IndexProgress["phase"],
+  done: number,
+  total: number,
+  started: number,
+): IndexProgress {
+  const seconds = (performance.now() - started) / 1000;
+  return { phase, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0 };
 }
 
 /** The index a file is written to. */

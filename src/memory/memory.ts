@@ -93,7 +93,9 @@ function loadSources(): NonNullable<typeof sourceModules> {
 export function createEmbedder(config: HobConfig): Embedder | null {
   const choice = config.memory.embedder;
   if (choice === "none") return null;
-  if (choice === "use-lite") return createUseLiteEmbedder();
+  if (choice === "use-lite") {
+    return createUseLiteEmbedder({ threads: config.memory.index_threads });
+  }
   if (choice.startsWith("transformers:")) {
     return createTransformersEmbedder(choice.slice("transformers:".length));
   }

@@ -19,7 +19,7 @@ import { EmbeddingQueue } from "./embedding_queue.ts";
 import { WINDOWS_VERSION } from "./embedding_windows.ts";
 import { CHUNKS_VERSION } from "./chunker.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
-import { indexFile, type IndexProgress, listMarkdown, removeFile } from "./indexing.ts";
+import { indexFile, type IndexProgress, listMarkdown, progressOf, removeFile } from "./indexing.ts";
 import { countChunks, keywordRanking, termWeights } from "./keyword_search.ts";
 import { PASSAGE_CHARS_PER_HIT, passages } from "./passages.ts";
 import { loadSignatures, QueryVectors, type Signatures, vectorRanking } from "./vector_search.ts";
@@ -209,11 +209,12 @@ export class MemoryIndex {
           .map((row) => [row.path, row.hash]),
       );
       const changed: string[] = [];
+      const started = performance.now();
       let done = 0;
       for (const path of files) {
         if (await this.#indexFile(path, known.get(path))) changed.push(path);
         known.delete(path);
-        onProgress?.({ phase: "files", done: ++done, total: files.length });
+        onProgress?.(progressOf("files", ++done, files.length, started));
       }
       for (const gone of known.keys()) {
         removeFile(this.#sql, gone);
@@ -243,8 +244,9 @@ export class MemoryIndex {
   /** Deletes the whole index and builds it again from the files. */
   reindex(onProgress?: (progress: IndexProgress) => void): Promise<string[]> {
     this.#serial(async () => {
-      // A deferred embedding must not write vectors for chunks about to go.
-      await this.#vectors.running;
+      // A deferred embedding must not write vectors for chunks about to go,
+      // nor go on embedding them: it ends after the batches in flight.
+      await this.#vectors.cancel();
       this.#db.exec("DELETE FROM memory_chunks");
       this.#db.exec("DELETE FROM memory_files");
       this.#forgetChunks();

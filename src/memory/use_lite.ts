@@ -3,14 +3,16 @@
  * offline, loaded lazily in its own Worker. It reads only about the first 128
  * tokens (~450 characters) of a text, so the index embeds chunks in windows.
  *
- * The Worker runs one request at a time, and a query goes before every
- * document still waiting: a turn's memory lookup never queues behind a
- * document being indexed, only beside the few windows in progress. The model
- * holds ~150 MB, so it is unloaded after a while unused and loads again when
- * next needed.
+ * Each model thread (model_threads.ts) runs one request at a time, and a
+ * query goes before every document still waiting: a turn's memory lookup
+ * never queues behind a document being indexed, only beside the few windows
+ * in progress. The model holds ~150 MB, so it is unloaded after a while unused
+ * and loads again when next needed; a backlog of documents is shared with a
+ * second thread, on a second core, for as long as it lasts.
  */
 
-import { type Embedder, type EmbedKind, normalize } from "./embedder.ts";
+import { type Embedder, normalize } from "./embedder.ts";
+import { ModelThreads } from "./model_threads.ts";
 
 /**
  * Characters of a text the model is given. Its tokenizer's time grows with
@@ -28,100 +30,30 @@ const BATCH = 4;
 /** How long the model stays loaded after its last use. */
 export const IDLE_UNLOAD_MS = 15 * 60_000;
 
-/** One request waiting for the Worker: texts to embed, or none to load the model. */
-interface Job {
-  texts?: string[];
-  resolve(vectors: Float32Array[]): void;
-  reject(error: Error): void;
-}
+/**
+ * Model threads for a backlog of documents by default, at most one per core:
+ * two embed at nearly twice one's rate, and each holds its own ~150 MB model.
+ */
+export const DEFAULT_THREADS = 2;
 
 /** Options for {@linkcode createUseLiteEmbedder}. */
 export interface UseLiteOptions {
   /** @default {IDLE_UNLOAD_MS} */
   idleUnloadMs?: number;
+  /**
+   * Model threads a backlog of documents is embedded with, capped at the
+   * machine's cores; the second and later run only while the backlog lasts.
+   * @default {DEFAULT_THREADS}
+   */
+  threads?: number;
+  /** How long a helper thread stays once no document waits. @default {HELPER_LINGER_MS} */
+  helperLingerMs?: number;
 }
 
-/**
- * The model's Worker: one request at a time, queries before documents,
- * started on the first request and stopped after `idleUnloadMs` unused.
- */
-class ModelThread {
-  readonly #idleUnloadMs: number;
-  /** Called whenever the Worker stops (unused, crashed or closed): the model must load again. */
-  readonly #onStop: () => void;
-  #worker: Worker | undefined;
-  /** Queries first, then documents, each in the order asked. */
-  readonly #queries: Job[] = [];
-  readonly #documents: Job[] = [];
-  #running: Job | undefined;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(idleUnloadMs: number, onStop: () => void) {
-    this.#idleUnloadMs = idleUnloadMs;
-    this.#onStop = onStop;
-  }
-
-  /** Embeds `texts`, or loads the model when there are none. */
-  request(texts: string[] | undefined, kind: EmbedKind): Promise<Float32Array[]> {
-    return new Promise((resolve, reject) => {
-      (kind === "query" ? this.#queries : this.#documents).push({ texts, resolve, reject });
-      this.#next();
-    });
-  }
-
-  /** Stops the Worker; every request waiting fails with `error`. */
-  stop(error: Error): void {
-    clearTimeout(this.#idleTimer);
-    for (const job of [this.#running, ...this.#queries.splice(0), ...this.#documents.splice(0)]) {
-      job?.reject(error);
-    }
-    this.#running = undefined;
-    this.#unload();
-  }
-
-  #unload(): void {
-    this.#worker?.terminate();
-    this.#worker = undefined;
-    this.#onStop();
-  }
-
-  /** Posts the next waiting job when the Worker is free; arms the idle unload when none waits. */
-  #next(): void {
-    if (this.#running) return;
-    this.#running = this.#queries.shift() ?? this.#documents.shift();
-    clearTimeout(this.#idleTimer);
-    if (!this.#running) {
-      if (this.#worker) {
-        this.#idleTimer = setTimeout(() => this.#unload(), this.#idleUnloadMs);
-        // A timer that keeps no process alive: a command ends when its work does.
-        Deno.unrefTimer(this.#idleTimer);
-      }
-      return;
-    }
-    this.#worker ??= this.#start();
-    this.#worker.postMessage({ texts: this.#running.texts });
-  }
-
-  #start(): Worker {
-    const worker = new Worker(new URL("./use_lite_worker.ts", import.meta.url), {
-      type: "module",
-      name: "hob-embedder",
-    });
-    worker.onmessage = (
-      event: MessageEvent<{ ok: boolean; vectors?: Float32Array[]; error?: string }>,
-    ) => {
-      const job = this.#running!;
-      this.#running = undefined;
-      if (event.data.ok) job.resolve(event.data.vectors ?? []);
-      else job.reject(new Error(`the embedding model failed: ${event.data.error}`));
-      this.#next();
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.stop(new Error(`the embedding model crashed: ${event.message}`));
-    };
-    return worker;
-  }
+/** The USE-lite embedder, and how many of its model threads run now. */
+export interface UseLiteEmbedder extends Embedder {
+  /** Model threads running now: 0 unloaded, 1 for queries and small writes, more for a backlog. */
+  runningThreads(): number;
 }
 
 /**
@@ -133,15 +65,22 @@ class ModelThread {
  * const [vector] = await embedder.embed(["where did I park?"], "query");
  * ```
  */
-export function createUseLiteEmbedder(options: UseLiteOptions = {}): Embedder {
+export function createUseLiteEmbedder(options: UseLiteOptions = {}): UseLiteEmbedder {
   let loading: Promise<void> | undefined;
   let ready = false;
-  const model = new ModelThread(options.idleUnloadMs ?? IDLE_UNLOAD_MS, () => {
-    loading = undefined;
-    ready = false;
+  const model = new ModelThreads({
+    worker: new URL("./use_lite_worker.ts", import.meta.url),
+    name: "hob-embedder",
+    threads: Math.max(1, Math.min(options.threads ?? DEFAULT_THREADS, cores())),
+    idleUnloadMs: options.idleUnloadMs ?? IDLE_UNLOAD_MS,
+    helperLingerMs: options.helperLingerMs,
+    onStop: () => {
+      loading = undefined;
+      ready = false;
+    },
   });
 
-  const embedder: Embedder = {
+  const embedder: UseLiteEmbedder = {
     id: "use-lite@0.2.0",
     maxChars: 450,
     isReady: () => ready,
@@ -169,6 +108,12 @@ export function createUseLiteEmbedder(options: UseLiteOptions = {}): Embedder {
     close() {
       model.stop(new Error("the embedder was closed"));
     },
+    runningThreads: () => model.running,
   };
   return embedder;
+}
+
+/** The machine's cores, or 1 where the platform does not say. */
+function cores(): number {
+  return navigator.hardwareConcurrency || 1;
 }
