@@ -356,7 +356,8 @@ function formatTable(byMode: Record<string, Map<string, Scores>>, kinds: string[
   return lines;
 }
 
-async function copyTree(from: string, to: string): Promise<void> {
+/** Copies a directory tree (a golden set's corpus into a fresh home). */
+export async function copyTree(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
   for await (const entry of Deno.readDir(from)) {
     const source = join(from, entry.name);

@@ -27,6 +27,7 @@ import { embeddingWindows } from "../src/memory/embedding_windows.ts";
 import { countChunks, keywordRanking } from "../src/memory/keyword_search.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "../src/memory/fusion.ts";
 import { dot } from "../src/memory/vectors.ts";
+import { copyTree } from "./eval_memory.ts";
 
 export type { Scored };
 
@@ -267,16 +268,6 @@ export async function score(
 function format(f: Figures): string {
   const x = (v: number) => v.toFixed(3);
   return `${x(f.r1 / f.n)} ${x(f.r3 / f.n)} ${x(f.mrr / f.n)} ${f.na ? x(f.a3 / f.na) : "  —  "}`;
-}
-
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    const source = join(from, entry.name);
-    const target = join(to, entry.name);
-    if (entry.isDirectory) await copyTree(source, target);
-    else if (entry.isFile) await Deno.copyFile(source, target);
-  }
 }
 
 async function exists(path: string): Promise<boolean> {
