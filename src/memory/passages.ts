@@ -32,10 +32,9 @@ const LINES_AFTER = 2;
 /** What marks lines left out between two shown spans, or before and after them. */
 const GAP = "…";
 
-/** One hit to show: its chunk's text and where that text starts in its file. */
+/** One hit to show: its chunk's text and the file it is from. */
 export interface PassageSource {
   path: string;
-  start_line: number;
   text: string;
 }
 
@@ -81,9 +80,10 @@ export function passages(hits: PassageSource[], weights: TermWeights, budget: nu
   return hits.map((hit, i) => {
     const share = Math.max(MIN_HIT_CHARS, Math.floor(left / (hits.length - i)));
     const lines = contentLines(hit.text, weights)
-      .filter((line) => !shown.has(`${hit.path}:${hit.start_line + line.at}`));
+      .filter((line) => !shown.has(`${hit.path}\n${line.text}`));
     const chosen = chooseLines(lines, share);
-    for (const line of chosen) shown.add(`${hit.path}:${hit.start_line + line.at}`);
+    // By text, not number: a chunk's text leaves out the blank lines between its paragraphs.
+    for (const line of chosen) shown.add(`${hit.path}\n${line.text}`);
     const text = lines.length === 0
       ? "(these lines are shown above)"
       : render(hit.text, lines, chosen, share, weights);

@@ -28,7 +28,7 @@ Deno.test("stems are the porter stems SQLite's tokenizer indexes", () => {
 Deno.test("a passage shows the line that answers, deep in a long chunk, with its neighbours", () => {
   const text = session(24, 17, "thinking about going camping next month, up in the hills.");
   const [shown] = passages(
-    [{ path: "chat.md", start_line: 1, text }],
+    [{ path: "chat.md", text }],
     weights({ camping: 3, maya: 0.2, planning: 1 }),
     400,
   );
@@ -46,7 +46,7 @@ Deno.test("a short chunk is shown whole, and what it leaves of the budget goes t
   const long = session(40, 30, "the answer about kayaks is here.");
   const w = weights({ kayaks: 3 });
   const [whole, rest] = passages(
-    [{ path: "a.md", start_line: 1, text: short }, { path: "b.md", start_line: 1, text: long }],
+    [{ path: "a.md", text: short }, { path: "b.md", text: long }],
     w,
     1_000,
   );
@@ -56,7 +56,7 @@ Deno.test("a short chunk is shown whole, and what it leaves of the budget goes t
   assert(rest.length > 600, `${rest.length}`);
   // Even, without the short hit's leftover: two long hits share the budget.
   const [one, two] = passages(
-    [{ path: "b.md", start_line: 1, text: long }, { path: "c.md", start_line: 1, text: long }],
+    [{ path: "b.md", text: long }, { path: "c.md", text: long }],
     w,
     1_000,
   );
@@ -68,7 +68,7 @@ Deno.test("distant matching lines are shown as separate spans, the gaps marked",
   lines[4] = "The boiler was serviced in March.";
   lines[25] = "The boiler needs a new valve.";
   const [shown] = passages(
-    [{ path: "home.md", start_line: 1, text: lines.join("\n") }],
+    [{ path: "home.md", text: lines.join("\n") }],
     weights({ boiler: 2 }),
     300,
   );
@@ -80,7 +80,7 @@ Deno.test("distant matching lines are shown as separate spans, the gaps marked",
 Deno.test("lines one hit showed are not shown again by the next (chunks of a file overlap)", () => {
   const text = "- The boiler was serviced in March.\n- The gas meter was read.";
   const [first, second] = passages(
-    [{ path: "home.md", start_line: 10, text }, { path: "home.md", start_line: 10, text }],
+    [{ path: "home.md", text }, { path: "home.md", text }],
     weights({ boiler: 2 }),
     2_000,
   );
@@ -90,11 +90,11 @@ Deno.test("lines one hit showed are not shown again by the next (chunks of a fil
 
 Deno.test("with no line matching, the chunk's first lines; a line too long is cut around its match", () => {
   const text = session(30, 29, "x");
-  const [top] = passages([{ path: "a.md", start_line: 1, text }], weights({}), 200);
+  const [top] = passages([{ path: "a.md", text }], weights({}), 200);
   assert(top.startsWith("Maya: small talk number 0"), top);
   assert(top.endsWith("…"), top);
   const long = `${"filler words ".repeat(80)}the kayak is red ${"more filler ".repeat(80)}`;
-  const [cut] = passages([{ path: "a.md", start_line: 1, text: long }], weights({ kayak: 2 }), 200);
+  const [cut] = passages([{ path: "a.md", text: long }], weights({ kayak: 2 }), 200);
   assertStringIncludes(cut, "the kayak is red");
   assert(cut.startsWith("…") && cut.endsWith("…") && cut.length <= 204, cut);
 });
@@ -108,7 +108,7 @@ Deno.test("a passage cut out of labelled text stays labelled", () => {
     ...Array.from({ length: 20 }, (_, i) => `More quoted line ${i}.`),
     "</untrusted>",
   ].join("\n");
-  const [shown] = passages([{ path: "s.md", start_line: 1, text }], weights({ kayak: 2 }), 200);
+  const [shown] = passages([{ path: "s.md", text }], weights({ kayak: 2 }), 200);
   assertStringIncludes(shown, "The kayak rental closes at five.");
   assertEquals(untrustedSource(shown), "fetch_url: https://example.org");
   assert(shown.includes("</untrusted>"), shown);
@@ -117,11 +117,27 @@ Deno.test("a passage cut out of labelled text stays labelled", () => {
 Deno.test("in a chat, the two turns after the one that matches come before the turn above it", () => {
   const text = session(30, 12, "when is the wedding? I keep forgetting the date, sorry!!");
   const [shown] = passages(
-    [{ path: "chat.md", start_line: 1, text }],
+    [{ path: "chat.md", text }],
     weights({ wedding: 3 }),
     300,
   );
   // Room for four turns: the match, the two answers after it, and one turn before.
   const numbers = [...shown.matchAll(/small talk number (\d+)/g)].map((m) => Number(m[1]));
   assertEquals(numbers, [11, 13, 14]);
+});
+
+Deno.test("a line two overlapping chunks share is shown once, though their texts leave out blank lines", () => {
+  // As the chunker cuts a long section: paragraphs joined without the blank lines between them.
+  const first = ["Maya: the camping trip is in May.", "Jonas: which campsite?", "Maya: Brecon."];
+  const second = ["Maya: Brecon.", "Jonas: camping in the rain again, then.", "Maya: probably!"];
+  const [one, two] = passages(
+    [
+      { path: "chat.md", text: second.join("\n") },
+      { path: "chat.md", text: first.join("\n") },
+    ],
+    weights({ camping: 2 }),
+    2_000,
+  );
+  assertStringIncludes(one, "Maya: Brecon.");
+  assert(!two.includes("Maya: Brecon."), two);
 });
