@@ -47,8 +47,8 @@ const CORPORA: Corpus[] = [
 /** One revision's figures on one corpus: its median run, and the spread of all. */
 export interface RevisionIndexing extends ChildResult {
   label: string;
-  /** The fastest and slowest runs' seconds. */
-  range: [number, number];
+  /** Every run's seconds, in the order taken (turn by turn with the other revisions). */
+  times: number[];
 }
 
 /** One corpus's figures, a revision each. */
@@ -80,7 +80,9 @@ export async function measureIndexing(
       const bytes = await sizeOf(join(dir, "memory"));
       const taken: ChildResult[][] = revisions.map(() => []);
       for (let run = 0; run < runs; run++) {
-        for (const [i, revision] of revisions.entries()) {
+        // Turns alternate which revision goes first, so neither always follows the other.
+        const turn = [...revisions.entries()];
+        for (const [i, revision] of run % 2 === 0 ? turn : turn.reverse()) {
           // The floor only beside this tree alone: a comparison's floor is the other revision.
           const modelAlone = revisions.length === 1;
           await quiet();
@@ -94,10 +96,7 @@ export async function measureIndexing(
         revisions: revisions.map((revision, i) => ({
           label: revision.label,
           ...median(taken[i]),
-          range: [
-            Math.min(...taken[i].map((r) => r.seconds)),
-            Math.max(...taken[i].map((r) => r.seconds)),
-          ],
+          times: taken[i].map((r) => r.seconds),
         })),
       });
     } finally {
@@ -182,17 +181,23 @@ export function formatIndexing(results: CorpusIndexing[]): string {
         `    ${r.label.padEnd(9)} ${(r.chunks / r.seconds).toFixed(1)} chunks/s, ${
           (r.windows / r.seconds).toFixed(1)
         } windows/s, ${(bytes / 1024 / r.seconds).toFixed(1)} KB/s in ${r.seconds.toFixed(1)} s (${
-          r.range[0].toFixed(1)
-        }–${r.range[1].toFixed(1)}); ${(r.cpuSeconds / r.seconds).toFixed(2)} cores busy${
+          Math.min(...r.times).toFixed(1)
+        }–${Math.max(...r.times).toFixed(1)}); ${(r.cpuSeconds / r.seconds).toFixed(2)} cores busy${
           r.otherCores === null ? "" : ` (other processes ${r.otherCores.toFixed(2)})`
         }, peak RSS ${(r.peakRss / 1e6).toFixed(0)} MB`,
       );
     }
     for (const other of revisions.slice(1)) {
+      // Run k of each side was taken in the same turn: their ratio shares its weather.
+      const ratios = other.times.map((seconds, k) => seconds / first.times[k]).sort((a, b) =>
+        a - b
+      );
       lines.push(
         `    ${first.label} indexes at ${
-          (other.seconds / first.seconds).toFixed(2)
-        }× ${other.label}'s rate`,
+          ratios[(ratios.length - 1) >> 1].toFixed(2)
+        }× ${other.label}'s rate, the median of each turn's ratio (${ratios[0].toFixed(2)}–${
+          ratios[ratios.length - 1].toFixed(2)
+        }); the medians' ratio ${(other.seconds / first.seconds).toFixed(2)}×`,
       );
     }
     if (first.modelSeconds !== undefined) {
