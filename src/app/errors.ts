@@ -8,6 +8,7 @@
  */
 
 import type { z } from "zod";
+import { unstorableText } from "../core/storable.ts";
 
 /**
  * Why an action refused: `invalid` input (a 400, exit 2), `not_found`, a
@@ -73,6 +74,10 @@ export class ActionError extends Error {
  * ```
  */
 export function checkInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const fault = unstorableText(input);
+  if (fault) {
+    throw new ActionError("invalid", `'${fault.field}': ${fault.problem}`, { field: fault.field });
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -11,6 +11,7 @@
 import type { ChannelActions, ChannelName, ChannelState, ChatPlace } from "../app/channels.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { ActionError } from "../app/errors.ts";
+import { storableText } from "../core/storable.ts";
 import { collectReply } from "../core/reply.ts";
 import { sleep } from "../core/timeout.ts";
 import type { SqliteChannels } from "../store/channels.ts";
@@ -352,7 +353,8 @@ class ChannelRunner {
   }
 
   /** Decides what becomes of a delivered message; a turn is queued behind the chat's others. */
-  #accept(message: InboundMessage): void {
+  #accept(delivered: InboundMessage): void {
+    const message = storableMessage(delivered);
     const { store, log } = this.#deps;
     const ignore = (why: string) => {
       this.#state.ignored++;
@@ -668,4 +670,24 @@ export interface ChannelProbe {
 /** A file's name for the sender's own words: a passed-on file's name is its author's, so not said. */
 function shownName(file: InboundFile): string {
   return file.from ? `a file ${file.from.kind} (its name is not shown)` : file.name;
+}
+
+/**
+ * The message with every text in it storable: a NUL or half a character,
+ * which a platform may deliver and hob.db cannot hold, is shown as U+FFFD and
+ * the rest arrives whole (a channel's message cannot be refused as a
+ * request's can).
+ */
+function storableMessage(message: InboundMessage): InboundMessage {
+  return {
+    ...message,
+    senderName: storableText(message.senderName),
+    text: storableText(message.text),
+    ...(message.subject === undefined ? {} : { subject: storableText(message.subject) }),
+    carried: message.carried.map((item) => ({
+      ...item,
+      author: storableText(item.author),
+      text: storableText(item.text),
+    })),
+  };
 }

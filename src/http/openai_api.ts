@@ -22,6 +22,8 @@ import { z } from "zod";
 import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { ActionError } from "../app/errors.ts";
+import { unstorableText } from "../core/storable.ts";
+import { jsonBody } from "./validate.ts";
 import { untrusted } from "../core/untrusted.ts";
 import { streamErrorEvent } from "./errors.ts";
 
@@ -126,12 +128,10 @@ async function chatCompletion(c: Context, runtime: Runtime): Promise<Response> {
 
 /** The body, checked against {@linkcode chatCompletionBody}; an OpenAI-shaped 400 when it does not fit. */
 async function parseRequest(c: Context): Promise<Body | Response> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    return openAiError(c, 400, "The body is not valid JSON", null, "invalid_json");
-  }
+  const raw = await jsonBody(c);
+  if (raw instanceof Error) return openAiError(c, 400, raw.message, null, "invalid_json");
+  const fault = unstorableText(raw);
+  if (fault) return openAiError(c, 400, `'${fault.field}': ${fault.problem}`, fault.field);
   const parsed = chatCompletionBody.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -27,14 +27,43 @@ export async function readJson<T extends z.ZodType>(
       "Send the body as JSON with 'Content-Type: application/json'",
     );
   }
-  let body: unknown;
+  const body = await jsonBody(c);
+  if (body instanceof Error) throw new ApiError(400, "invalid_json", body.message);
+  return check(schema, body, "body");
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A request's body parsed as JSON, or an Error saying why it is not: bytes
+ * that are not UTF-8 are refused, not read with U+FFFD in their place.
+ *
+ * @example
+ * ```ts
+ * const body = await jsonBody(c);
+ * if (body instanceof Error) return c.json({ error: body.message }, 400);
+ * ```
+ */
+export async function jsonBody(c: Context): Promise<unknown> {
+  let bytes: ArrayBuffer;
   try {
-    body = await c.req.json();
+    bytes = await c.req.arrayBuffer();
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError(400, "invalid_json", "The body is not valid JSON");
+    // Cut off, or framed wrongly: the client sent less than it said.
+    return new Error("The body could not be read whole");
   }
-  return check(schema, body, "body");
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return new Error("The body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return new Error("The body is not valid JSON");
+  }
 }
 
 /**

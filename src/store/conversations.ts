@@ -9,6 +9,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ConversationStore } from "../core/ports.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
+import { storableText } from "../core/storable.ts";
 import { type MessageHit, searchMessages, type SearchMessagesOptions } from "./message_search.ts";
 import type {
   Attachment,
@@ -166,7 +167,7 @@ export class SqliteConversationStore implements ConversationStore {
     ).run(
       message.conversation_id,
       message.role,
-      message.content,
+      storableText(message.content),
       message.tool_calls?.length ? JSON.stringify(message.tool_calls) : null,
       message.tool_call_id ?? null,
       message.tool_name ?? null,
@@ -189,7 +190,7 @@ export class SqliteConversationStore implements ConversationStore {
       id: Number(result.lastInsertRowid),
       conversation_id: message.conversation_id,
       role: message.role,
-      content: message.content,
+      content: storableText(message.content),
       tool_calls: message.tool_calls?.length ? message.tool_calls : null,
       tool_call_id: message.tool_call_id ?? null,
       tool_name: message.tool_name ?? null,
@@ -210,7 +211,8 @@ export class SqliteConversationStore implements ConversationStore {
     const values: (string | number | null)[] = [];
     if (patch.content !== undefined) {
       sets.push("content = ?");
-      values.push(patch.content);
+      // A model's or a program's NUL is marked, not the end of what is kept.
+      values.push(storableText(patch.content));
     }
     if (patch.tool_calls !== undefined) {
       sets.push("tool_calls = ?");

@@ -10,6 +10,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Context } from "hono";
 import { join } from "node:path";
 import { ActionError } from "../app/errors.ts";
+import { storableText } from "../core/storable.ts";
 import { displayZone } from "../app/times.ts";
 import type { NewScheduleInput } from "../app/schedules.ts";
 import type { NewTaskInput } from "../app/tasks.ts";
@@ -227,7 +228,8 @@ function conversationFragments(ui: Hono, runtime: Runtime): void {
 
 function memoryFragments(ui: Hono, runtime: Runtime): void {
   ui.get("/memory/search", async (c) => {
-    const q = (c.req.query("q") ?? "").trim().slice(0, 500);
+    // What is searched for is not kept: a NUL in it is marked, not refused.
+    const q = storableText((c.req.query("q") ?? "").trim().slice(0, 500));
     if (!q) return c.html(memoryResults("", []));
     return c.html(memoryResults(q, (await runtime.app.memory.search({ q, limit: 8 })).hits));
   });
@@ -246,17 +248,17 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     const path = editablePath(runtime, String(form.path ?? ""));
     const content = String(form.content ?? "");
     if (!path) throw new ApiError(404, "not_found", "Not a file the page edits");
-    if (path.startsWith("memory/")) {
-      // Through memory: atomic, serialised with other writers, re-indexed at once.
-      try {
+    try {
+      if (path.startsWith("memory/")) {
+        // Through memory: atomic, serialised with other writers, re-indexed at once.
         await runtime.app.memory.replace({ path: path.slice("memory/".length), content }, BY_PAGE);
-      } catch (error) {
-        const text = formRefusal(error, {});
-        return c.html(memoryEditor(path, content, { ok: false, text }), 422);
+      } else {
+        const name = path.slice("identity/".length) as "SOUL.md";
+        await runtime.app.memory.writeIdentity({ name, content }, BY_PAGE);
       }
-    } else {
-      const name = path.slice("identity/".length) as "SOUL.md";
-      await runtime.app.memory.writeIdentity({ name, content }, BY_PAGE);
+    } catch (error) {
+      const text = formRefusal(error, {});
+      return c.html(memoryEditor(path, content, { ok: false, text }), 422);
     }
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });

@@ -163,6 +163,28 @@ Deno.test("a guest is answered, but their words are untrusted and cannot approve
   }
 });
 
+Deno.test("a message holding a NUL or half a character arrives whole, the character marked", async () => {
+  await using model = startFakeOpenAI({ fallback: { text: "Got it." } });
+  await using telegram = await startFakeTelegram();
+  await using home = await tempHome(fakeProviderYaml(model.url, telegramYaml(telegram)));
+  const runtime = await serving(home.home);
+  try {
+    telegram.push({ from: { id: STRANGER, first_name: "E\u0000ve" }, text: "who\u0000 are you" });
+    telegram.push({ from: { id: OWNER, username: "ada" }, text: "before\u0000after \ud83d end" });
+    await telegram.until(() => telegram.sentTo(OWNER).length === 1, "the reply");
+    assertEquals(texts(telegram, OWNER), ["Got it."]);
+    const kept = "before\uFFFDafter \uFFFD end";
+    assertEquals(lastUserMessage(model.requests[0].body), kept);
+    const [conversation] = runtime.app.conversations.list({ kind: "channel" });
+    const [said] = runtime.app.conversations.messages({ id: conversation.id });
+    assertEquals(said.content, kept);
+    const [stranger] = runtime.app.channels.strangers();
+    assertEquals([stranger.name, stranger.excerpt], ["E\uFFFDve", "who\uFFFD are you"]);
+  } finally {
+    await runtime.close();
+  }
+});
+
 Deno.test("replies per sender are limited", async () => {
   await using model = startFakeOpenAI();
   await using telegram = await startFakeTelegram();

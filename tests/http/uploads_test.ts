@@ -32,14 +32,20 @@ Deno.test("uploads: an image goes to the model as an image, a text file by path 
       const response = await upload(
         new File([PNG], "photo of ../../cat.png", { type: "image/png" }),
         new File(["Shopping: eggs, milk, bread.\n"], "list.txt", { type: "text/plain" }),
+        // Half a character in a name (sent as U+FFFD) is kept, the character marked.
+        new File(["x"], "half \ud83d.txt", { type: "text/plain" }),
       );
       assertEquals(response.status, 201);
       const { uploads } = await response.json();
       assertEquals(uploads.map((u: { name: string; type: string }) => [u.name, u.type]), [
         ["cat.png", "image/png"],
         ["list.txt", "text/plain"],
+        ["half _.txt", "text/plain"],
       ]);
       [image, text] = uploads.map((u: { path: string }) => u.path);
+      // A NUL in a name is not a form at all: refused, nothing stored.
+      const nul = await upload(new File(["x"], "no\u0000te.txt", { type: "text/plain" }));
+      assertEquals([nul.status, (await nul.json()).error.code], [400, "invalid_form"]);
       assertMatch(image, /^uploads\/\d{4}-\d\d-\d\d\/[0-9a-f]{8}-cat\.png$/);
       assertEquals(await Deno.readFile(`${api.home.home}/${image}`), PNG);
     },
