@@ -74,11 +74,14 @@ export function errorResponse(
 }
 
 /**
- * `app.onError`: ApiError and HTTPException as themselves, a write the disk
+ * `app.onError`: ApiError and HTTPException as themselves, an ActionError as
+ * its status (an `invalid` one a 400 naming the field), a write the disk
  * refused as 507/503 (`storage_full`, `storage_read_only`), anything else a
  * logged 500.
  */
-export function handleError(error: Error, c: Context): Response {
+export function handleError(thrown: Error, c: Context): Response {
+  // An action's refusal a route did not translate itself is still the caller's fault, not a 500.
+  const error = apiError(thrown) as Error;
   if (error instanceof ApiError) {
     return errorResponse(c, error.status, error.code, error.message, error.field);
   }
