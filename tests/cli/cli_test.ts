@@ -592,7 +592,7 @@ Deno.test("hob tool list shows the policy calls really get", async () => {
   assertMatch(list.stdout, /^get_time +allow +/m);
 });
 
-Deno.test("./hob routes 'task add|list|…' to hob's background tasks and other 'task' names to deno.json", async () => {
+Deno.test("./hob routes 'task', 'task add|list|…' and unknown names to hob's background tasks, deno.json's tasks to deno", async () => {
   await using home = await tempHome("memory: { embedder: none }");
   const script = new URL("../../hob", import.meta.url).pathname;
   const run = async (...args: string[]) => {
@@ -613,8 +613,17 @@ Deno.test("./hob routes 'task add|list|…' to hob's background tasks and other 
   assertStringIncludes(added.stdout, "Added task 1 'Water plants'");
   const listed = await run("task", "list", "--home", home.home);
   assertStringIncludes(listed.stdout, "Water plants");
-  // Any other name is a deno.json task; an unknown one is deno's error, not hob's.
+  // './hob task' alone says what background tasks are, not deno.json's developer tasks.
+  const alone = await run("task");
+  assertEquals(alone.code, 0, alone.stderr);
+  assert(alone.stdout.startsWith("Usage: hob task add TITLE"), alone.stdout);
+  // A deno.json task by its name runs; any other name is hob task's own error.
+  const fmt = await run("task", "fmt", "--check", "deno.json");
+  assertEquals(fmt.code, 0, fmt.stderr);
   const unknown = await run("task", "no-such-task");
-  assertEquals(unknown.code !== 0, true);
-  assertStringIncludes(unknown.stderr, "no-such-task");
+  assertEquals([unknown.code, unknown.stdout], [2, ""]);
+  assertEquals(
+    unknown.stderr,
+    "hob task: unknown action 'no-such-task' — use add, list, show, cancel, resume\n",
+  );
 });
