@@ -21,6 +21,7 @@ import {
 import { diffInput, historyInput, versionInput } from "../app/memory_history.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { showTime } from "../app/times.ts";
+import { plainText } from "../core/untrusted.ts";
 import { resolve } from "node:path";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { z } from "zod";
@@ -296,7 +297,7 @@ async function search(memory: MemoryActions, request: MemoryRequest): Promise<nu
     for (const hit of found.hits) {
       out(
         `memory/${hit.path}:${hit.start_line}-${hit.end_line}  ${dim(hit.heading)}\n${
-          hit.snippet.replace(/^/gm, "  ")
+          plainText(hit.snippet).replace(/^/gm, "  ")
         }\n`,
       );
     }

@@ -26,6 +26,7 @@ import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { actAsync } from "./errors.ts";
+import { textForPeople } from "./display.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { pathTail, readJson, readQuery } from "./validate.ts";
@@ -45,7 +46,10 @@ export const memoryRouteDocs: RouteDoc[] = [
     tag: "memory",
     summary: "Hybrid (vector + keyword) search over the memory files",
     query: searchMemoryInput,
-    response: { description: "`{query, embedder, hits}`, best first" },
+    response: {
+      description:
+        "`{query, embedder, hits}`, best first; a hit whose `snippet` holds text from outside also has `display`: its parts with the source of each",
+    },
   },
   {
     method: "get",
@@ -204,7 +208,15 @@ export function memoryRoutes(runtime: Runtime): Hono {
   const app = new Hono();
 
   app.get("/memory/search", async (c) => {
-    return c.json(await actAsync(() => memory.search(readQuery(c, searchMemoryInput))));
+    const found = await actAsync(() => memory.search(readQuery(c, searchMemoryInput)));
+    // `snippet` is what the model reads; a labelled one also comes as `display`, for people.
+    return c.json({
+      ...found,
+      hits: found.hits.map((hit) => {
+        const display = textForPeople(hit.snippet);
+        return display ? { ...hit, display } : hit;
+      }),
+    });
   });
 
   app.get("/memory/stats", async (c) => c.json(await memory.stats()));

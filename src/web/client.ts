@@ -149,7 +149,10 @@ export interface MemoryHit {
   start_line: number;
   end_line: number;
   heading: string;
+  /** The passage as the model reads it: text from outside inside `<untrusted>` labels. */
   snippet: string;
+  /** When the passage holds text from outside: its parts, each with its source, for people. */
+  display?: { text: string; source: string | null }[];
   text: string;
   score: number;
 }

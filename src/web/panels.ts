@@ -20,6 +20,7 @@ import type { ToolInfo } from "../tools/registry.ts";
 import { type McpServerStatus, type McpToolInfo, revealed } from "../app/mcp.ts";
 import { showTime } from "../app/times.ts";
 import { textForPeople } from "../http/display.ts";
+import type { DisplayPart } from "../core/untrusted.ts";
 import { textHash } from "../memory/files.ts";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -240,7 +241,7 @@ export function memoryResults(query: string, hits: MemoryHit[]): Html {
               `memory/${hit.path}`,
             )}" hx-target="#memory-file">memory/${hit.path}</button> <span class="muted">lines ${hit
               .start_line}–${hit.end_line}${hit.heading ? ` · ${hit.heading}` : ""}</span></div>
-          <div class="passage">${hit.snippet || cut(hit.text, 400)}</div>
+          <div class="passage">${labelledHtml(hit.snippet || cut(hit.text, 400))}</div>
         </li>
       `
     )
@@ -281,14 +282,22 @@ export function memoryViewer(
   ${parts !== null ? vouchNotice(path, read.to < read.total_lines ? null : read.text) : ""}
   <p class="title">${path}</p>
   ${cut}
-  <pre class="viewer">${
-    (parts ?? [{ text: read.text, source: null }]).map((part) =>
-      part.source === null
-        ? part.text
-        : html`<span class="source">from ${part.source}</span><span class="untrusted">${part.text}</span>`
-    )
-  }</pre>
+  <pre class="viewer">${partsHtml(parts ?? [{ text: read.text, source: null }])}</pre>
 </div>`;
+}
+
+/** Text for a person: outside text after a marker naming its source, never the label's markup. */
+function labelledHtml(text: string): Html[] | string {
+  const parts = textForPeople(text);
+  return parts === null ? text : partsHtml(parts);
+}
+
+function partsHtml(parts: DisplayPart[]): Html[] {
+  return parts.map((part) =>
+    part.source === null
+      ? html`${part.text}`
+      : html`<span class="source">from ${part.source}</span><span class="untrusted">${part.text}</span>`
+  );
 }
 
 /**
