@@ -15,6 +15,9 @@ import { type Command, CommandError, EXIT, type ParsedArgs, UsageError } from ".
 import { existingHome } from "./open.ts";
 import { out, outJson } from "./output.ts";
 
+/** What a player writes when it cannot play: ffplay, paplay and aplay say it in these words. */
+const PLAYER_FAILURE = /fail|error|cannot|can't|unable|refused|no such/i;
+
 /** Players tried, in order, when `hob say` has no `-o` and a terminal for output; each gets a file. */
 const PLAYERS: string[][] = [
   ["ffplay", "-nodisp", "-autoexit", "-loglevel", "error"],
@@ -178,13 +181,22 @@ async function play(bytes: Uint8Array): Promise<void> {
   try {
     const file = `${dir}/speech.wav`;
     await Deno.writeFile(file, bytes);
-    const { code } = await new Deno.Command(player[0], {
+    const { code, stderr } = await new Deno.Command(player[0], {
       args: [...player.slice(1), file],
       stdin: "null",
       stdout: "null",
-      stderr: "inherit",
+      stderr: "piped",
     }).output();
-    if (code !== 0) throw new CommandError(`${player[0]} could not play the audio (exit ${code})`);
+    // With no sound device ffplay says so and still exits 0: what it says decides.
+    const said = new TextDecoder().decode(stderr).trim().split("\n");
+    const failure = said.findLast((line) => PLAYER_FAILURE.test(line));
+    if (code !== 0 || failure) {
+      throw new CommandError(
+        `${player[0]} could not play the audio (${
+          failure?.trim() || `exit ${code}`
+        }) — is there a sound device? Write the audio with -o FILE instead`,
+      );
+    }
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }

@@ -12,7 +12,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { startFakeSpeech, toneWav } from "../fakes/speech_server.ts";
 import { tempHome } from "../helpers/home.ts";
-import { runHob, startHob } from "../helpers/hob_process.ts";
+import { cleanEnv, hobArgv, runHob, startHob } from "../helpers/hob_process.ts";
 import { findProgram } from "../../src/media/programs.ts";
 import { wavInfo } from "../../src/media/audio.ts";
 import { festival, OFFLINE_SPEECH_YAML } from "../helpers/speech.ts";
@@ -213,5 +213,36 @@ Deno.test({
       const bytes = new Uint8Array(await speech.arrayBuffer());
       assertEquals(new TextDecoder().decode(bytes.subarray(0, 4)), "OggS");
     });
+  },
+});
+
+Deno.test({
+  name: "hob say at a terminal with no sound device fails, says why, and suggests -o FILE",
+  ignore: !findProgram("espeak-ng") || !findProgram("python3"),
+  async fn() {
+    await using home = await tempHome(OFFLINE_SPEECH_YAML);
+    // ffplay as it behaves with no sound card: it says the audio device failed, and exits 0.
+    const bin = `${home.home}/bin`;
+    await Deno.mkdir(bin);
+    await Deno.writeTextFile(
+      `${bin}/ffplay`,
+      "#!/bin/sh\necho 'ALSA lib confmisc.c:855:(parse_card) cannot find card 0' >&2\n" +
+        "echo 'No more combinations to try, audio open failed' >&2\nexit 0\n",
+    );
+    await Deno.chmod(`${bin}/ffplay`, 0o755);
+    const driver = new URL("../fakes/pty_drive.py", import.meta.url).pathname;
+    const output = await new Deno.Command("python3", {
+      args: [driver, "[]", ...hobArgv(["say", "--home", home.home, "Good night"])],
+      env: cleanEnv({ PATH: `${bin}:${Deno.env.get("PATH")}` }),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const transcript = new TextDecoder().decode(output.stdout);
+    assertEquals(output.code, 1, transcript);
+    assertStringIncludes(
+      transcript,
+      "hob: ffplay could not play the audio (No more combinations to try, audio open failed) — is there a sound device? Write the audio with -o FILE instead",
+    );
   },
 });
