@@ -2,21 +2,34 @@
 
 import type { AgentEvent } from "../core/types.ts";
 import type { ApprovalActions } from "../app/approvals.ts";
+import type { LineQueue } from "./lines.ts";
 import { err } from "./output.ts";
 
 /**
  * Makes an `onApproval` handler that reads the answer from `lines`:
  * y(es), n(o), always (yes, and remember), never (no, and remember).
- * An empty line or end of input means no.
+ * An empty line or end of input means no. `signal` aborts when the approval
+ * was decided elsewhere (the page, `hob approvals`, the API): the question
+ * is dropped and the line it waited for goes to the next reader. Resolves
+ * true when the answer was given here.
  */
 export function promptApprovals(
   approvals: ApprovalActions,
-  lines: AsyncIterator<string>,
-): (event: Extract<AgentEvent, { type: "approval_required" }>) => Promise<void> {
-  return async (event) => {
-    while (true) {
+  lines: LineQueue,
+): (
+  event: Extract<AgentEvent, { type: "approval_required" }>,
+  signal: AbortSignal,
+) => Promise<boolean> {
+  return async (event, signal) => {
+    while (!signal.aborted) {
       err("  allow it? [y]es / [n]o / always / never: ");
-      const next = await lines.next();
+      let next: IteratorResult<string>;
+      try {
+        next = await lines.next(signal);
+      } catch (error) {
+        if (signal.aborted) return false;
+        throw error;
+      }
       const answer = next.done ? "n" : next.value.trim().toLowerCase();
       const choice = answer === "y" || answer === "yes"
         ? { decision: "approve" as const, remember: false }
@@ -33,7 +46,8 @@ export function promptApprovals(
       } catch (error) {
         err(`  ${(error as Error).message}\n`);
       }
-      return;
+      return true;
     }
+    return false;
   };
 }

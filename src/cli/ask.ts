@@ -14,7 +14,7 @@ import { openOrCreateHome } from "./open.ts";
 import { dim, err, outJson } from "./output.ts";
 import { renderTurn } from "./render.ts";
 import { promptApprovals } from "./approval_prompt.ts";
-import { stdinLines } from "./lines.ts";
+import { LineQueue, stdinLines } from "./lines.ts";
 
 export const ask: Command = {
   name: "ask",
@@ -93,7 +93,7 @@ async function printReply(events: AsyncGenerator<AgentEvent>): Promise<number> {
 async function streamReply(runtime: Runtime, events: AsyncGenerator<AgentEvent>): Promise<number> {
   const turn = await renderTurn(events, {
     onApproval: Deno.stdin.isTerminal()
-      ? promptApprovals(runtime.app.approvals, stdinLines())
+      ? promptApprovals(runtime.app.approvals, new LineQueue(stdinLines()))
       : undefined,
   });
   if (Deno.stderr.isTerminal()) {

@@ -9,7 +9,7 @@ import { ActionError } from "../app/errors.ts";
 import type { ConversationActions } from "../app/conversations.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { promptApprovals } from "./approval_prompt.ts";
-import { stdinLines } from "./lines.ts";
+import { LineQueue, stdinLines } from "./lines.ts";
 import { openOrCreateHome } from "./open.ts";
 import { dim, err, out, red } from "./output.ts";
 import { renderTurn } from "./render.ts";
@@ -68,7 +68,7 @@ Options:
     Deno.addSignalListener("SIGINT", onInterrupt);
     if (interactive) err(dim(`hob chat · ${currentModel(session)} · ${HELP_LINE}\n`));
 
-    const lines = stdinLines();
+    const lines = new LineQueue(stdinLines());
     try {
       while (true) {
         if (interactive) out("you › ");

@@ -26,3 +26,63 @@ export async function* stdinLines(
   }
   if (buffer) yield buffer;
 }
+
+/**
+ * Lines read ahead into a queue, taken one at a time by whoever asks next: a
+ * read given up (an approval prompt answered elsewhere) loses no line, the
+ * next reader gets it.
+ *
+ * @example
+ * ```ts
+ * const lines = new LineQueue(stdinLines());
+ * const answer = await lines.next(AbortSignal.timeout(5_000));
+ * ```
+ */
+export class LineQueue {
+  #lines: string[] = [];
+  #ended = false;
+  #waiters: (() => void)[] = [];
+
+  constructor(source: AsyncIterable<string>) {
+    this.#pump(source);
+  }
+
+  /** The next line, or done at the end; `signal` gives up waiting (rejecting with its reason). */
+  async next(signal?: AbortSignal): Promise<IteratorResult<string>> {
+    while (this.#lines.length === 0 && !this.#ended) {
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const stop = () => {
+          this.#waiters = this.#waiters.filter((waiter) => waiter !== wake);
+          reject(signal!.reason);
+        };
+        const wake = () => {
+          signal?.removeEventListener("abort", stop);
+          resolve();
+        };
+        this.#waiters.push(wake);
+        signal?.addEventListener("abort", stop, { once: true });
+      });
+    }
+    const line = this.#lines.shift();
+    return line === undefined ? { done: true, value: undefined } : { done: false, value: line };
+  }
+
+  async #pump(source: AsyncIterable<string>): Promise<void> {
+    try {
+      for await (const line of source) {
+        this.#lines.push(line);
+        this.#wakeAll();
+      }
+    } finally {
+      this.#ended = true;
+      this.#wakeAll();
+    }
+  }
+
+  #wakeAll(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+}

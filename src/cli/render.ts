@@ -31,8 +31,15 @@ export async function renderTurn(
   events: AsyncIterable<AgentEvent>,
   options: {
     afterPrompt?: boolean;
-    /** Asks the user about a tool call; without it, how to decide elsewhere is printed. */
-    onApproval?: (event: Extract<AgentEvent, { type: "approval_required" }>) => Promise<void>;
+    /**
+     * Asks the user about a tool call while the turn waits (`signal` aborts when
+     * it was decided elsewhere; true when answered here); without it, how to
+     * decide elsewhere is printed.
+     */
+    onApproval?: (
+      event: Extract<AgentEvent, { type: "approval_required" }>,
+      signal: AbortSignal,
+    ) => Promise<boolean>;
   } = {},
 ): Promise<RenderedTurn> {
   const result: RenderedTurn = {
@@ -46,6 +53,7 @@ export async function renderTurn(
     if (!atLineStart) out("\n");
     atLineStart = true;
   };
+  const prompts = new Map<string, { controller: AbortController; answered: Promise<boolean> }>();
   for await (const event of events) {
     switch (event.type) {
       case "start":
@@ -73,14 +81,24 @@ export async function renderTurn(
         err(`⏸ ${event.name} wants to run with ${preview(event.arguments)}\n`);
         if (event.reason) err(dim(`  why it asks: ${event.reason}\n`));
         if (options.onApproval) {
-          await options.onApproval(event);
+          // Asked beside the turn, not in its way: a decision made elsewhere ends the question.
+          const controller = new AbortController();
+          prompts.set(event.approval_id, {
+            controller,
+            answered: options.onApproval(event, controller.signal),
+          });
         } else {
           err(dim(`  decide with: hob approvals approve ${event.approval_id}  (or deny)\n`));
         }
         break;
-      case "approval_resolved":
+      case "approval_resolved": {
+        const prompt = prompts.get(event.approval_id);
+        prompts.delete(event.approval_id);
+        prompt?.controller.abort();
+        if (prompt && !await prompt.answered) err(`\n  ${event.status} elsewhere\n`);
         if (event.status !== "approved") err(dim(`  ${event.status}: not run\n`));
         break;
+      }
       case "notice":
         // A taint the conversation had already was told on the turn that first read it.
         if (event.repeat) break;
@@ -101,6 +119,8 @@ export async function renderTurn(
         break;
     }
   }
+  // A question the turn no longer waits for (it was stopped) is not asked on.
+  for (const prompt of prompts.values()) prompt.controller.abort();
   return result;
 }
 

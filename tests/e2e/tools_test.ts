@@ -3,7 +3,7 @@
 import { assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, parseSse, tempHome } from "../helpers/home.ts";
-import { runHob, startHob } from "../helpers/hob_process.ts";
+import { cleanEnv, hobArgv, runHob, startHob } from "../helpers/hob_process.ts";
 
 const SHOUT = `import { z } from "zod";
 export default {
@@ -209,5 +209,30 @@ Deno.test("hob tool and hob approvals from the command line", async (t) => {
     const again = await runHob(["approvals", "deny", id, "--home", home.home]);
     assertEquals(again.code, 1);
     assertMatch(again.stderr, /is already approved/);
+  });
+  await t.step("at a terminal, an approval decided elsewhere ends the question", async () => {
+    fake.enqueue({ tool_calls: [{ name: "list_directory", arguments: {} }] }, { text: "Listed." });
+    const driver = new URL("../fakes/pty_drive.py", import.meta.url).pathname;
+    // The question is asked at the terminal, and nobody types an answer there.
+    const asking = new Deno.Command("python3", {
+      args: [driver, "[]", ...hobArgv(["ask", "list my workspace", "--home", home.home])],
+      env: cleanEnv(),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    let id = "";
+    for (let i = 0; i < 300 && !id; i++) {
+      const listed = await runHob(["approvals", "list", "--json", "--home", home.home]);
+      id = JSON.parse(listed.stdout).approvals[0]?.id ?? "";
+    }
+    const approved = await runHob(["approvals", "approve", id, "--home", home.home]);
+    assertEquals(approved.code, 0, approved.stderr);
+    const output = await asking;
+    const transcript = new TextDecoder().decode(output.stdout);
+    assertEquals(output.code, 0, transcript);
+    assertStringIncludes(transcript, "allow it? [y]es / [n]o / always / never:");
+    assertStringIncludes(transcript, "approved elsewhere");
+    assertStringIncludes(transcript, "Listed.");
   });
 });
