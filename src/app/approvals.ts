@@ -77,7 +77,14 @@ export function createApprovalActions(approvals: SqliteApprovals): ApprovalActio
       } catch (error) {
         if (!(error instanceof ApprovalError)) throw error;
         if (error.code === "not_found") {
-          throw new ActionError("not_found", error.message, { field: "id", cause: error });
+          // Too short to be read as a prefix: say so, rather than only that it is not there.
+          const short = given.length < MIN_ID_PREFIX
+            ? ` — give at least ${MIN_ID_PREFIX} characters of its id (the list of approvals shows them)`
+            : " — the list of approvals shows the pending ones";
+          throw new ActionError("not_found", `${error.message}${short}`, {
+            field: "id",
+            cause: error,
+          });
         }
         throw new ActionError("conflict", error.message, { cause: error });
       }

@@ -55,7 +55,8 @@ export const CONVERSATION_KINDS = [
   "all",
 ] as const satisfies readonly (ConversationKind | "all")[];
 
-const modelId = z.string().min(3).max(200);
+// Its form is checked with the model itself (`usable`), in words that say what to write.
+const modelId = z.string().min(1, "must not be empty").max(200);
 const conversationId = z.string().min(1);
 
 /** One chat message to answer: `POST /api/chat`'s body. */

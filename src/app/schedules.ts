@@ -168,7 +168,10 @@ function asActionError(error: unknown): unknown {
     return new ActionError("invalid", error.message, { field, cause: error });
   }
   if (error instanceof JobError) {
-    return new ActionError(error.code, error.message, { cause: error });
+    const next = error.code === "duplicate"
+      ? " — give this one another name, or change or remove the job that has it"
+      : "";
+    return new ActionError(error.code, `${error.message}${next}`, { cause: error });
   }
   return error;
 }

@@ -8,6 +8,8 @@
  * value, so the range check can name it, where parseArgs calls it missing.
  */
 
+import { closest } from "./closest.ts";
+
 /** One option: a flag (`boolean`) or one that takes a value (`string`), maybe with a one-letter `short`. */
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -72,7 +74,12 @@ export function parseLine(args: readonly string[], options: OptionSpecs): Parsed
     } else if (arg.startsWith("--")) {
       const equals = arg.indexOf("=", 3);
       const name = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
-      if (!Object.hasOwn(options, name)) throw new ArgsError(`unknown option '--${name}'`);
+      if (!Object.hasOwn(options, name)) {
+        const near = closest(name, Object.keys(options));
+        throw new ArgsError(
+          `unknown option '--${name}'${near ? ` — did you mean '--${near}'?` : ""}`,
+        );
+      }
       take(name, equals < 0 ? undefined : arg.slice(equals + 1));
     } else if (arg.startsWith("-") && arg.length > 1) {
       shorts(arg.slice(1));

@@ -78,9 +78,15 @@ export async function main(args: string[]): Promise<number> {
     }
     const entry = COMMANDS.find((c) => c.name === name);
     if (!entry) {
+      const { closest } = await import("./closest.ts");
+      const near = name.startsWith("-")
+        ? undefined
+        : closest(name, COMMANDS.map((command) => command.name));
       throw new UsageError(
         name.startsWith("-")
           ? `hob: unknown option '${name}' — see 'hob --help'`
+          : near
+          ? `hob: unknown command '${name}' — did you mean 'hob ${near}'?`
           : `hob: unknown command '${name}' — see 'hob --help'`,
       );
     }
@@ -95,7 +101,11 @@ export async function main(args: string[]): Promise<number> {
     }
     return await command.run(parsed);
   } catch (error) {
-    return await report(error, debug, args);
+    // A command's bad usage says which command it was: `hob serve: --port must be …`.
+    const named = error instanceof UsageError && !error.message.startsWith("hob")
+      ? new UsageError(`hob ${name}: ${error.message}`)
+      : error;
+    return await report(named, debug, args);
   }
 }
 

@@ -70,7 +70,7 @@ Deno.test("createApprovalActions refuses what cannot be decided", async (t) => {
     assertEquals(refusal(() => approvals.decide({ id: "nope", decision: "approve" })), {
       code: "not_found",
       field: "id",
-      message: "Approval 'nope' does not exist",
+      message: "Approval 'nope' does not exist — the list of approvals shows the pending ones",
     });
   });
   await t.step("one decided already", () => {
@@ -114,13 +114,13 @@ Deno.test("createApprovalActions takes a unique prefix of an id, git-style", asy
   });
   await t.step("fewer than four characters, or a prefix of nothing, names no approval", () => {
     assertEquals(
-      refusal(() => approvals.decide({ id: "7b3", decision: "deny" })).code,
-      "not_found",
+      refusal(() => approvals.decide({ id: "7b3", decision: "deny" })).message,
+      "Approval '7b3' does not exist — give at least 4 characters of its id (the list of approvals shows them)",
     );
     assertEquals(refusal(() => approvals.decide({ id: "ffff", decision: "deny" })), {
       code: "not_found",
       field: "id",
-      message: "Approval 'ffff' does not exist",
+      message: "Approval 'ffff' does not exist — the list of approvals shows the pending ones",
     });
   });
 });

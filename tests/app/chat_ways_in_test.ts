@@ -192,7 +192,10 @@ Deno.test("an approval or a tool that is not there is refused alike by REST, the
     });
     assertEquals([rest.status, (await rest.json()).error.code], [404, "not_found"]);
     assertMatch(await (await page("approve")).text(), /Approval &#39;nope&#39; does not exist/);
-    assertEquals([approve.code, approve.stderr], [1, "hob: Approval 'nope' does not exist\n"]);
+    assertEquals([approve.code, approve.stderr], [
+      1,
+      "hob: Approval 'nope' does not exist — the list of approvals shows the pending ones\n",
+    ]);
   });
 
   await t.step("a decision that is neither approve nor deny", async () => {

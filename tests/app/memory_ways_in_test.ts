@@ -48,7 +48,7 @@ const BAD_MEMORY: BadInput[] = [
     rest: { path: "/api/memory/search?q=tea&limit=51" },
     cli: ["search", "tea", "--limit", "51"],
     field: "limit",
-    stderr: /^--limit must be an integer from 1 to 50: got '51'\n$/,
+    stderr: /^hob memory: --limit must be an integer from 1 to 50: got '51'\n$/,
   },
   {
     what: "a way of searching there is not",
@@ -69,14 +69,14 @@ const BAD_MEMORY: BadInput[] = [
     rest: { path: "/api/memory/files/MEMORY.md?from=0" },
     cli: ["get", "MEMORY.md", "--from", "0"],
     field: "from",
-    stderr: /^--from must be an integer from 1 /,
+    stderr: /^hob memory: --from must be an integer from 1 /,
   },
   {
     what: "more lines than one read takes",
     rest: { path: "/api/memory/files/MEMORY.md?lines=5001" },
     cli: ["get", "MEMORY.md", "--lines", "5001"],
     field: "lines",
-    stderr: /^--lines must be an integer from 1 to 5000: got '5001'\n$/,
+    stderr: /^hob memory: --lines must be an integer from 1 to 5000: got '5001'\n$/,
   },
   {
     what: "a fact past 10000 characters",

@@ -35,28 +35,28 @@ const BAD_TASKS: BadInput[] = [
     json: { title: "t", priority: 1_001 },
     cli: ["t", "--priority", "1001"],
     field: "priority",
-    stderr: /^--priority must be an integer from -1000 to 1000: got '1001'\n$/,
+    stderr: /^hob task: --priority must be an integer from -1000 to 1000: got '1001'\n$/,
   },
   {
     what: "a priority that is not whole",
     json: { title: "t", priority: 1.5 },
     cli: ["t", "--priority", "1.5"],
     field: "priority",
-    stderr: /^--priority must be an integer/,
+    stderr: /^hob task: --priority must be an integer/,
   },
   {
     what: "a blocker id no task can have",
     json: { title: "t", blocked_by: [0] },
     cli: ["t", "--blocked-by", "0"],
     field: "blocked_by.0",
-    stderr: /^--blocked-by takes task ids/,
+    stderr: /^hob task: --blocked-by takes task ids/,
   },
   {
     what: "more blockers than a task may wait for",
     json: { title: "t", blocked_by: Array.from({ length: 101 }, (_, i) => i + 1) },
     cli: ["t", "--blocked-by", Array.from({ length: 101 }, (_, i) => i + 1).join(",")],
     field: "blocked_by",
-    stderr: /^--blocked-by takes task ids such as 3,4 \(at most 100\)/,
+    stderr: /^hob task: --blocked-by takes task ids such as 3,4 \(at most 100\)/,
   },
   {
     what: "a blocker that does not exist",
@@ -223,7 +223,10 @@ Deno.test("a bad new job is refused alike by REST, the CLI and the tool services
       "--home",
       api.home.home,
     ]]);
-    assertEquals([cli.code, cli.stderr], [1, "hob: A job named 'standup' exists already\n"]);
+    assertEquals([cli.code, cli.stderr], [
+      1,
+      "hob: A job named 'standup' exists already — give this one another name, or change or remove the job that has it\n",
+    ]);
     const refused = await serviceRefusal(() =>
       hob.services["schedule.add"](json, serviceContext())
     );

@@ -7,6 +7,7 @@
  * too, and a short option's missing value is named by its long name.
  */
 
+import { closest } from "../../src/cli/closest.ts";
 import { parseArgs } from "node:util";
 import { ArgsError, type OptionSpecs, parseLine } from "../../src/cli/args.ts";
 import { assertEquals, assertThrows } from "../helpers/assert.ts";
@@ -157,9 +158,19 @@ Deno.test("a command's bad usage is a UsageError naming the command", () => {
     }
     return "parsed";
   };
-  assertEquals(usage(["--limits", "3"]), "hob demo: unknown option '--limits'");
+  assertEquals(
+    usage(["--limits", "3"]),
+    "hob demo: unknown option '--limits' — did you mean '--limit'?",
+  );
   assertEquals(usage(["--limit"]), "hob demo: option '--limit' needs a value");
   assertEquals(usage(["--home", ""]), "hob demo: option '--home' needs a value");
   assertEquals(usage(["a", "b"]), "hob demo: unexpected argument 'b' — see 'hob demo --help'");
   assertEquals(usage(["a", "--limit=-2"]), "parsed");
+});
+
+Deno.test("closest suggests the nearest name within a third of the word, or nothing", () => {
+  assertEquals(closest("hme", ["home", "json"]), "home");
+  assertEquals(closest("stauts", ["status", "serve"]), "status");
+  assertEquals(closest("jsno", ["json", "home"]), "json");
+  assertEquals(closest("frobnicate", ["status", "serve"]), undefined);
 });

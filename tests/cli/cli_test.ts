@@ -47,10 +47,12 @@ Deno.test("bad usage exits 2 with one line naming the problem", async (t) => {
   await using home = await tempHome("");
   const cases: [string[], string][] = [
     [["frobnicate"], "hob: unknown command 'frobnicate' — see 'hob --help'\n"],
-    [["serve", "--prot", "1"], "hob serve: unknown option '--prot'\n"],
+    [["stauts"], "hob: unknown command 'stauts' — did you mean 'hob status'?\n"],
+    [["serve", "--prot", "1"], "hob serve: unknown option '--prot' — did you mean '--port'?\n"],
+    [["serve", "--verbose"], "hob serve: unknown option '--verbose'\n"],
     [
       ["serve", "--port", "eighty", "--home", home.home],
-      "--port must be an integer from 0 to 65535: got 'eighty'\n",
+      "hob serve: --port must be an integer from 0 to 65535: got 'eighty'\n",
     ],
     [["ask", "--model"], "hob ask: option '--model' needs a value\n"],
     [["models", "extra"], "hob models: unexpected argument 'extra' — see 'hob models --help'\n"],

@@ -166,3 +166,16 @@ Deno.test("a body that is not UTF-8 is a 400 in the API's own shape", async () =
   assert(v1Error.message.includes("UTF-8"), v1Error.message);
   assertEquals(fake.requests.length, 0);
 });
+
+Deno.test("a model name too short to be one is told what form a model name takes", async () => {
+  await using fake = startFakeOpenAI({ fallback: { text: "Hi." } });
+  await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  await using hob = await startHob(home.home);
+  const answer = await send(hob, "POST", "/api/chat", { message: "hi", model: "zz" });
+  const error = answer.body.error as { field: string; message: string };
+  assertEquals([answer.status, error.field], [400, "model"]);
+  assertEquals(
+    error.message,
+    "model 'zz' is not of the form '<provider>/<model>', e.g. 'ollama/llama3.2'",
+  );
+});
