@@ -84,12 +84,14 @@ function listTools(listing: ToolListing, json: boolean): number {
     outJson({ tools: listing.tools, problems: listing.problems });
     return EXIT.ok;
   }
+  // Columns as wide as their longest entry: an MCP server's tool names run long.
+  const names = Math.max(16, ...listing.tools.map((info) => info.name.length));
   const width = Math.max(0, ...listing.tools.map((info) => info.effective_policy.length));
   for (const info of listing.tools) {
     const grants = Object.entries(info.permissions).filter(([, v]) => v)
       .map(([k, v]) => (v === true ? k : `${k}: ${(v as string[]).join(",")}`));
     out(
-      `${info.name.padEnd(16)} ${info.effective_policy.padEnd(width)} ${
+      `${info.name.padEnd(names)} ${info.effective_policy.padEnd(width)} ${
         dim(grants.join("; ") || "no permissions")
       }\n`,
     );

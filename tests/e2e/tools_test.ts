@@ -1,6 +1,6 @@
 /** Tools as a user meets them: `hob serve` as a subprocess, a fake model, real Workers. */
 
-import { assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, parseSse, tempHome } from "../helpers/home.ts";
 import { cleanEnv, hobArgv, runHob, startHob } from "../helpers/hob_process.ts";
@@ -147,6 +147,11 @@ Deno.test("hob tool and hob approvals from the command line", async (t) => {
     assertMatch(result.stdout, /read_file +allow +read: .*\/workspace/);
     assertMatch(result.stdout, /list_directory +ask /);
     assertMatch(result.stdout, /get_time +allow +no permissions/);
+    // The policy column lines up, long names (search_conversations) included.
+    const lines = result.stdout.trim().split("\n");
+    const starts = new Set(lines.map((line) => /^\S+ +/.exec(line)![0].length));
+    assertEquals(starts.size, 1, result.stdout);
+    assert(lines.some((line) => /^\S{17,} /.test(line)), "a name past 16 characters");
   });
   await t.step("tool call runs a tool, --json gives the audit id", async () => {
     await Deno.writeTextFile(`${home.home}/workspace/n.txt`, "note");
