@@ -123,6 +123,7 @@ export function createBackground(deps: BackgroundDeps): Background {
     saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
     now: deps.now,
     admit: gates.heartbeat,
+    costOf: (conversationId) => deps.calls.conversationCost(conversationId),
   });
 
   const worker = (kind: string) =>

@@ -93,6 +93,8 @@ export interface HeartbeatDeps {
   loadState(): HeartbeatState | undefined;
   saveState(state: HeartbeatState): void;
   now?: () => Date;
+  /** Dollars a conversation's model calls cost, to say after the first tick what ticks cost. */
+  costOf?(conversationId: string): number;
   /** Why a tick must not run now (a budget), or null; `state` is the heartbeat's so far. */
   admit?(state: HeartbeatState): string | null;
   /**
@@ -147,6 +149,29 @@ export function withinActiveHours(
   return hours.start < hours.end
     ? minute >= hours.start && minute < hours.end
     : minute >= hours.start || minute < hours.end;
+}
+
+/**
+ * The checklist's checks: the text without HTML comments, or "" when what is
+ * left is only headings and blank lines (a new home's template).
+ *
+ * @example
+ * ```ts
+ * activeChecklist("# Heartbeat\n<!-- - Is the backup fresh? -->\n"); // ""
+ * ```
+ */
+export function activeChecklist(text: string): string {
+  const uncommented = text.replace(/<!--[\s\S]*?(-->|$)/g, "").trim();
+  const checks = uncommented.split("\n").filter((line) => line.trim() && !/^\s*#/.test(line));
+  return checks.length ? uncommented : "";
+}
+
+/** How many ticks a day brings at `intervalMs`, within the active hours. */
+export function ticksPerDay(intervalMs: number, hours: ActiveHours | null): number {
+  const minutes = !hours || hours.start === hours.end
+    ? 24 * 60
+    : (hours.end - hours.start + 24 * 60) % (24 * 60);
+  return Math.max(1, Math.floor(minutes * 60_000 / intervalMs));
 }
 
 /**
@@ -254,7 +279,8 @@ export class Heartbeat {
     }
     let conversationId: string | null = null;
     try {
-      const checklist = (await this.#deps.checklist()).trim();
+      // Only headings and comments (a new home's template): nothing to check, nothing spent.
+      const checklist = activeChecklist(await this.#deps.checklist());
       if (!checklist) return save({ status: "empty_checklist", reply: "", conversation_id: null });
       const conversation = this.#deps.conversations.createConversation({
         title: `Heartbeat ${started.toISOString().slice(0, 16).replace("T", " ")}`,
@@ -269,6 +295,7 @@ export class Heartbeat {
         signal: this.#stop.signal,
       }));
       this.#prune();
+      if (state.ticks === 0) this.#sayCost(conversation.id);
       if (reply.error && !reply.content.trim()) {
         return save({
           status: "error",
@@ -294,6 +321,22 @@ export class Heartbeat {
       console.error(`hob: heartbeat tick failed: ${message}`);
       return save({ status: "error", reply: "", conversation_id: conversationId, error: message });
     }
+  }
+
+  /** After the first tick: what it cost, what a day of ticks will, and how to change it. */
+  #sayCost(conversationId: string): void {
+    const cost = this.#deps.costOf?.(conversationId);
+    // A local model's ticks cost nothing: nothing to say.
+    if (!cost) return;
+    const perDay = ticksPerDay(this.#settings.intervalMs, this.#settings.activeHours);
+    const model = this.#settings.model ? ` on ${this.#settings.model}` : "";
+    const body = `The first heartbeat check cost $${cost.toFixed(4)}${model}. At ${
+      Math.round(this.#settings.intervalMs / 60_000)
+    }-minute intervals that is ${perDay} checks and about $${
+      (cost * perDay).toFixed(2)
+    } a day. Set heartbeat.interval_minutes, heartbeat.model or heartbeat.active_hours to change it; a HEARTBEAT.md with no checks costs nothing.`;
+    console.error(`hob: ${body}`);
+    this.#deps.notify({ kind: "heartbeat", title: "What the heartbeat costs", body });
   }
 
   /** Deletes heartbeat conversations beyond the newest `keepConversations`. */

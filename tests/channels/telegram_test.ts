@@ -286,6 +286,7 @@ Deno.test("a job's result and hob's notifications reach the owner on Telegram", 
     await runtime.app.schedules.run({ key: "briefing" });
     await telegram.until(() => telegram.sentTo(OWNER).length === 1, "the job's result");
     assertEquals(texts(telegram, OWNER), ["<b>briefing</b>\n\nThree meetings today."]);
+    await Deno.writeTextFile(`${home.home}/identity/HEARTBEAT.md`, "- Did the backup run?\n");
     const tick = await runtime.background.heartbeat.tick();
     assertEquals(tick.status, "reported");
     await telegram.until(() => telegram.sentTo(OWNER).length === 2, "the heartbeat's finding");

@@ -6,9 +6,11 @@
  */
 
 import {
+  activeChecklist,
   Heartbeat,
   HEARTBEAT_PROMPT,
   parseActiveHours,
+  ticksPerDay,
   withinActiveHours,
 } from "../../src/scheduler/heartbeat.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
@@ -30,9 +32,18 @@ async function todaysLog(home: string, now = new Date()): Promise<string> {
   }
 }
 
+/** The checks a user wrote: a new home's template has none. */
+const CHECKS = "# Heartbeat\n\n- Is anything in today's log waiting on a follow-up I promised?\n" +
+  "- Did a scheduled job fail since the last heartbeat?\n";
+
+function writeChecklist(home: string): Promise<void> {
+  return Deno.writeTextFile(`${home}/identity/HEARTBEAT.md`, CHECKS);
+}
+
 Deno.test("a heartbeat answered HEARTBEAT_OK logs nothing; another answer lands in today's log and a notification", async () => {
   await using fake = startFakeOpenAI();
   await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  await writeChecklist(env.home.home);
   const { heartbeat, notifications } = env.runtime.background;
   const home = env.home.home;
 
@@ -67,6 +78,7 @@ Deno.test("a heartbeat answered HEARTBEAT_OK logs nothing; another answer lands 
 Deno.test("a failing heartbeat tick is recorded and the next one runs", async () => {
   await using fake = startFakeOpenAI();
   await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  await writeChecklist(env.home.home);
   const { heartbeat } = env.runtime.background;
 
   fake.enqueue({ status: 500, message: "upstream exploded" });
@@ -90,6 +102,7 @@ Deno.test("a failing heartbeat tick is recorded and the next one runs", async ()
 Deno.test("the prompt of heartbeat tick 100 is the size of tick 1, and old heartbeat conversations go", async () => {
   await using fake = startFakeOpenAI({ fallback: { text: "HEARTBEAT_OK" } });
   await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  await writeChecklist(env.home.home);
   const { heartbeat } = env.runtime.background;
   for (let i = 0; i < 100; i++) assertEquals((await heartbeat.tick()).status, "ok");
 
@@ -110,6 +123,7 @@ Deno.test("the heartbeat keeps to its active hours and its own model", async () 
     models: ["fake-model", "small"],
   });
   await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  await writeChecklist(env.home.home);
   const states = new Map<string, unknown>();
   const deps = {
     turn: env.runtime.turn,
@@ -153,4 +167,50 @@ Deno.test("the heartbeat keeps to its active hours and its own model", async () 
     !withinActiveHours(new Date("2026-06-01T12:00:00Z"), parseActiveHours("22:00-06:00"), "UTC"),
   );
   assertThrows(() => parseActiveHours("8 to 10"), Error, "08:00-22:00");
+});
+
+Deno.test("a new home's heartbeat checks nothing and spends nothing until a check is written", async () => {
+  await using fake = startFakeOpenAI({ fallback: { text: "HEARTBEAT_OK" } });
+  await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  const { heartbeat } = env.runtime.background;
+  assertEquals((await heartbeat.tick()).status, "empty_checklist");
+  assertEquals(fake.requests.length, 0);
+  // The template's checks are examples inside a comment; headings are not checks.
+  assertEquals(
+    activeChecklist(await Deno.readTextFile(`${env.home.home}/identity/HEARTBEAT.md`)),
+    "",
+  );
+  assertEquals(activeChecklist("# Heartbeat\n\n## Daily\n<!-- - x -->\n"), "");
+  assertEquals(activeChecklist("Check the backup.\n<!-- old -->"), "Check the backup.");
+  await writeChecklist(env.home.home);
+  assertEquals((await heartbeat.tick()).status, "ok");
+  assertEquals(fake.requests.length, 1);
+});
+
+Deno.test("after its first paid check the heartbeat says what a day of them costs, once", async () => {
+  await using fake = startFakeOpenAI();
+  await using env = await tempRuntime(fakeProviderYaml(
+    fake.url,
+    `heartbeat: { interval_minutes: 30, active_hours: "08:00-22:00" }
+usage:
+  prices:
+    fake/fake-model: { input: 2, output: 4 }
+`,
+  ));
+  await writeChecklist(env.home.home);
+  const { heartbeat, notifications } = env.runtime.background;
+  fake.enqueue({ text: "HEARTBEAT_OK", usage: { prompt_tokens: 1_000, completion_tokens: 50 } });
+  assertEquals((await heartbeat.tick()).status, "ok");
+  const [notice] = notifications.list();
+  assertEquals(notice.title, "What the heartbeat costs");
+  // 1,000 × $2 + 50 × $4 per million = $0.0022 a check; 14 hours / 30 minutes = 28 checks.
+  assertStringIncludes(
+    notice.body,
+    "The first heartbeat check cost $0.0022. At 30-minute intervals that is 28 checks and about $0.06 a day.",
+  );
+  fake.enqueue({ text: "HEARTBEAT_OK", usage: { prompt_tokens: 1_000, completion_tokens: 50 } });
+  assertEquals((await heartbeat.tick()).status, "ok");
+  assertEquals(notifications.list().length, 1);
+  assertEquals(ticksPerDay(30 * 60_000, null), 48);
+  assertEquals(ticksPerDay(60 * 60_000, { start: 22 * 60, end: 6 * 60 }), 8);
 });
