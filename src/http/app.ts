@@ -41,6 +41,7 @@ import { act, actAsync } from "./errors.ts";
 import { lazyRoutes } from "./lazy.ts";
 import type { openApiDocument, RouteDoc } from "./openapi.ts";
 import { readJson, readQuery } from "./validate.ts";
+import { modelAdvice } from "../runtime/model_advice.ts";
 
 const modelsQuery = z.object({
   refresh: z.enum(["0", "1", "true", "false"]).optional(),
@@ -90,7 +91,10 @@ function appRouteDocs(): RouteDoc[] {
       tag: "models",
       summary: "Discovered models and each provider's status",
       query: modelsQuery,
-      response: { description: "`{default, models, providers}`" },
+      response: {
+        description:
+          "`{default, models, providers, advice}`: `advice` says what to do when the default model's provider did not answer, else null",
+      },
     },
   ];
 }
@@ -400,7 +404,8 @@ function metaRoutes(runtime: Runtime): Hono {
     const query = readQuery(c, modelsQuery);
     const refresh = query.refresh === "1" || query.refresh === "true";
     const report = await runtime.discover(refresh);
-    return c.json({ default: runtime.config.model, ...report });
+    const advice = modelAdvice(runtime.config.model, report);
+    return c.json({ default: runtime.config.model, ...report, advice });
   });
 
   let openapi: Promise<OpenApiDocument> | undefined;

@@ -447,6 +447,8 @@ export interface Models {
     models: number;
     error?: string;
   }[];
+  /** What to do when the default model's provider did not answer; null when it did. */
+  advice: string | null;
 }
 
 // --- Errors -----------------------------------------------------------------

@@ -14,6 +14,7 @@ import { launchBrowser, pageProblems } from "../helpers/browser.ts";
 import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 import { startHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
+import { until } from "../helpers/until.ts";
 import { changingServer } from "../helpers/mcp.ts";
 
 /** What the fake provider says when it fails. */
@@ -211,6 +212,7 @@ memory: { embedder: none }
     assertStringIncludes(text, "mybox/m");
     assertStringIncludes(text, deadUrl);
     assertStringIncludes(text, "providers.mybox");
+    assertStringIncludes(text, "hob onboard");
     assert(!text.includes("ollama serve"), text);
     assert(!text.includes("API_KEY"), text);
   });
@@ -219,6 +221,17 @@ memory: { embedder: none }
     const text = await bannerOf("ollama/llama3.2");
     assertStringIncludes(text, "ollama serve");
     assertStringIncludes(text, "OPENROUTER_API_KEY");
+    assertStringIncludes(text, "hob onboard");
+  });
+
+  await t.step("hob serve says the same as it starts", async () => {
+    await using home = await tempHome(yaml("ollama/llama3.2"));
+    await using hob = await startHob(home.home);
+    await until(() => hob.stderr().includes("not reachable"), "the advice");
+    const said = hob.stderr().split("\n").find((line) => line.includes("not reachable"))!;
+    assert(said.startsWith("hob: The model ollama/llama3.2 is not reachable ("), said);
+    assertStringIncludes(said, "run 'hob onboard' to choose a model");
+    assertStringIncludes(said, "OPENAI_API_KEY, OPENROUTER_API_KEY or ANTHROPIC_API_KEY");
   });
 });
 

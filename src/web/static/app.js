@@ -690,7 +690,8 @@ async function loadModels(refresh = false) {
     if (reachable.length === 0) {
       els.banner.replaceChildren(
         el("strong", "", "No model provider answered. "),
-        ...noProviderAdvice(report),
+        // The server's words, the ones `hob serve` printed as it started.
+        `${report.advice ?? ""} Then press ↻; `,
         el("code", "", "hob doctor"),
         " says what is wrong.",
       );
@@ -701,37 +702,6 @@ async function loadModels(refresh = false) {
   } finally {
     els.refresh.disabled = false;
   }
-}
-
-/**
- * What to do when no provider answers, worded from the provider of hob's model
- * when hob.yaml defines it; the ways to get a model otherwise.
- */
-function noProviderAdvice(report) {
-  const name = report.default.split("/")[0];
-  const own = report.providers.find((p) => p.name === name && !p.builtin);
-  if (!own) {
-    return [
-      "Start Ollama (",
-      el("code", "", "ollama serve"),
-      ") or LM Studio, or set ",
-      el("code", "", "OPENROUTER_API_KEY"),
-      " or ",
-      el("code", "", "ANTHROPIC_API_KEY"),
-      " and restart hob — then press ↻. ",
-    ];
-  }
-  return [
-    "hob's model ",
-    el("code", "", report.default),
-    " comes from your provider ",
-    el("code", "", own.name),
-    ...(own.base_url ? [" at ", el("code", "", own.base_url)] : []),
-    `, which did not answer${own.error ? ` (${own.error})` : ""}. `,
-    "Start that server, or correct ",
-    el("code", "", `providers.${own.name}`),
-    " in hob.yaml and restart hob — then press ↻. ",
-  ];
 }
 
 els.refresh.addEventListener("click", () => loadModels(true));
