@@ -51,7 +51,11 @@ interface Found {
 /** One line of the menu. */
 type Choice =
   | { kind: "local"; server: Found; model: string }
-  | { kind: "hosted"; hosted: typeof HOSTED[number] };
+  | { kind: "hosted"; hosted: typeof HOSTED[number] }
+  | { kind: "other" };
+
+/** The name hob.yaml gives a server the owner points onboarding at. */
+const OTHER_PROVIDER = "custom";
 
 /** What onboarding writes into hob.yaml. */
 interface Setup {
@@ -72,7 +76,8 @@ export const onboard: Command = {
 A first run you answer line by line. Looks for Ollama (GET /api/tags) and
 LM Studio (GET /v1/models) on this machine and lists their models, and offers
 OpenAI, Anthropic and OpenRouter with an API key (typed without echo at a
-terminal). Writes the model — and the key, or the server's address when it is
+terminal), or any other OpenAI-compatible server by its address (vLLM,
+llama.cpp, a proxy; written as provider 'custom'). Writes the model — and the key, or the server's address when it is
 not the default — into hob.yaml, keeping every other key and comment (mode
 0600; the key is never printed back). Ends with a test chat: one message
 through a real turn. Answers may be piped in, one per line; when input ends
@@ -193,18 +198,87 @@ async function choose(
       server.models.map((model): Choice => ({ kind: "local", server, model }))
     ),
     ...HOSTED.map((hosted): Choice => ({ kind: "hosted", hosted })),
+    { kind: "other" },
   ];
   out("\nWhich model should hob use?\n");
   choices.forEach((choice, index) => {
     const label = choice.kind === "local"
       ? `${choice.server.provider}/${choice.model}`
-      : `${choice.hosted.label} (with an API key)`;
+      : choice.kind === "hosted"
+      ? `${choice.hosted.label} (with an API key)`
+      : "Another OpenAI-compatible server (vLLM, llama.cpp, a proxy, a company gateway)";
     out(`  ${String(index + 1).padStart(2)}) ${label}\n`);
   });
   const picked = await pick(prompter, choices.length);
   const choice = choices[picked];
   if (choice.kind === "local") return localSetup(choice.server, choice.model, defaults);
-  return await hostedSetup(prompter, choice.hosted);
+  if (choice.kind === "hosted") return await hostedSetup(prompter, choice.hosted);
+  return await otherSetup(prompter);
+}
+
+/**
+ * Any OpenAI-compatible server: its address, a key if it wants one, and one
+ * of the models it lists (or a name, when it lists none), as provider `custom`.
+ */
+async function otherSetup(prompter: Prompter): Promise<Setup> {
+  const url = await ask(prompter, "Its address, up to /v1 (e.g. http://127.0.0.1:8000/v1): ");
+  if (!/^https?:\/\/[^/\s]+/.test(url)) {
+    throw new InputEnded(`'${url}' is not an http(s) address`);
+  }
+  const base = url.replace(/\/+$/, "");
+  const key = await prompter.secret("API key (Enter for none): ");
+  if (key === null) throw new InputEnded("input ended before the key");
+  const listed = await listModels(base, key);
+  let model: string;
+  if (listed.models.length > 0) {
+    out(`${green("✓")} ${base}: ${listed.models.length} model(s)\n`);
+    listed.models.forEach((name, index) => out(`  ${String(index + 1).padStart(2)}) ${name}\n`));
+    model = listed.models[await pick(prompter, listed.models.length)];
+  } else {
+    out(`${base} listed no models (${listed.problem}); name one.\n`);
+    model = await ask(prompter, "Model: ");
+  }
+  const provider = { type: "openai", base_url: base, ...(key ? { api_key: key } : {}) };
+  return {
+    model: `${OTHER_PROVIDER}/${model}`,
+    changes: [
+      { key: ["providers", OTHER_PROVIDER], value: provider },
+      { key: ["model"], value: `${OTHER_PROVIDER}/${model}` },
+    ],
+  };
+}
+
+/** A line that must not be empty; input ending first is the end of onboarding. */
+async function ask(prompter: Prompter, question: string): Promise<string> {
+  for (let attempt = 0; attempt < TRIES; attempt++) {
+    const answer = await prompter.ask(question);
+    if (answer === null) throw new InputEnded(`input ended at '${question.trim()}'`);
+    if (answer.trim()) return answer.trim();
+  }
+  throw new InputEnded(`no answer to '${question.trim()}' after ${TRIES} tries`);
+}
+
+/** What an OpenAI-compatible server lists at /models, or why it listed nothing. */
+async function listModels(
+  base: string,
+  key: string,
+): Promise<{ models: string[]; problem?: string }> {
+  try {
+    const response = await fetch(`${base}/models`, {
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return { models: [], problem: `it answered HTTP ${response.status}` };
+    }
+    const body = await response.json() as { data?: { id?: unknown }[] };
+    const models = (body.data ?? []).map((entry) => String(entry.id ?? "")).filter(Boolean);
+    return { models, problem: models.length ? undefined : "an empty list" };
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    return { models: [], problem: timedOut ? "no answer" : "it is not answering" };
+  }
 }
 
 /** A number from 1 to `count` (Enter takes 1), asked again when it is not one. */

@@ -112,6 +112,35 @@ Deno.test("hob onboard from piped answers: a key for a hosted provider, other ke
   assertEquals(chat.headers.authorization, "Bearer sk-test-secret-123");
 });
 
+Deno.test("hob onboard points hob at any OpenAI-compatible server, listing its models", async () => {
+  await using server = startFakeOpenAI({
+    models: ["qwen2.5-7b", "llama-3.1-8b"],
+    replies: [{ text: "Hi from the custom server." }],
+  });
+  await using dir = await newHome();
+  const closed = `http://127.0.0.1:${closedPort()}`;
+  // No local model: 1-3 are the hosted providers, 4 is another server.
+  const run = await runHob(
+    ["onboard", "--home", dir.home, "--ollama", closed, "--lmstudio", closed],
+    { stdin: `4\n${server.url}/\ngateway-key\n2\n` },
+  );
+  assertEquals(run.code, 0, run.stdout + run.stderr);
+  assertStringIncludes(run.stdout, " 4) Another OpenAI-compatible server");
+  assertMatch(run.stdout, / 1\) qwen2\.5-7b\r?\n +2\) llama-3\.1-8b/);
+  assertStringIncludes(run.stdout, "Hi from the custom server.");
+  assert(!run.stdout.includes("gateway-key") && !run.stderr.includes("gateway-key"));
+  const config = await readYaml(dir.home);
+  assertEquals(config.model, "custom/llama-3.1-8b");
+  assertEquals(config.providers, {
+    custom: { type: "openai", base_url: server.url, api_key: "gateway-key" },
+  });
+  const chat = server.requests.find((r) => r.path === "/v1/chat/completions")!;
+  assertEquals([chat.body.model, chat.headers.authorization], [
+    "llama-3.1-8b",
+    "Bearer gateway-key",
+  ]);
+});
+
 Deno.test("hob onboard in a terminal takes a key typed without echo", async () => {
   await using hosted = startFakeOpenAI({ replies: [{ text: "Keyed in." }] });
   await using dir = await newHome();
