@@ -485,3 +485,43 @@ memory: { embedder: none }
   await context.close();
   assertEquals(problems.filter((p) => !/Failed to load resource/.test(p)), []);
 });
+
+Deno.test("on a 390 px phone the menu opens and closes with long conversation titles, nothing off-screen", async () => {
+  await using fake = startFakeOpenAI();
+  await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  await using hob = await startHob(home.home);
+  for (let i = 0; i < 3; i++) {
+    const created = await hob.fetch("/api/conversations", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        title: `Planning the long trip to the mountains with everyone, part ${i} of many more`,
+      }),
+    });
+    assertEquals(created.status, 201);
+  }
+  await using browser = await launchBrowser();
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+  });
+  const page = await context.newPage();
+  await page.goto(`${hob.url}/?token=${hob.token}`);
+  const menu = page.locator("#sidebar-toggle");
+  await menu.click();
+  await page.locator("#conversation-list a").first().waitFor();
+  const scrollWidth = () =>
+    page.evaluate(() =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
+        .document.documentElement.scrollWidth
+    );
+  assert(await scrollWidth() <= 390, `the open menu makes the page ${await scrollWidth()}px wide`);
+  for (const id of ["#sidebar-toggle", "#new-chat", "#send"]) {
+    const box = (await page.locator(id).boundingBox())!;
+    assert(box.x >= 0 && box.x + box.width <= 390, `${id} is off-screen: ${JSON.stringify(box)}`);
+  }
+  await menu.click();
+  assertEquals(await menu.getAttribute("aria-expanded"), "false");
+  assert(!(await page.locator("#conversation-search").isVisible()), "the menu closed");
+  await context.close();
+});
