@@ -23,7 +23,7 @@ import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { showTime } from "../app/times.ts";
 import { plainText } from "../core/untrusted.ts";
 import { resolve } from "node:path";
-import type { FileVersion, WrittenBy } from "../store/versions.ts";
+import { type FileVersion, revertWords, type WrittenBy } from "../store/versions.ts";
 import type { z } from "zod";
 import {
   type Command,
@@ -389,9 +389,7 @@ async function history(memory: MemoryActions, request: MemoryRequest): Promise<n
 function versionLine(version: FileVersion, withPath: boolean): string {
   const change = version.hash === null
     ? red("deleted")
-    : version.reverts
-    ? `reverted to ${version.reverts}`
-    : `${version.size} bytes`;
+    : revertWords(version) ?? `${version.size} bytes`;
   const taint = version.taint ? `  ${red(`⚠ tainted: ${version.taint}`)}` : "";
   return `${String(version.id).padStart(5)}  ${showTime(version.at)}  ${
     `${version.author}`.padEnd(6)

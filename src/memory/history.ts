@@ -28,12 +28,15 @@ const FOUND: WrittenBy = { author: "owner", via: "on disk" };
 /** How long changes seen on disk settle before they are recorded. */
 const WATCH_DEBOUNCE_MS = 300;
 
-/** The diff library, loaded when a diff or an undo is first asked for (not at start). */
+/** The diff library, loaded when a diff is first asked for (not at start). */
 type DiffLibrary = typeof import("diff");
 let diffLibrary: DiffLibrary | undefined;
+/** The three-way merge an undo is, loaded with the first undo. */
+let mergeLibrary: typeof import("node-diff3") | undefined;
 
-/** Loads the diff library once; {@linkcode FileHistory.undone} needs it loaded. */
+/** Loads the diff and merge libraries once; {@linkcode FileHistory.undone} needs them loaded. */
 export async function loadDiff(): Promise<DiffLibrary> {
+  mergeLibrary ??= await import("node-diff3");
   return diffLibrary ??= await import("diff");
 }
 
@@ -144,8 +147,7 @@ export class FileHistory {
    * {@linkcode UndoConflict} when later writes changed the same lines.
    */
   undone(version: FileVersion, current: string | null): string | null {
-    if (!diffLibrary) throw new Error("loadDiff() first");
-    const { applyPatch, reversePatch, structuredPatch } = diffLibrary;
+    if (!mergeLibrary) throw new Error("loadDiff() first");
     const previous = this.versions.previous(version);
     if (!previous && version.via === FOUND.via) {
       throw new UndoConflict(
@@ -157,15 +159,27 @@ export class FileHistory {
     if (current === after) return before;
     const conflict = () =>
       new UndoConflict(
-        `Version ${version.id} of ${version.path} cannot be undone: later writes changed the same lines; restore a version instead`,
+        `Version ${version.id} of ${version.path} cannot be undone: later writes changed the same lines; revert to a version instead`,
       );
     if (after === null || current === null) throw conflict();
-    // One line of context: a neighbouring line added since does not stop the undo.
-    const patch = structuredPatch("a", "b", before ?? "", after, undefined, undefined, {
-      context: 1,
-    });
-    const result = applyPatch(current, reversePatch(patch));
-    if (result === false) throw conflict();
+    // A three-way merge: from the write's result, to now (later writes) and to before it (the undo).
+    const lines: string[] = [];
+    for (
+      const region of mergeLibrary.diff3Merge(
+        current.split("\n"),
+        after.split("\n"),
+        (before ?? "").split("\n"),
+      )
+    ) {
+      if (region.ok) {
+        lines.push(...region.ok);
+        continue;
+      }
+      const settled = region.conflict && besideOnly(region.conflict);
+      if (!settled) throw conflict();
+      lines.push(...settled);
+    }
+    const result = lines.join("\n");
     return before === null && result === "" ? null : result;
   }
 
@@ -279,4 +293,34 @@ async function walk(dir: string): Promise<string[]> {
     else if (entry.isFile) found.push(path);
   }
   return found;
+}
+
+/**
+ * A merge region both sides changed, settled when later writes only added
+ * lines (`now` is `written` with lines inserted) and the undo only takes
+ * lines away (`undone` is `written` with lines removed): those lines go, the
+ * added ones stay where they are. Anything else is a real conflict
+ * (undefined).
+ */
+function besideOnly(
+  { a: now, o: written, b: undone }: { a: string[]; o: string[]; b: string[] },
+): string[] | undefined {
+  const placed = within(written, now);
+  const kept = within(undone, written);
+  if (!placed || !kept) return undefined;
+  const gone = new Set(placed.filter((_, i) => !kept.includes(i)));
+  return now.filter((_, i) => !gone.has(i));
+}
+
+/** Where each of `part`'s lines is in `whole`, in order (a subsequence), or undefined. */
+function within(part: string[], whole: string[]): number[] | undefined {
+  const at: number[] = [];
+  let from = 0;
+  for (const line of part) {
+    const found = whole.indexOf(line, from);
+    if (found < 0) return undefined;
+    at.push(found);
+    from = found + 1;
+  }
+  return at;
 }

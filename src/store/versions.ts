@@ -60,6 +60,22 @@ export interface VersionQuery {
   limit?: number;
 }
 
+/**
+ * What a write that names `reverts` did, in words for the history: an undo
+ * took that version's change back, a revert put the file back as it was then.
+ *
+ * @example
+ * ```ts
+ * revertWords({ reverts: 9, via: "cli undo" }); // "undid version 9"
+ * ```
+ */
+export function revertWords(version: Pick<FileVersion, "reverts" | "via">): string | null {
+  if (version.reverts === null) return null;
+  return /\bundo$/.test(version.via)
+    ? `undid version ${version.reverts}`
+    : `restored version ${version.reverts}`;
+}
+
 const COLUMNS = "id, path, hash, size, at, author, via, conversation_id, taint, reverts";
 
 /**

@@ -15,7 +15,7 @@ import type { Task, TaskStatus } from "../store/tasks.ts";
 import type { Approval } from "../store/approvals.ts";
 import type { MemoryHit } from "../memory/search_index.ts";
 import type { VersionDiff } from "../memory/history.ts";
-import type { FileVersion } from "../store/versions.ts";
+import { type FileVersion, revertWords } from "../store/versions.ts";
 import type { ToolInfo } from "../tools/registry.ts";
 import { type McpServerStatus, type McpToolInfo, revealed } from "../app/mcp.ts";
 import { showTime } from "../app/times.ts";
@@ -166,9 +166,7 @@ export function versionList(versions: FileVersion[], view: HistoryView): Html {
 function versionItem(version: FileVersion, view: HistoryView): Html {
   const change = version.hash === null
     ? "deleted"
-    : version.reverts
-    ? `restored version ${version.reverts}`
-    : `${version.size} bytes`;
+    : revertWords(version) ?? `${version.size} bytes`;
   return html`<li data-version="${version.id}" class="${version.taint ? "tainted" : ""}">
   <div class="title">#${version.id} ${version.path}
     <span class="muted">${

@@ -75,3 +75,19 @@ Deno.test("hob memory history, diff and revert refuse bad input with one line", 
     assertMatch(result.stderr, message);
   }
 });
+
+Deno.test("hob memory undo of a remember keeps the one after it, and history says it undid it", async () => {
+  await using home = await tempHome("memory: { embedder: none }\n");
+  const h = ["--home", home.home];
+  assertEquals((await runHob(["memory", "remember", "The boat is in dock 4.", ...h])).code, 0);
+  assertEquals((await runHob(["memory", "remember", "Ada's birthday is 3 May.", ...h])).code, 0);
+  const listed = await runHob(["memory", "history", "MEMORY.md", "--json", ...h]);
+  const [, first] = JSON.parse(listed.stdout).versions as { id: number }[];
+  const undone = await runHob(["memory", "undo", String(first.id), ...h]);
+  assertEquals(undone.code, 0, undone.stderr);
+  const text = await Deno.readTextFile(`${home.home}/memory/MEMORY.md`);
+  assert(!text.includes("dock 4"), text);
+  assertStringIncludes(text, "Ada's birthday is 3 May.");
+  const history = await runHob(["memory", "history", "MEMORY.md", ...h]);
+  assertMatch(history.stdout, new RegExp(`\\(cli undo\\)  undid version ${first.id}\\n`));
+});

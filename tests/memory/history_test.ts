@@ -113,6 +113,21 @@ Deno.test("a revert restores the file and the index follows; an undo keeps later
   assertEquals(await found("Grace Lisbon"), 0);
 });
 
+Deno.test("an undo of one remember survives the remember written right after it", async () => {
+  await using t = await tempMemory();
+  await t.memory.remember("The boat is in dock 4.", OWNER);
+  await t.memory.remember("Ada's birthday is on 3 May.", OWNER);
+  const [, dock] = t.history.list({ path: "memory/MEMORY.md" });
+  const undone = await t.memory.undo(dock, { ...OWNER, via: "cli undo" });
+  const text = await Deno.readTextFile(`${t.home}/memory/MEMORY.md`);
+  assert(!text.includes("dock 4"), text);
+  assertMatch(text, /Ada's birthday is on 3 May\./);
+  // The file is what it was before the first remember, plus the second one's line.
+  const before = t.history.content(t.history.versions.previous(dock)!)!;
+  assertEquals(text.split("\n").filter((line) => !before.includes(line)).length, 1);
+  assertEquals(undone?.reverts, dock.id);
+});
+
 Deno.test("an undo whose lines were changed since is refused, and a deleted file comes back", async () => {
   await using t = await tempMemory();
   await t.memory.replace("notes/garden.md", "# Garden\n\nPlant tulips.\n", OWNER);
