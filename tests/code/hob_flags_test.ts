@@ -205,6 +205,10 @@ Deno.test("hob's own flags grant no FFI, no sys access but the host name, and ne
   // A permission hob lacks is an error its code handles, never a prompt that stops hob at a
   // terminal until someone answers it.
   assert(HOB_FLAGS.includes("--no-prompt"), HOB_FLAGS.join(" "));
+  // docs/operations.md says what they are.
+  const permissions = HOB_FLAGS.filter((flag) => /^--(allow-|no-prompt)/.test(flag)).join(" ");
+  const docs = Deno.readTextFileSync(new URL("docs/operations.md", ROOT));
+  assert(docs.includes(`\n${permissions}\n`), `docs/operations.md does not show: ${permissions}`);
 });
 
 Deno.test("refused reads what the flags do not grant from Deno's audit of a process", () => {
