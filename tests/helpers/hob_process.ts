@@ -96,6 +96,41 @@ export async function runHob(
   };
 }
 
+/** What a user at a terminal saw of a hob command, and how it ended. */
+export interface TerminalResult {
+  code: number;
+  /** Everything the terminal showed, typed answers included. */
+  transcript: string;
+  stderr: string;
+}
+
+/**
+ * Runs `hob <args>` in a pseudo-terminal (tests/fakes/pty_drive.py), typing
+ * each answer once its text shows: where a permission hob lacked would be a
+ * prompt. Throws when hob asked for a permission its flags do not grant.
+ *
+ * @example
+ * ```ts
+ * const run = await runHobInTerminal(["onboard", "--home", home], [["Number [1]: ", "2\r"]]);
+ * ```
+ */
+export async function runHobInTerminal(
+  args: string[],
+  steps: [string, string][] = [],
+): Promise<TerminalResult> {
+  const audit = await permissionAudit();
+  const output = await new Deno.Command("python3", {
+    args: [`${ROOT}tests/fakes/pty_drive.py`, JSON.stringify(steps), ...hobArgv(args)],
+    env: { ...cleanEnv(), DENO_AUDIT_PERMISSIONS: audit.path },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await audit.check(HOB_FLAGS, `hob ${args.join(" ")} at a terminal`);
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, transcript: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
 /** Options for {@linkcode spawnHobCode} and {@linkcode runHobCode}. */
 export interface HobCodeOptions {
   /** The code's `Deno.args`. */
