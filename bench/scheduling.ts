@@ -99,7 +99,7 @@ async function measureClaims() {
       { length: WORKERS },
       () =>
         new Deno.Command(Deno.execPath(), {
-          args: ["run", "--allow-all", script, path],
+          args: ["run", ...HOB_FLAGS, script, path],
           stdout: "piped",
         }).output(),
     ),

@@ -287,7 +287,8 @@ export function automated(mail: Pick<ParsedMail, "headers">, sender: string): bo
   const auto = header("auto-submitted");
   if (auto && auto !== "no") return true;
   if (/^(bulk|list|junk)$/.test(header("precedence"))) return true;
-  if (mail.headers.has("list-id") || mail.headers.has("list-unsubscribe")) return true;
+  // mailparser gathers every List-* header (List-Id, List-Unsubscribe…) under one key, "list".
+  if (mail.headers.has("list")) return true;
   if (mail.headers.has("x-autoreply") || mail.headers.has("x-autorespond")) return true;
   return /^(mailer-daemon|postmaster|no-?reply|do-?not-?reply|bounces?)([+@-])/.test(sender);
 }

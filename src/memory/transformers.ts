@@ -10,6 +10,16 @@ import { type Embedder, normalize } from "./embedder.ts";
 const TRANSFORMERS = "npm:@huggingface/transformers@4.3.1";
 
 /**
+ * Why it cannot load under hob's own flags: the package loads native code
+ * (sharp, onnxruntime-node), which Deno allows only with FFI — and FFI is
+ * what hob's flags never grant, as native code escapes every permission.
+ */
+const NO_FFI = "the transformers: embedder runs native code (sharp, onnxruntime-node), which " +
+  "needs --allow-ffi, and hob does not run with it; use use-lite, or an OpenAI-compatible " +
+  "/v1/embeddings model (memory.embedder: ollama/nomic-embed-text), or run hob from source " +
+  "with --allow-ffi added to the hob task's flags";
+
+/**
  * Creates the embedder for a model id (`Xenova/bge-small-en-v1.5`) or a local
  * folder holding the model's files.
  */
@@ -24,6 +34,7 @@ export function createTransformersEmbedder(model: string): Embedder {
 
   const load = () =>
     extractor ??= (async () => {
+      if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") throw new Error(NO_FFI);
       let library: Record<string, unknown>;
       try {
         library = await import(TRANSFORMERS);

@@ -6,6 +6,7 @@
  */
 
 import { assertEquals } from "../helpers/assert.ts";
+import { runHobCode } from "../helpers/hob_process.ts";
 
 const TIMES = new URL("../../src/app/times.ts", import.meta.url).href;
 
@@ -25,14 +26,9 @@ const MOMENTS = [
 
 /** Runs `code` in a fresh process with `TZ` = `zone`, after `prelude`; its stdout. */
 async function inZone(zone: string, code: string): Promise<string> {
-  const { code: exit, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--quiet", code],
-    env: { TZ: zone, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assertEquals(exit, 0, new TextDecoder().decode(stderr));
-  return new TextDecoder().decode(stdout);
+  const { code: exit, stdout, stderr } = await runHobCode(code, { env: { TZ: zone } });
+  assertEquals(exit, 0, stderr);
+  return stdout;
 }
 
 Deno.test("a time in the user's zone reads as Intl reads it, labelled with its offset", async () => {

@@ -2,9 +2,8 @@
 
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { tempHome } from "../helpers/home.ts";
-import { cleanEnv, hobArgv, runHob } from "../helpers/hob_process.ts";
+import { runHob, runHobInTerminal } from "../helpers/hob_process.ts";
 
-const DRIVER = new URL("../fakes/pty_drive.py", import.meta.url).pathname;
 const LAST_LINE =
   /^Indexed \d+ file\(s\): (\d+) chunks, (\d+) vectors \(([^)]+)\) in \d+\.\d s, \d+(\.\d)? chunks\/s\.$/m;
 
@@ -22,15 +21,8 @@ Deno.test("hob memory reindex says how long it took and how fast it went", async
 
 Deno.test("hob memory reindex at a terminal shows each phase's progress and rate", async () => {
   await using home = await tempHome("memory: { embedder: use-lite }\n");
-  const output = await new Deno.Command("python3", {
-    args: [DRIVER, "[]", ...hobArgv(["memory", "reindex", "--home", home.home])],
-    env: cleanEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const transcript = new TextDecoder().decode(output.stdout);
-  assertEquals(output.code, 0, transcript);
+  const { code, transcript } = await runHobInTerminal(["memory", "reindex", "--home", home.home]);
+  assertEquals(code, 0, transcript);
   assertMatch(transcript, /files\s+\[█+\] (\d+)\/\1 files · \d+(\.\d)?\/s/);
   assertMatch(transcript, /embedding \[█+\] (\d+)\/\1 chunks · \d+(\.\d)?\/s/);
   const [, chunks, vectors] = transcript.match(LAST_LINE) ?? [];

@@ -7,10 +7,8 @@
 import YAML from "yaml";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
-import { cleanEnv, hobArgv, runHob } from "../helpers/hob_process.ts";
+import { runHob, runHobInTerminal } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
-
-const DRIVER = new URL("../fakes/pty_drive.py", import.meta.url).pathname;
 
 /** A fresh directory for a home that does not exist yet; removed on dispose. */
 async function newHome(): Promise<{ home: string } & AsyncDisposable> {
@@ -22,16 +20,8 @@ async function newHome(): Promise<{ home: string } & AsyncDisposable> {
 }
 
 /** `hob onboard` in a pseudo-terminal: each expected text is awaited, then its answer typed. */
-async function inTerminal(args: string[], steps: [string, string][]) {
-  const output = await new Deno.Command("python3", {
-    args: [DRIVER, JSON.stringify(steps), ...hobArgv(["onboard", ...args])],
-    env: cleanEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: output.code, transcript: decode(output.stdout), stderr: decode(output.stderr) };
+function inTerminal(args: string[], steps: [string, string][]) {
+  return runHobInTerminal(["onboard", ...args], steps);
 }
 
 const readYaml = async (home: string) =>

@@ -14,7 +14,6 @@
  * then fails.
  */
 
-import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { callKey, gullible, instruction } from "../fakes/gullible_model.ts";
@@ -36,7 +35,7 @@ import {
 } from "../helpers/attack.ts";
 import { pathExists } from "../helpers/home.ts";
 import { type HobServer, startHob } from "../helpers/hob_process.ts";
-import { until } from "../helpers/until.ts";
+import { untilReading } from "../helpers/channels.ts";
 
 const table: AttackTable = new Map();
 
@@ -100,29 +99,6 @@ async function channelWorld(channels: string): Promise<ChannelWorld> {
       await Deno.remove(tmp, { recursive: true });
     },
   };
-}
-
-/** Waits until the channel has read once: what came before that first read is history. */
-async function untilReading(world: ChannelWorld, channel: string): Promise<void> {
-  await until(
-    () => {
-      try {
-        const db = new DatabaseSync(`${world.hobHome}/hob.db`, { readOnly: true });
-        try {
-          return Boolean(
-            db.prepare("SELECT 1 FROM kv WHERE key = ?").get(`channel.cursor.${channel}`),
-          );
-        } finally {
-          db.close();
-        }
-      } catch {
-        return false;
-      }
-    },
-    `${channel} to read for the first time`,
-    30_000,
-    50,
-  );
 }
 
 /** The audit log of every channel conversation. */
@@ -353,7 +329,7 @@ async function matrixSays(
 Deno.test("attack class: a Matrix reply whose fallback quotes a stranger", async () => {
   await using matrix = startFakeMatrix();
   await using w = await channelWorld(matrixYaml(matrix));
-  await untilReading(w, "matrix");
+  await untilReading(w.hobHome, "matrix");
   const names = ["pwned-mx-reply.txt", "pwned-mx-reply-unread.txt", "pwned-mx-quote.txt"];
   // In a room of three, Eve (a stranger: never answered) says something; the owner replies to it
   // with the reply fallback older clients write (spec before v1.13), naming hob.
@@ -385,7 +361,7 @@ Deno.test("attack class: a Matrix reply whose fallback quotes a stranger", async
 Deno.test("attack class: a Matrix edit that carries a stranger's words", async () => {
   await using matrix = startFakeMatrix();
   await using w = await channelWorld(matrixYaml(matrix));
-  await untilReading(w, "matrix");
+  await untilReading(w.hobHome, "matrix");
   const name = "pwned-mx-edit.txt";
   const dm = "!dm:test";
   matrix.room(dm, 2);
@@ -410,7 +386,7 @@ Deno.test("quiet: the owner's own words, and replies to hob's own messages, leav
   await using w = await channelWorld(
     `${telegramYaml(telegram)}${matrixYaml(matrix).replace("channels:\n", "")}`,
   );
-  await untilReading(w, "matrix");
+  await untilReading(w.hobHome, "matrix");
   const asked = ["owner-tg.txt", "owner-tg-reply-to-hob.txt", "owner-mx-reply-to-hob.txt"];
   await telegramSays(telegram, { text: `Please: ${planted(asked[0])}` });
   await telegramNew(telegram);
@@ -512,7 +488,7 @@ function mailClass(
     async fn() {
       await using mail = await startMailServers();
       await using w = await channelWorld(emailYaml(mail));
-      await untilReading(w, "email");
+      await untilReading(w.hobHome, "email");
       await attack(mail, w);
     },
   });

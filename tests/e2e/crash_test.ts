@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { fakeProviderYaml, parseSse, type SseEvent, tempHome } from "../helpers/home.ts";
-import { type HobServer, runHob, startHob } from "../helpers/hob_process.ts";
+import { type HobServer, runHob, spawnHobCode, startHob } from "../helpers/hob_process.ts";
 import { MISSING_TOOL_RESULT } from "../../src/core/history.ts";
 import { listMarkdown } from "../../src/memory/search_index.ts";
 import { openRuntime } from "../../src/runtime/runtime.ts";
@@ -423,11 +423,7 @@ Deno.test("a memory writer killed at the moment it starts writing a large file l
       await Deno.writeTextFile(`${dir}/big.md`, old);
       await Deno.writeTextFile(`${dir}/.write.lock`, "");
       const watcher = Deno.watchFs(dir);
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["eval", script, dir],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
+      const child = await spawnHobCode(script, { args: [dir], stdout: "null", stderr: "null" });
       // The first change in the directory (a new file, or big.md itself): kill at once.
       for await (const event of watcher) {
         if (!["create", "modify"].includes(event.kind)) continue;

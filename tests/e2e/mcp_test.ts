@@ -19,7 +19,7 @@ const everythingYaml = (extra = "") =>
   `mcpServers:
   everything:
     command: ${JSON.stringify(Deno.execPath())}
-    args: [run, -A, ${JSON.stringify(EVERYTHING)}, stdio]
+    args: [run, --allow-env, --allow-read, ${JSON.stringify(EVERYTHING)}, stdio]
     ${extra}`;
 
 /** A stdio MCP server that exits when its `crash` tool is called; it counts its starts in a file. */
@@ -297,7 +297,7 @@ Deno.test("an MCP server that dies is reconnected and its tools come back", asyn
 mcpServers:
   crashy:
     command: ${JSON.stringify(Deno.execPath())}
-    args: [run, -A, --config, ${
+    args: [run, ${JSON.stringify(`--allow-write=${starts}`)}, --config, ${
     JSON.stringify(new URL("../../deno.json", import.meta.url).pathname)
   }, ${JSON.stringify(script)}, ${JSON.stringify(starts)}]
     policy: allow

@@ -4,6 +4,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml, parseSse, tempHome } from "../helpers/home.ts";
 import { cleanEnv, hobArgv, runHob, startHob } from "../helpers/hob_process.ts";
+import { makeCertificates } from "../helpers/tls.ts";
 
 const SHOUT = `import { z } from "zod";
 export default {
@@ -240,4 +241,66 @@ Deno.test("hob tool and hob approvals from the command line", async (t) => {
     assertStringIncludes(transcript, "approved elsewhere");
     assertStringIncludes(transcript, "Listed.");
   });
+});
+
+/** A page with enough text to be read as an article. */
+const PAGE = `<html><head><title>Tides</title></head><body><article><h1>Tides at the harbour</h1>
+<p>High water at 6:40. ${"The harbour wall keeps the swell out of the moorings. ".repeat(12)}</p>
+</article></body></html>`;
+
+Deno.test("fetch_url and a memory source read an https page under hob's own flags", async () => {
+  // With NODE_EXTRA_CA_CERTS set (as on this machine, and in many a company), Deno's own
+  // node:https agent asks sys access "ca" before it connects, which hob's flags do not grant:
+  // every https page failed, fetched by a tool or added to memory. The audit of hob's
+  // permissions (tests/helpers/permission_audit.ts) fails this test if anything asks.
+  const dir = await Deno.makeTempDir({ prefix: "hob-https-" });
+  try {
+    if (!(await makeCertificates(dir, "localhost"))) return; // no openssl here: nothing to test
+    await using site = Deno.serve(
+      {
+        hostname: "127.0.0.1",
+        port: 0,
+        onListen: () => {},
+        cert: await Deno.readTextFile(`${dir}/localhost.pem`),
+        key: await Deno.readTextFile(`${dir}/localhost.key`),
+      },
+      () => new Response(PAGE, { headers: { "content-type": "text/html" } }),
+    );
+    const url = `https://localhost:${site.addr.port}/tides`;
+    await using fake = startFakeOpenAI({
+      replies: [
+        { tool_calls: [{ id: "f1", name: "fetch_url", arguments: { url } }] },
+        { text: "High water is at 6:40." },
+      ],
+    });
+    await using home = await tempHome(
+      fakeProviderYaml(
+        fake.url,
+        "memory: { embedder: none }\ntools: { web: { allow_private: true } }",
+      ),
+    );
+    const ca = `${dir}/ca.pem`;
+    await using hob = await startHob(home.home, [], {
+      env: { DENO_CERT: ca, NODE_EXTRA_CA_CERTS: ca },
+    });
+    const reply = await (await hob.fetch("/api/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "When is high water?" }),
+    })).json();
+    const [call] = reply.tool_calls as { name: string; result: string; is_error: boolean }[];
+    assertEquals([call.name, call.is_error], ["fetch_url", false], call.result);
+    assertStringIncludes(call.result, "High water at 6:40.");
+    assertEquals(reply.content, "High water is at 6:40.");
+    const added = await hob.fetch("/api/memory/sources", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ source: url }),
+    });
+    const text = await added.text();
+    assertEquals(added.status, 201, text);
+    assertMatch(text, /sources\//);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

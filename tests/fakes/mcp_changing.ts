@@ -1,8 +1,8 @@
 /**
  * A stdio MCP server whose tools are whatever a JSON file says now — the
  * shape of a server that changes its descriptions after it was trusted (a
- * "rug pull"): `deno run -A --config deno.json tests/fakes/mcp_changing.ts
- * TOOLS.json` (replace the file with a rename, so no read sees half of it).
+ * "rug pull"): `deno run --allow-read=DIR --config deno.json
+ * tests/fakes/mcp_changing.ts DIR/TOOLS.json` (replace the file with a rename, so no read sees half of it).
  * The file holds `{"tools": [{name, description, inputSchema,
  * annotations?}]}`; it is read at every `tools/list`, and when it changes the
  * server tells its client (`notifications/tools/list_changed`), as a real one

@@ -45,9 +45,9 @@ export async function changingServer(dir: string, tools: ListedTool[]): Promise<
     yaml: (name, extra = "") =>
       `  ${name}:
     command: ${JSON.stringify(Deno.execPath())}
-    args: [run, -A, --config, ${JSON.stringify(CONFIG)}, ${JSON.stringify(SERVER)}, ${
-        JSON.stringify(file)
-      }]
+    args: [run, ${JSON.stringify(`--allow-read=${own}`)}, --config, ${JSON.stringify(CONFIG)}, ${
+        JSON.stringify(SERVER)
+      }, ${JSON.stringify(file)}]
 ${extra.split("\n").filter(Boolean).map((line) => `    ${line}`).join("\n")}
 `,
     setTools,

@@ -39,21 +39,14 @@ export function busiestThreadSeconds(pid: number): number {
 }
 
 /**
- * Starts `script` (TypeScript, from stdin, with every permission) as a stand-in
- * for hob, and kills it with SIGKILL once `ready` holds: what a crash or
- * `kill -9` does to hob.
+ * Starts `script` (TypeScript using hob's modules, with hob's flags) as a
+ * stand-in for hob, and kills it with SIGKILL once `ready` holds: what a crash
+ * or `kill -9` does to hob.
  */
 export async function killMidway(script: string, ready: () => boolean): Promise<void> {
   const { until } = await import("./until.ts");
-  const hob = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-worker-options", "-"],
-    stdin: "piped",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const writer = hob.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(script));
-  await writer.close();
+  const { spawnHobCode } = await import("./hob_process.ts");
+  const hob = await spawnHobCode(script, { stdout: "null", stderr: "null" });
   try {
     await until(ready, "the stand-in for hob to be midway");
   } finally {

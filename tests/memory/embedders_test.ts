@@ -7,6 +7,8 @@ import { MemoryIndex } from "../../src/memory/search_index.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { closedPort, providerConfig } from "../helpers/providers.ts";
+import { tempHome } from "../helpers/home.ts";
+import { runHob } from "../helpers/hob_process.ts";
 
 Deno.test("createOpenAiEmbedder embeds through /v1/embeddings with nomic's task prefixes", async () => {
   await using fake = startFakeOpenAI();
@@ -57,6 +59,22 @@ Deno.test("createTransformersEmbedder says clearly when its model cannot be load
   assertEquals(embedder.id, "transformers:/nonexistent/model-folder");
   const error = await assertRejects(() => embedder.load());
   assertMatch(error.message, /could not be (loaded|found)|not be loaded/);
+});
+
+Deno.test("createTransformersEmbedder under hob's own flags says it needs FFI, and tries nothing", async () => {
+  // Its packages load native code, which only --allow-ffi permits: hob never runs with it. The
+  // audit of hob's permissions fails this test if the package is imported all the same.
+  await using home = await tempHome(
+    'memory: { embedder: "transformers:/nonexistent/model-folder" }\n',
+  );
+  const doctor = await runHob(["doctor", "--skip-model", "--home", home.home]);
+  assertMatch(
+    doctor.stdout,
+    /memory .*keyword search only: the transformers: embedder runs native code .*needs --allow-ffi/,
+  );
+  const search = await runHob(["memory", "search", "goals", "--home", home.home]);
+  assertEquals(search.code, 0, search.stderr);
+  assertMatch(search.stderr, /searching by keywords only: .*--allow-ffi/);
 });
 
 Deno.test("createUseLiteEmbedder loads offline and survives empty texts", async () => {

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/assert.ts";
 import { MemoryFiles, MemoryWriteError } from "../../src/memory/files.ts";
 import type { WrittenBy } from "../../src/store/versions.ts";
+import { runHobCode } from "../helpers/hob_process.ts";
 
 const BY: WrittenBy = { author: "owner", via: "test" };
 
@@ -79,14 +80,9 @@ Deno.test("MemoryFiles loses no entry to concurrent writers, in one process or t
     const script = `import { MemoryFiles } from "${module}";
       const files = new MemoryFiles({ dir: Deno.args[0], now: () => new Date() });
       await Promise.all(Array.from({ length: 15 }, (_, i) => files.remember(Deno.args[1] + " " + i, { author: "owner", via: "test" })));`;
-    const run = (tag: string) =>
-      new Deno.Command(Deno.execPath(), {
-        args: ["eval", script, m.dir, tag],
-        stdout: "null",
-        stderr: "inherit",
-      }).output();
+    const run = (tag: string) => runHobCode(script, { args: [m.dir, tag] });
     const results = await Promise.all([run("alpha"), run("beta")]);
-    assert(results.every((r) => r.success));
+    assert(results.every((r) => r.code === 0), results.map((r) => r.stderr).join("\n"));
     const text = await Deno.readTextFile(`${m.dir}/MEMORY.md`);
     assertEquals((text.match(/alpha \d+/g) ?? []).length, 15);
     assertEquals((text.match(/beta \d+/g) ?? []).length, 15);

@@ -7,6 +7,7 @@
 
 import { assertEquals } from "../helpers/assert.ts";
 import { tempHome } from "../helpers/home.ts";
+import { runHobCode } from "../helpers/hob_process.ts";
 
 const RUNTIME = new URL("../../src/runtime/runtime.ts", import.meta.url).href;
 
@@ -34,14 +35,9 @@ async function openWithoutIntl(home: string, after = ""): Promise<string> {
     } finally {
       await runtime.close();
     }`;
-  const { code: exit, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--quiet", "--unstable-worker-options", "--unstable-cron", code],
-    env: { TZ: "Asia/Tokyo", NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assertEquals(exit, 0, new TextDecoder().decode(stderr));
-  return new TextDecoder().decode(stdout);
+  const { code: exit, stdout, stderr } = await runHobCode(code, { env: { TZ: "Asia/Tokyo" } });
+  assertEquals(exit, 0, stderr);
+  return stdout;
 }
 
 Deno.test("opening the home asks Intl nothing; a job without a zone still gets the machine's", async () => {

@@ -82,10 +82,17 @@ Deno.test("`hob tool list` loads no built-in tool module", async () => {
   try {
     const builtins = join(ROOT, "src/tools/builtin");
     // As hob ships (its flags), with the built-in tools' folder unreadable: any import of one fails.
-    const flags = [...HOB_FLAGS, `--deny-read=${builtins}`];
     const hob = (...args: string[]) =>
       new Deno.Command(Deno.execPath(), {
-        args: ["run", ...flags, join(ROOT, "main.ts"), ...args, "--home", home],
+        args: [
+          "run",
+          ...HOB_FLAGS,
+          `--deny-read=${builtins}`,
+          join(ROOT, "main.ts"),
+          ...args,
+          "--home",
+          home,
+        ],
         env: { HOB_MODEL: "fake/none", NO_COLOR: "1" },
         stdin: "null",
       }).output();

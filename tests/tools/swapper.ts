@@ -8,7 +8,7 @@
 import { assert } from "../helpers/assert.ts";
 
 /**
- * The swapper's source, run with `deno eval`. It yields to its event loop
+ * The swapper's source, run with `deno run` and leave to rename its three paths. It yields to its event loop
  * every 200 cycles so it notices stdin closing, and stops by itself then, or
  * after five minutes if no one closes it. Its last line is the cycle count.
  */
@@ -51,8 +51,18 @@ export async function startSwapper(
   parkedDir: string,
   parkedLink: string,
 ): Promise<Swapper> {
+  // It may rename these three paths and nothing else; the code goes as a data: URL (stdin is its stop).
+  const paths = [path, parkedDir, parkedLink].join(",");
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", SWAPPER, path, parkedDir, parkedLink],
+    args: [
+      "run",
+      `--allow-read=${paths}`,
+      `--allow-write=${paths}`,
+      `data:application/typescript,${encodeURIComponent(SWAPPER)}`,
+      path,
+      parkedDir,
+      parkedLink,
+    ],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -6,13 +6,16 @@
  * certificate check (both measured on Deno 2.9: a certificate for another
  * name is refused). `fetch` and `Deno.createHttpClient` offer no such hook
  * (the latter's "tcp" proxy transport pins plain http but speaks no TLS).
+ * https connects through node:tls itself ({@linkcode TlsAgent}), which
+ * trusts Deno's root store (`DENO_CERT` adds a CA) and asks no permission.
  */
 
 import http from "node:http";
 import https from "node:https";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import type { LookupFunction } from "node:net";
+import type { LookupFunction, Socket } from "node:net";
 import type { Readable } from "node:stream";
+import tls from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { CheckedAddress } from "./address.ts";
 import { hostOf } from "./address.ts";
@@ -46,7 +49,8 @@ export function pinnedGet(
   addresses: readonly CheckedAddress[],
   options: PinnedGetOptions,
 ): Promise<PinnedResponse> {
-  const client = url.protocol === "https:" ? https : http;
+  const secure = url.protocol === "https:";
+  const client = secure ? https : http;
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) return reject(new Error("the fetch was stopped"));
     const request = client.request({
@@ -55,7 +59,8 @@ export function pinnedGet(
       path: `${url.pathname}${url.search}`,
       method: "GET",
       headers: options.headers,
-      agent: false,
+      // A fresh connection either way: nothing pooled outlives this request.
+      agent: secure ? new TlsAgent({ keepAlive: false }) : false,
       lookup: pinnedLookup(addresses),
     }, (response) => {
       clearTimeout(timer);
@@ -79,6 +84,20 @@ export function pinnedGet(
     );
     request.end();
   });
+}
+
+/**
+ * An https agent that opens its connections with node:tls. Deno 2.9's own
+ * reads the system's CA list first (for NODE_EXTRA_CA_CERTS), which needs sys
+ * access "ca" that no `--allow-sys=…` can name, only `--allow-sys` for all of
+ * it: under hob's flags every https fetch failed with "Requires sys access to
+ * "ca"". The options are the agent's (pinned `lookup`, `servername` from the
+ * URL's host), so the certificate is still checked against the URL's name.
+ */
+class TlsAgent extends https.Agent {
+  override createConnection(options: tls.ConnectionOptions): Socket {
+    return tls.connect(options);
+  }
 }
 
 /** A `lookup` that answers only the checked addresses, whatever DNS would say now. */

@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "../../helpers/assert.ts";
-import { HOB_COMMAND } from "../../helpers/hob_process.ts";
+import { HOB_COMMAND, HOB_FLAGS } from "../../helpers/hob_process.ts";
 import { busiestThreadSeconds, killMidway, processesWhere } from "../../helpers/processes.ts";
 import { until } from "../../helpers/until.ts";
 import { loadUserTool } from "../../../src/tools/user_tools.ts";
@@ -395,7 +395,7 @@ Deno.test("a process started ahead neither keeps hob alive nor outlives it", asy
        // No close(): the waiting process must not keep this one alive.`,
     );
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", `${ROOT}deno.json`, script],
+      args: ["run", ...HOB_FLAGS, "--config", `${ROOT}deno.json`, script],
       stdout: "piped",
       stderr: "piped",
     }).spawn();

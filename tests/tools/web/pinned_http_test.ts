@@ -6,6 +6,8 @@
 
 import { gzipSync } from "node:zlib";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../helpers/assert.ts";
+import { runHobCode } from "../../helpers/hob_process.ts";
+import { makeCertificates } from "../../helpers/tls.ts";
 import { pinnedGet } from "../../../src/tools/web/pinned_http.ts";
 
 const LOOPBACK = [{ address: "127.0.0.1", family: 4 as const }];
@@ -63,7 +65,7 @@ Deno.test("pinnedGet reaches the pinned address under the URL's name", async (t)
 Deno.test("pinnedGet over https checks the certificate against the URL's name, not the address", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hob-tls-" });
   try {
-    if (!(await makeCertificates(dir))) return; // no openssl here: nothing to test
+    if (!(await makeCertificates(dir, "pinned.test"))) return; // no openssl here: nothing to test
     const controller = new AbortController();
     const server = Deno.serve({
       hostname: "127.0.0.1",
@@ -74,7 +76,7 @@ Deno.test("pinnedGet over https checks the certificate against the URL's name, n
       key: await Deno.readTextFile(`${dir}/pinned.test.key`),
     }, (request) => new Response(`tls for ${request.headers.get("host")}`));
     try {
-      // node:https trusts NODE_EXTRA_CA_CERTS, read at start: hence a process of its own.
+      // Deno trusts DENO_CERT, read at start: hence a process of its own, with hob's flags.
       const fetchAs = (name: string) => runPinned(`https://${name}:${server.addr.port}/`, dir);
       assertEquals(await fetchAs("pinned.test"), `200 tls for pinned.test:${server.addr.port}`);
       assertMatch(await fetchAs("other.test"), /^error: .*(altnames|certificate)/);
@@ -87,68 +89,7 @@ Deno.test("pinnedGet over https checks the certificate against the URL's name, n
   }
 });
 
-/** A CA and a certificate for pinned.test signed by it; false without openssl. */
-async function makeCertificates(dir: string): Promise<boolean> {
-  const openssl = async (...args: string[]) => {
-    const output = await new Deno.Command("openssl", { args, cwd: dir, stderr: "piped" }).output()
-      .catch(() => null);
-    return output?.success ?? false;
-  };
-  await Deno.writeTextFile(
-    `${dir}/leaf.ext`,
-    "subjectAltName=DNS:pinned.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-  );
-  return await openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=hob test CA",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign",
-  ) &&
-    await openssl(
-      "req",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "pinned.test.key",
-      "-out",
-      "pinned.test.csr",
-      "-subj",
-      "/CN=pinned.test",
-    ) &&
-    await openssl(
-      "x509",
-      "-req",
-      "-in",
-      "pinned.test.csr",
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "pinned.test.pem",
-      "-days",
-      "2",
-      "-extfile",
-      "leaf.ext",
-    );
-}
-
-/** "STATUS BODY" or "error: …" from pinnedGet, run in a Deno trusting `dir`'s CA. */
+/** "STATUS BODY" or "error: …" from pinnedGet, run as hob in a Deno trusting `dir`'s CA. */
 async function runPinned(url: string, dir: string): Promise<string> {
   const module = new URL("../../../src/tools/web/pinned_http.ts", import.meta.url).href;
   const script = `
@@ -161,14 +102,8 @@ async function runPinned(url: string, dir: string): Promise<string> {
     } catch (error) {
       console.log("error:", error.message);
     }`;
-  const config = new URL("../../../deno.json", import.meta.url).pathname;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--config", config, script],
-    env: { NODE_EXTRA_CA_CERTS: `${dir}/ca.pem` },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(output.stdout).trim();
-  assert(text, new TextDecoder().decode(output.stderr));
+  const output = await runHobCode(script, { env: { DENO_CERT: `${dir}/ca.pem` } });
+  const text = output.stdout.trim();
+  assert(text, output.stderr);
   return text;
 }
