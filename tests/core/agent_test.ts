@@ -356,6 +356,48 @@ Deno.test("runTurn writes partial text to the database while it streams", async 
   assertEquals(seen, ["streaming:one ", "streaming:one two ", "streaming:one two three"]);
 });
 
+Deno.test("runTurn passes text on only once it is saved, without a write per token", async (t) => {
+  /** Runs a turn, checking at each text event that the stored reply holds all text seen. */
+  const streamed = async (llm: LlmPort) => {
+    using s = tempStore();
+    let writes = 0;
+    const update = s.store.updateMessage.bind(s.store);
+    s.store.updateMessage = (id, patch) => {
+      if (patch.content !== undefined) writes++;
+      update(id, patch);
+    };
+    const texts: string[] = [];
+    let conversationId = "";
+    for await (const event of runTurn(deps(s.store, llm), { message: "count" })) {
+      if (event.type === "start") conversationId = event.conversation_id;
+      if (event.type === "text") {
+        texts.push(event.text);
+        const row = s.store.listMessages(conversationId)[1];
+        // Nothing was passed on that a crash now would lose.
+        assertEquals(row.content, texts.join(""));
+      }
+    }
+    return { texts, writes };
+  };
+  await t.step("text that comes sooner than the next save waits for it, in one event", async () => {
+    const words = Array.from({ length: 10 }, (_, i) => `w${i} `);
+    // The clock stands still: after the first word, no save is due before the reply ends.
+    const { texts, writes } = await streamed(scriptedLlm([textReply(...words)]));
+    assertEquals(texts, ["w0 ", words.slice(1).join("")]);
+    assertEquals(writes, 2, "the first word's save and the close");
+  });
+  await t.step("held text goes out when its save is due, though nothing more came", async () => {
+    const { texts } = await streamed(scriptedLlm([[
+      { type: "text", text: "a" },
+      { type: "text", text: "b" },
+      { type: "wait", ms: 1_000 },
+      { type: "text", text: "c" },
+      { type: "done", stop_reason: "stop" },
+    ]]));
+    assertEquals(texts, ["a", "b", "c"]);
+  });
+});
+
 Deno.test("runTurn fits long histories into the token budget", async (t) => {
   await t.step("drops the oldest turns and tells the model and the caller", async () => {
     using s = tempStore();
