@@ -121,8 +121,10 @@ async function* savedText(turn: Turn): AsyncGenerator<LlmEvent> {
     }
   } finally {
     // A read still waiting would hold up the stream's end: let it end when the provider does.
-    if (pending) events.return?.().catch(() => {});
-    else await events.return?.();
+    if (pending) {
+      pending.catch(() => {/* nobody waits for it any more */});
+      events.return?.().catch(() => {});
+    } else await events.return?.();
   }
 }
 

@@ -21,6 +21,7 @@ import { fakeGetTime, type FakeTool, fakeTools } from "../fakes/tools.ts";
 import { markUntrusted } from "../../src/core/untrusted.ts";
 import { scriptedLlm, type ScriptStep, textReply, toolReply } from "../fakes/scripted_llm.ts";
 import { tempStore } from "../helpers/store.ts";
+import { until } from "../helpers/until.ts";
 import type { SqliteConversationStore } from "../../src/store/conversations.ts";
 
 const NOON = new Date("2026-11-22T12:00:00Z");
@@ -396,6 +397,39 @@ Deno.test("runTurn passes text on only once it is saved, without a write per tok
     ]]));
     assertEquals(texts, ["a", "b", "c"]);
   });
+  await t.step(
+    "a consumer that stops while the model is between tokens keeps what it saw",
+    async () => {
+      using s = tempStore();
+      const scripted = scriptedLlm([[
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+        { type: "wait", ms: 1_000 },
+        { type: "text", text: "c" },
+        { type: "done", stop_reason: "stop" },
+      ]]);
+      let ended = false;
+      const llm: LlmPort = {
+        async *stream(request) {
+          try {
+            yield* scripted.stream(request);
+          } finally {
+            ended = true;
+          }
+        },
+      };
+      let conversationId = "";
+      let shown = "";
+      for await (const event of runTurn(deps(s.store, llm), { message: "count" })) {
+        if (event.type === "start") conversationId = event.conversation_id;
+        if (event.type === "text" && (shown += event.text) === "ab") break;
+      }
+      const row = s.store.listMessages(conversationId)[1];
+      assertEquals([row.content, row.status], ["ab", "interrupted"]);
+      // The model's stream is closed once its read in flight comes back.
+      await until(() => ended, "the model's stream to close");
+    },
+  );
 });
 
 Deno.test("runTurn fits long histories into the token budget", async (t) => {
