@@ -14,6 +14,8 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import {
   BUILTIN_PROVIDERS,
+  DEFAULT_CLI_IDLE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   PROVIDER_TYPES,
@@ -226,6 +228,8 @@ function completeProvider(
     models: own.models ?? [],
     command: own.command ?? builtin?.command,
     timeout_ms: own.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    idle_timeout_ms: own.idle_timeout_ms ??
+      (type === "claude-cli" ? DEFAULT_CLI_IDLE_TIMEOUT_MS : DEFAULT_IDLE_TIMEOUT_MS),
     max_retries: own.max_retries ?? DEFAULT_MAX_RETRIES,
     builtin: builtin !== undefined,
   };

@@ -10,8 +10,18 @@ export type ProviderType = typeof PROVIDER_TYPES[number];
 
 /** Default for how many times a failed request (429, 5xx, network) is retried. */
 export const DEFAULT_MAX_RETRIES = 2;
-/** Default for how long one model request may take before it is abandoned. */
+/** Default for how long a provider may take to start answering (its response's headers). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/**
+ * Default for how long a provider's answer may go quiet before it is given up: long enough for
+ * a reasoning model that thinks without sending (keep-alives and thinking both count as sending).
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+/**
+ * The same for the Claude Code CLI, which says nothing while it runs a tool of its own: as long
+ * as its longest command may run (its Bash tool's 10-minute cap).
+ */
+export const DEFAULT_CLI_IDLE_TIMEOUT_MS = 600_000;
 /** Default for the tokens reserved for a reply; also what a provider that needs a cap asks for when a request sets none. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
@@ -27,13 +37,15 @@ export interface ProviderConfig {
   models: string[];
   command?: string;
   timeout_ms: number;
+  /** How long the answer may go without a byte (an event, a keep-alive) before it fails. */
+  idle_timeout_ms: number;
   max_retries: number;
   builtin: boolean;
 }
 
 type BuiltinProvider = Omit<
   ProviderConfig,
-  "name" | "builtin" | "timeout_ms" | "max_retries" | "headers" | "models"
+  "name" | "builtin" | "timeout_ms" | "idle_timeout_ms" | "max_retries" | "headers" | "models"
 >;
 
 /** Providers that work without configuration; hob.yaml may override any field. */

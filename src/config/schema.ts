@@ -7,6 +7,8 @@
 import { z } from "zod";
 
 import {
+  DEFAULT_CLI_IDLE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
@@ -87,7 +89,10 @@ const providerSchema = z.strictObject({
   ),
   command: z.string().min(1).optional().describe("The program to run, for `claude-cli`."),
   timeout_ms: z.number().int().min(1_000).max(3_600_000).optional().describe(
-    `How long one model request may take before it is abandoned, in milliseconds; by default ${DEFAULT_TIMEOUT_MS}.`,
+    `How long a provider may take to start answering (to send its response's headers), in milliseconds; by default ${DEFAULT_TIMEOUT_MS}.`,
+  ),
+  idle_timeout_ms: z.number().int().min(1_000).max(3_600_000).optional().describe(
+    `How long an answer may go quiet once it has begun — nothing from the provider, not even a keep-alive or the model's thinking — before it ends as failed with the text so far, in milliseconds; by default ${DEFAULT_IDLE_TIMEOUT_MS} (${DEFAULT_CLI_IDLE_TIMEOUT_MS} for \`claude-cli\`, which is silent while it runs its own tools). Raise it for a model that thinks longer without sending.`,
   ),
   max_retries: z.number().int().min(0).max(10).optional().describe(
     `How many times a failed request (429, 5xx, network) is retried; by default ${DEFAULT_MAX_RETRIES}.`,

@@ -42,6 +42,8 @@ export interface AgentSettings {
   maxHistoryMessages: number;
   /**
    * How often a streaming reply's partial text is saved, so a crash keeps it.
+   * Text is passed on as it is saved, so this is also how often a reply's
+   * text reaches the screen after its first words.
    * @default {250}
    */
   draftSaveIntervalMs: number;

@@ -1,15 +1,16 @@
 /**
  * One model step of a turn: the model streams a reply, and this step owns the
  * draft of it — stored at its first text or tool call (or at the provider's
- * error, so a failed turn keeps a reply saying why), saved as it grows so a
- * crash keeps what a client saw, and closed as complete, error or interrupted
- * with its tool calls, its error and token usage. Knows nothing of running the
- * tools.
+ * error, so a failed turn keeps a reply saying why), saved as it grows and
+ * passed on only once saved, so what a client was shown survives a crash, and
+ * closed as complete, error or interrupted with its tool calls, its error and
+ * token usage. Knows nothing of running the tools.
  */
 
+import { withTimeout } from "./timeout.ts";
 import { offeredOf } from "./tool_offer.ts";
 import type { Turn } from "./turn.ts";
-import type { AgentEvent, ToolCall, ToolSpec, Usage } from "./types.ts";
+import type { AgentEvent, LlmEvent, ToolCall, ToolSpec, Usage } from "./types.ts";
 
 /** How a model step ended. */
 export interface ModelStep {
@@ -25,9 +26,11 @@ export interface ModelStep {
 
 /**
  * Streams one reply of the model, yielding `text` and `tool_call` events as
- * they come, and returns how it ended. The reply's message is final when this
- * returns; if the consumer stops iterating first, {@linkcode interruptDraft}
- * saves it.
+ * they come, and returns how it ended. Text is yielded once saved: at most
+ * every `draftSaveIntervalMs` (text that comes sooner waits for that save, in
+ * one event), so the stored reply never lags what was passed on, without a
+ * write per token. The reply's message is final when this returns; if the
+ * consumer stops iterating first, {@linkcode interruptDraft} saves it.
  *
  * @example
  * ```ts
@@ -36,29 +39,14 @@ export interface ModelStep {
  * ```
  */
 export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelStep> {
-  const { deps, input, draft } = turn;
-  draft.text = "";
-  draft.savedAt = Number.NEGATIVE_INFINITY; // the first text is saved at once
+  const { input, draft } = turn;
+  Object.assign(draft, { text: "", shown: 0, savedAt: Number.NEGATIVE_INFINITY });
   const calls: ToolCall[] = [];
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
   let failure: ModelStep["failure"] = null;
-  for await (
-    const event of deps.llm.stream({
-      model: turn.model,
-      system: turn.system,
-      messages: turn.messages,
-      // Read each time: a tool built during the turn is offered at once.
-      tools: offeredTools(turn),
-      max_output_tokens: deps.settings.maxOutputTokens,
-      signal: input.signal,
-      purpose: { kind: input.origin, conversation_id: turn.conversationId },
-    })
-  ) {
-    if (input.signal?.aborted) break;
+  for await (const event of savedText(turn)) {
     if (event.type === "text") {
-      if (!event.text) continue;
-      appendText(turn, event.text);
-      yield { type: "text", text: event.text };
+      yield event;
     } else if (event.type === "tool_call") {
       const id = openDraft(turn);
       calls.push(event.call);
@@ -82,8 +70,62 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
   }
   addUsage(turn.usage, usage);
   const step = { text: draft.text, calls, failure, interrupted: input.signal?.aborted ?? false };
+  // Held text goes out after the close saved it.
+  const held = draft.text.slice(draft.shown);
   closeDraft(turn, step, usage);
+  if (held && !step.interrupted) yield { type: "text", text: held };
   return step;
+}
+
+/**
+ * The model's events, its text added to the draft and let out only as the
+ * draft is saved: at once when the last save is old enough, else when it is
+ * (or before a tool call, so the order holds). Text still held when the reply
+ * ends is left to the step's close, which saves it anyway. The provider's
+ * stream stops when the consumer does, without waiting for the provider.
+ */
+async function* savedText(turn: Turn): AsyncGenerator<LlmEvent> {
+  const { deps, input } = turn;
+  const events = deps.llm.stream({
+    model: turn.model,
+    system: turn.system,
+    messages: turn.messages,
+    // Read each time: a tool built during the turn is offered at once.
+    tools: offeredTools(turn),
+    max_output_tokens: deps.settings.maxOutputTokens,
+    signal: input.signal,
+    purpose: { kind: input.origin, conversation_id: turn.conversationId },
+  })[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<LlmEvent>> | undefined;
+  try {
+    for (;;) {
+      pending ??= events.next();
+      const due = heldFor(turn);
+      const next = due === null ? await pending : await withTimeout(pending, due);
+      if (next === undefined) {
+        yield saveHeld(turn);
+        continue;
+      }
+      pending = undefined;
+      if (next.done || input.signal?.aborted) return;
+      const event = next.value;
+      if (event.type === "text") {
+        if (!event.text) continue;
+        appendText(turn, event.text);
+        if (heldFor(turn) === 0) yield saveHeld(turn);
+        continue;
+      }
+      if (event.type === "tool_call" && heldFor(turn) !== null) yield saveHeld(turn);
+      yield event;
+      if (event.type === "done" || event.type === "error") return;
+    }
+  } finally {
+    // A read still waiting would hold up the stream's end: let it end when the provider does.
+    if (pending) {
+      pending.catch(() => {/* nobody waits for it any more */});
+      events.return?.().catch(() => {});
+    } else await events.return?.();
+  }
 }
 
 /**
@@ -129,17 +171,28 @@ function openDraft(turn: Turn): number {
   return draft.id;
 }
 
-/** Adds streamed text to the reply, saving it when the last save is old enough. */
+/** Adds streamed text to the reply; it is held until it is saved. */
 function appendText(turn: Turn, text: string): void {
+  openDraft(turn);
+  turn.draft.text += text;
+}
+
+/** Milliseconds until the held text is due to be saved and let out; null when none is held. */
+function heldFor(turn: Turn): number | null {
   const { draft, deps } = turn;
-  const id = openDraft(turn);
-  draft.text += text;
-  // Save before passing the text on, so what a client saw survives a crash.
-  const now = deps.clock.now().getTime();
-  if (now - draft.savedAt >= deps.settings.draftSaveIntervalMs) {
-    deps.store.updateMessage(id, { content: draft.text });
-    draft.savedAt = now;
-  }
+  if (draft.shown === draft.text.length) return null;
+  const since = deps.clock.now().getTime() - draft.savedAt;
+  return Math.max(0, deps.settings.draftSaveIntervalMs - since);
+}
+
+/** Saves the reply so far, then lets out the text held: what a client sees is always saved. */
+function saveHeld(turn: Turn): LlmEvent {
+  const { draft, deps } = turn;
+  deps.store.updateMessage(draft.id!, { content: draft.text });
+  draft.savedAt = deps.clock.now().getTime();
+  const text = draft.text.slice(draft.shown);
+  draft.shown = draft.text.length;
+  return { type: "text", text };
 }
 
 /** Saves the finished reply: its text, its calls (when it ended well), its status, error and usage. */

@@ -40,11 +40,16 @@ export interface TurnInput {
   origin?: string;
 }
 
-/** The reply being streamed: saved as it grows; the turn's end saves it if it ends early. */
+/**
+ * The reply being streamed: saved as it grows, and passed on only once saved;
+ * the turn's end saves it if it ends early.
+ */
 export interface Draft {
   /** Its stored message, once its first text or tool call arrived; null between replies. */
   id: number | null;
   text: string;
+  /** How much of `text` has been passed on (saved first); the rest is held until the next save. */
+  shown: number;
   /** When its text was last saved (clock ms); the first text is saved at once. */
   savedAt: number;
 }
@@ -93,7 +98,7 @@ export function newTurn(
     messageIds: [],
     lastAssistantId: null,
     status: "complete",
-    draft: { id: null, text: "", savedAt: Number.NEGATIVE_INFINITY },
+    draft: { id: null, text: "", shown: 0, savedAt: Number.NEGATIVE_INFINITY },
   };
 }
 

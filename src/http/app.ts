@@ -81,7 +81,8 @@ function appRouteDocs(): RouteDoc[] {
       },
       errors: {
         404: "No conversation with that `conversation_id`",
-        502: "The model failed before replying; the body also holds `reply`",
+        502:
+          "The model failed, before or during its reply; the body also holds `reply`, with any text it wrote",
       },
     },
     ...conversationRouteDocs(),
@@ -318,7 +319,8 @@ function chatRoutes(runtime: Runtime): Hono {
     }
     c.req.raw.signal.addEventListener("abort", () => controller.abort());
     const reply = await actAsync(() => collectReply(events));
-    if (reply.error && !reply.content && reply.tool_calls.length === 0) {
+    // Failed is failed, whatever came before: the body still holds what the model wrote.
+    if (reply.error) {
       return c.json({ ...errorBody(reply.error.code, reply.error.message), reply }, 502);
     }
     return c.json(reply);

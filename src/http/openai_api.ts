@@ -210,7 +210,11 @@ interface Completion {
   remember(turn: TurnRecord): void;
 }
 
-/** The reply as `chat.completion.chunk` events, `[DONE]` last; a client that leaves stops the turn. */
+/**
+ * The reply as `chat.completion.chunk` events, `[DONE]` last; a client that
+ * leaves stops the turn. A turn that failed, also after some text, ends with
+ * an error object instead of a finish chunk.
+ */
 function streamCompletion(
   c: Context,
   events: AsyncGenerator<AgentEvent>,
@@ -232,10 +236,10 @@ function streamCompletion(
       // Begun streams cannot change their status: the error goes in the stream (a full disk…).
       const { code, message } = streamErrorEvent(error, "POST /v1/chat/completions");
       turn.error = { code, message };
-      turn.text = "";
     }
     if (stream.aborted) return;
-    if (turn.error && !turn.text) {
+    // A model that failed midway ends the stream with the error, not as if it had finished.
+    if (turn.error) {
       await send({
         error: { message: turn.error.message, type: "server_error", code: turn.error.code },
       });
@@ -281,7 +285,10 @@ function chunk(completion: Completion, delta: Record<string, unknown>, finish: s
   };
 }
 
-/** The reply as one `chat.completion`; a 502 when the model failed before saying anything. */
+/**
+ * The reply as one `chat.completion`; a 502 when the model failed, before or
+ * during its reply (what it wrote is in the error's `hob` field).
+ */
 async function wholeCompletion(
   c: Context,
   events: AsyncGenerator<AgentEvent>,
@@ -289,8 +296,16 @@ async function wholeCompletion(
 ): Promise<Response> {
   const turn = newTurnRecord();
   for await (const event of events) recordEvent(turn, event, completion.clientNames);
-  if (turn.error && !turn.text && turn.clientCalls.length === 0) {
-    return openAiError(c, 502, turn.error.message, null, turn.error.code, "server_error");
+  if (turn.error) {
+    return c.json({
+      error: {
+        message: turn.error.message,
+        type: "server_error",
+        param: null,
+        code: turn.error.code,
+      },
+      hob: { conversation_id: turn.conversationId, status: turn.status, content: turn.text },
+    }, 502);
   }
   completion.remember(turn);
   const calls = turn.clientCalls.map((call) => ({

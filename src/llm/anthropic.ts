@@ -1,8 +1,9 @@
 /**
  * Anthropic's Messages API through the official `@anthropic-ai/sdk`: streamed
- * text and tool use, usage with cache figures, and prompt caching on the system
- * prompt (which holds identity and memory and changes rarely between turns).
- * The SDK is imported on first use.
+ * text and tool use, usage with cache figures (also of an answer that failed
+ * midway), prompt caching on the system prompt (which holds identity and
+ * memory and changes rarely between turns), and an answer that goes quiet
+ * ended (idle.ts). The SDK is imported on first use.
  */
 
 import type Anthropic from "@anthropic-ai/sdk";
@@ -10,6 +11,7 @@ import type { ChatMessage, LlmEvent, LlmRequest, Usage } from "../core/types.ts"
 import { DEFAULT_MAX_OUTPUT_TOKENS, type ProviderConfig } from "../config/providers.ts";
 import { sdkFailureEvent } from "./failure.ts";
 import { getJson } from "./fetch_json.ts";
+import { idleFetch } from "./idle.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
 
 type AnthropicModule = typeof import("@anthropic-ai/sdk");
@@ -59,7 +61,10 @@ export function createAnthropicProvider(
         yield { type: "done", stop_reason: state.stopReason };
       } catch (error) {
         const failed = sdkFailureEvent(provider, sdk, error, request.signal);
-        if (failed) yield failed;
+        if (!failed) return;
+        // What the answer cost before it failed (message_delta may have counted more).
+        if (state.started) yield { type: "usage", usage: finalUsage(state) };
+        yield failed;
       }
     },
     listModels: (signal) => listAnthropicModels(provider, signal),
@@ -83,6 +88,7 @@ function lazyClient(
         defaultHeaders: provider.headers,
         maxRetries: provider.max_retries,
         timeout: provider.timeout_ms,
+        fetch: idleFetch(provider.idle_timeout_ms),
       }),
     }));
 }
@@ -116,6 +122,8 @@ function messagesRequest(
 
 /** What the stream has told so far: token counts, tool calls being assembled, the stop reason. */
 interface StreamState {
+  /** message_start came: the input is counted. */
+  started: boolean;
   input: { plain: number; cacheRead: number; cacheWrite: number };
   output: number;
   /** Tool-use blocks by index, their JSON input still arriving. */
@@ -125,6 +133,7 @@ interface StreamState {
 
 function newStreamState(): StreamState {
   return {
+    started: false,
     input: { plain: 0, cacheRead: 0, cacheWrite: 0 },
     output: 0,
     blocks: new Map(),
@@ -154,6 +163,7 @@ function toLlmEvent(
 }
 
 function readStartUsage(u: Anthropic.Usage, state: StreamState): void {
+  state.started = true;
   state.input = {
     plain: u.input_tokens ?? 0,
     cacheRead: u.cache_read_input_tokens ?? 0,

@@ -1,23 +1,30 @@
 /**
- * Claude Code's CLI as a provider: `claude -p --output-format json` run as a
- * subprocess, the conversation on stdin, the system prompt as a flag. Claude
- * Code runs its own tools, so hob's are not offered; the reply arrives whole.
- * CLAUDECODE is removed from the child's environment, or a hob started from
- * inside Claude Code would be refused as a nested session.
+ * Claude Code's CLI as a provider: `claude -p --output-format stream-json` run
+ * as a subprocess, the conversation on stdin, the system prompt as a flag.
+ * Claude Code runs its own tools, so hob's are not offered; the reply arrives
+ * whole, from the last line (`"type": "result"`). The lines before it (partial
+ * messages, its tools' progress) only show that the CLI is alive: one that
+ * says nothing for `idle_timeout_ms` is stopped (idle.ts). CLAUDECODE is
+ * removed from the child's environment, or a hob started from inside Claude
+ * Code would be refused as a nested session.
  */
 
 import type { ChatMessage, LlmEvent, LlmRequest, Usage } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
 import { describeFailure } from "./failure.ts";
+import { idleLines, StreamIdleError } from "./idle.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
 
 /** The model aliases the CLI accepts. */
 const CLAUDE_CLI_MODELS = ["sonnet", "opus", "haiku"];
 /** How much of the CLI's stderr an error message quotes. */
 const STDERR_TAIL_CHARS = 400;
+/** How long a CLI told to stop (SIGTERM) may take to end its own tools before it is killed. */
+const STOP_GRACE_MS = 5_000;
 
 interface ClaudeResult {
   type?: string;
+  subtype?: string;
   is_error?: boolean;
   result?: string;
   usage?: {
@@ -62,9 +69,9 @@ export function createClaudeCliProvider(
         };
         return;
       }
-      const output = await runCli(child, toPrompt(request.messages));
+      const run = await runCli(child, toPrompt(request.messages), provider.idle_timeout_ms);
       if (request.signal?.aborted) return;
-      yield* resultEvents(provider, command, output);
+      yield* resultEvents(provider, command, run);
     },
 
     listModels(): Promise<ModelInfo[]> {
@@ -97,7 +104,10 @@ function spawnCli(
       args: [
         "-p",
         "--output-format",
-        "json",
+        "stream-json",
+        // stream-json needs --verbose; partial messages make a long answer show it is alive.
+        "--verbose",
+        "--include-partial-messages",
         "--model",
         model,
         "--system-prompt",
@@ -116,46 +126,99 @@ function spawnCli(
   }
 }
 
-/** Writes the prompt to the CLI's stdin and waits for it to exit; null when it could not be read. */
-async function runCli(
-  child: Deno.ChildProcess,
-  prompt: string,
-): Promise<Deno.CommandOutput | null> {
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(prompt))
-    .catch(() => {/* the CLI exited early; its status says why */});
-  await writer.close().catch(() => {});
-  return await child.output().catch(() => null);
+/** What one run of the CLI left: how it exited, its result line, its last words. */
+interface CliRun {
+  /** Its exit; null when it could not be read. */
+  status: Deno.CommandStatus | null;
+  /** The `"type": "result"` line, when one came. */
+  result?: ClaudeResult;
+  /** The last line it printed, for an error message when no result came. */
+  lastLine: string;
+  stderr: string;
+  /** Set when it printed nothing for this long and was stopped. */
+  quietMs?: number;
 }
 
-/** The CLI's JSON result as hob's events: the text, the usage and `done`, or one error. */
+/** Writes the prompt to the CLI's stdin, reads its lines until it exits or goes quiet, and waits for it. */
+async function runCli(child: Deno.ChildProcess, prompt: string, idleMs: number): Promise<CliRun> {
+  const writing = (async () => {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(prompt))
+      .catch(() => {/* the CLI exited early; its status says why */});
+    await writer.close().catch(() => {});
+  })();
+  const stderr = new Response(child.stderr).text().catch(() => "");
+  const run: CliRun = { status: null, lastLine: "", stderr: "" };
+  try {
+    for await (const line of idleLines(child.stdout, idleMs)) {
+      if (!line.trim()) continue;
+      run.lastLine = line;
+      const parsed = parseLine(line);
+      if (parsed?.type === "result") run.result = parsed;
+    }
+  } catch (error) {
+    if (error instanceof StreamIdleError) run.quietMs = error.idleMs;
+    await stop(child);
+  }
+  await writing;
+  run.status = await child.status.catch(() => null);
+  run.stderr = await stderr;
+  return run;
+}
+
+/** One line of stream-json, or undefined when it is not JSON. */
+function parseLine(line: string): ClaudeResult | undefined {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks the CLI to stop (it ends its own tools), and kills it when it does not in time. */
+async function stop(child: Deno.ChildProcess): Promise<void> {
+  const signal = (name: Deno.Signal) => {
+    try {
+      child.kill(name);
+    } catch { /* it has exited */ }
+  };
+  signal("SIGTERM");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(resolve, STOP_GRACE_MS, "late"));
+  const ended = await Promise.race([child.status.then(() => "ended" as const), late]);
+  clearTimeout(timer);
+  if (ended === "late") signal("SIGKILL");
+}
+
+/** The CLI's result as hob's events: the text, the usage and `done`, or one error. */
 function* resultEvents(
   provider: ProviderConfig,
   command: string,
-  output: Deno.CommandOutput | null,
+  run: CliRun,
 ): Generator<LlmEvent> {
-  const decoder = new TextDecoder();
-  const stdout = decoder.decode(output?.stdout ?? new Uint8Array());
-  const stderr = decoder.decode(output?.stderr ?? new Uint8Array());
-  let parsed: ClaudeResult | undefined;
-  try {
-    parsed = JSON.parse(stdout);
-  } catch { /* reported below */ }
-  if (!output?.success || !parsed || parsed.is_error) {
-    const said = parsed?.result ?? (stderr.trim() || stdout.trim());
+  if (run.quietMs !== undefined) {
+    yield {
+      type: "error",
+      error: describeFailure(provider, { kind: "idle", idleMs: run.quietMs }),
+    };
+    return;
+  }
+  const { status, result, stderr, lastLine } = run;
+  if (!status?.success || !result || result.is_error) {
+    const said = result?.result ?? (stderr.trim() || result?.subtype || lastLine.trim());
     yield {
       type: "error",
       error: describeFailure(provider, {
         kind: "other",
-        detail: `'${command}' exited with ${output?.code ?? "an error"}${
+        detail: `'${command}' exited with ${status?.code ?? "an error"}${
           said ? `: ${said.slice(-STDERR_TAIL_CHARS)}` : ""
         }`,
       }),
     };
     return;
   }
-  if (parsed.result) yield { type: "text", text: parsed.result };
-  yield { type: "usage", usage: usageOf(parsed.usage ?? {}) };
+  if (result.result) yield { type: "text", text: result.result };
+  yield { type: "usage", usage: usageOf(result.usage ?? {}) };
   yield { type: "done", stop_reason: "end_turn" };
 }
 

@@ -6,11 +6,14 @@
 
 import type { LlmEvent, LlmFailure } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
+import { StreamIdleError } from "./idle.ts";
 
 /** What went wrong, as far as an adapter could tell. */
 export type FailureKind =
   | { kind: "connection"; detail?: string }
   | { kind: "timeout" }
+  /** The answer began, then nothing more came for `idleMs`. */
+  | { kind: "idle"; idleMs: number }
   | { kind: "http"; status: number; detail?: string }
   | { kind: "missing_command"; command: string }
   | { kind: "other"; detail: string };
@@ -88,6 +91,13 @@ export function describeFailure(
           Math.round(provider.timeout_ms / 1000)
         } s — try again, or raise providers.${provider.name}.timeout_ms`,
       };
+    case "idle":
+      return {
+        code: "provider_timeout",
+        message: `${name} stopped sending mid-answer: nothing came for ${
+          seconds(failure.idleMs)
+        } s, so the answer ends here — try again, or raise providers.${provider.name}.idle_timeout_ms if its model pauses longer to think`,
+      };
     case "missing_command":
       return {
         code: "provider_unreachable",
@@ -102,6 +112,12 @@ export function describeFailure(
     case "http":
       return describeStatus(provider, failure.status, failure.detail);
   }
+}
+
+/** Milliseconds as seconds to show: whole when they are, else to a tenth. */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? String(s) : s.toFixed(1);
 }
 
 function describeStatus(
@@ -155,7 +171,8 @@ function describeStatus(
 /**
  * The event a stream ends with when an official SDK threw: none when the
  * caller stopped it (the SDK's abort, or the request's signal), otherwise an
- * `error` event worded for the person.
+ * `error` event worded for the person — also when the provider went quiet
+ * (idle.ts ended the body).
  *
  * @example
  * ```ts
@@ -172,5 +189,11 @@ export function sdkFailureEvent(
   signal?: AbortSignal,
 ): LlmEvent | null {
   if (error instanceof sdk.APIUserAbortError || signal?.aborted) return null;
+  if (error instanceof StreamIdleError) {
+    return {
+      type: "error",
+      error: describeFailure(provider, { kind: "idle", idleMs: error.idleMs }),
+    };
+  }
   return { type: "error", error: describeFailure(provider, classifySdkError(sdk, error)) };
 }

@@ -1,15 +1,18 @@
 /**
  * Any OpenAI-compatible chat server (OpenAI, OpenRouter, Ollama, LM Studio,
  * vLLM, llama.cpp) through the official `openai` client: streamed text, tool
- * calls assembled from their streamed fragments, usage, retries with backoff.
- * The SDK is imported on first use, so starting hob does not pay for it.
+ * calls assembled from their streamed fragments, usage (also when it comes
+ * with an error), retries with backoff, and an answer that goes quiet ended
+ * (idle.ts). The SDK is imported on first use, so starting hob does not pay
+ * for it.
  */
 
 import type OpenAI from "openai";
 import type { ChatMessage, LlmEvent, LlmRequest, ToolCall, Usage } from "../core/types.ts";
 import type { ProviderConfig } from "../config/schema.ts";
-import { sdkFailureEvent } from "./failure.ts";
+import { describeFailure, sdkFailureEvent } from "./failure.ts";
 import { getJson } from "./fetch_json.ts";
+import { idleFetch } from "./idle.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
 
 type OpenAIModule = typeof import("openai");
@@ -35,8 +38,11 @@ export function createOpenAiCompatProvider(
       try {
         const stream = await client.chat.completions.create(chatRequest(model, request), {
           signal: request.signal,
+          // Every payload as an item, errors too, so usage sent beside an error is not lost.
+          __streamMode: "events",
+          __synthesizeEventData: true,
         });
-        yield* mapChunks(stream, request.signal);
+        yield* mapChunks(provider, stream as unknown as AsyncIterable<StreamItem>, request.signal);
       } catch (error) {
         const failed = sdkFailureEvent(provider, sdk, error, request.signal);
         if (failed) yield failed;
@@ -62,6 +68,7 @@ function lazyClient(
         defaultHeaders: provider.headers,
         maxRetries: provider.max_retries,
         timeout: provider.timeout_ms,
+        fetch: idleFetch(provider.idle_timeout_ms),
       }),
     }));
 }
@@ -94,18 +101,33 @@ function chatRequest(
   };
 }
 
+/** A chunk, or an error the server sent inside the stream (perhaps with the usage so far). */
+type Payload = Partial<OpenAI.Chat.ChatCompletionChunk> & { error?: unknown };
+
+/** One payload of the stream as the SDK hands it in events mode: its SSE event's name and its data. */
+interface StreamItem {
+  event: string | null;
+  data: Payload;
+}
+
 /**
  * Maps the streamed chunks to hob's events: usage and text as they come, tool
- * calls once the stream has ended and their fragments are whole.
+ * calls once the stream has ended and their fragments are whole; an error in
+ * the stream ends it, after the usage it carried.
  */
 async function* mapChunks(
-  stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+  provider: ProviderConfig,
+  stream: AsyncIterable<StreamItem>,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<LlmEvent> {
   const calls = new Map<number, ToolCall>();
   let stopReason = "stop";
-  for await (const chunk of stream) {
-    if (chunk.usage) yield { type: "usage", usage: usageOf(chunk.usage) };
+  for await (const { event, data: chunk } of stream) {
+    if (chunk?.usage) yield { type: "usage", usage: usageOf(chunk.usage) };
+    if (event === "error" || chunk?.error) {
+      yield { type: "error", error: streamedFailure(provider, chunk?.error ?? chunk) };
+      return;
+    }
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     if (choice.delta?.content) {
@@ -127,6 +149,15 @@ async function* mapChunks(
     };
   }
   yield { type: "done", stop_reason: stopReason };
+}
+
+/** An error the server sent inside the stream, worded like any failure of the provider. */
+function streamedFailure(provider: ProviderConfig, error: unknown) {
+  const said = (error as { message?: unknown } | null)?.message;
+  return describeFailure(provider, {
+    kind: "other",
+    detail: typeof said === "string" ? said : JSON.stringify(error),
+  });
 }
 
 function usageOf(usage: OpenAI.CompletionUsage): Usage {

@@ -2,7 +2,8 @@
  * The LlmPort the agent sees: routes a model id `<provider>/<model>` to the
  * configured provider's adapter, and discovers the models of all providers at
  * once. Tool calls a model wrote as text become tool calls here, for every
- * provider. The only file in src/llm that knows every adapter.
+ * provider, and a reply in gpt-oss's harmony markup becomes its final text.
+ * The only file in src/llm that knows every adapter.
  */
 
 import type { LlmPort } from "../core/ports.ts";
@@ -10,6 +11,7 @@ import type { LlmEvent, LlmRequest } from "../core/types.ts";
 import type { HobConfig, ProviderConfig } from "../config/schema.ts";
 import { createAnthropicProvider } from "./anthropic.ts";
 import { createClaudeCliProvider } from "./claude_cli.ts";
+import { withHarmony } from "./harmony.ts";
 import { createOpenAiCompatProvider } from "./openai_compat.ts";
 import type { ModelInfo, ProviderAdapter } from "./provider.ts";
 import { withTextCalls } from "./text_call_stream.ts";
@@ -100,7 +102,8 @@ export function createLlmRouter(config: HobConfig): LlmRouter {
       }
       const { provider, name } = split(request.model);
       // Every provider's reply, so a model that writes its calls as text can use tools too.
-      yield* withTextCalls(request, adapterFor(config.providers[provider]).stream(name, request));
+      const answer = withHarmony(adapterFor(config.providers[provider]).stream(name, request));
+      yield* withTextCalls(request, answer);
     },
 
     async discover(signal = new AbortController().signal) {

@@ -21,6 +21,7 @@ import { fakeGetTime, type FakeTool, fakeTools } from "../fakes/tools.ts";
 import { markUntrusted } from "../../src/core/untrusted.ts";
 import { scriptedLlm, type ScriptStep, textReply, toolReply } from "../fakes/scripted_llm.ts";
 import { tempStore } from "../helpers/store.ts";
+import { until } from "../helpers/until.ts";
 import type { SqliteConversationStore } from "../../src/store/conversations.ts";
 
 const NOON = new Date("2026-11-22T12:00:00Z");
@@ -354,6 +355,81 @@ Deno.test("runTurn writes partial text to the database while it streams", async 
     }
   }
   assertEquals(seen, ["streaming:one ", "streaming:one two ", "streaming:one two three"]);
+});
+
+Deno.test("runTurn passes text on only once it is saved, without a write per token", async (t) => {
+  /** Runs a turn, checking at each text event that the stored reply holds all text seen. */
+  const streamed = async (llm: LlmPort) => {
+    using s = tempStore();
+    let writes = 0;
+    const update = s.store.updateMessage.bind(s.store);
+    s.store.updateMessage = (id, patch) => {
+      if (patch.content !== undefined) writes++;
+      update(id, patch);
+    };
+    const texts: string[] = [];
+    let conversationId = "";
+    for await (const event of runTurn(deps(s.store, llm), { message: "count" })) {
+      if (event.type === "start") conversationId = event.conversation_id;
+      if (event.type === "text") {
+        texts.push(event.text);
+        const row = s.store.listMessages(conversationId)[1];
+        // Nothing was passed on that a crash now would lose.
+        assertEquals(row.content, texts.join(""));
+      }
+    }
+    return { texts, writes };
+  };
+  await t.step("text that comes sooner than the next save waits for it, in one event", async () => {
+    const words = Array.from({ length: 10 }, (_, i) => `w${i} `);
+    // The clock stands still: after the first word, no save is due before the reply ends.
+    const { texts, writes } = await streamed(scriptedLlm([textReply(...words)]));
+    assertEquals(texts, ["w0 ", words.slice(1).join("")]);
+    assertEquals(writes, 2, "the first word's save and the close");
+  });
+  await t.step("held text goes out when its save is due, though nothing more came", async () => {
+    const { texts } = await streamed(scriptedLlm([[
+      { type: "text", text: "a" },
+      { type: "text", text: "b" },
+      { type: "wait", ms: 1_000 },
+      { type: "text", text: "c" },
+      { type: "done", stop_reason: "stop" },
+    ]]));
+    assertEquals(texts, ["a", "b", "c"]);
+  });
+  await t.step(
+    "a consumer that stops while the model is between tokens keeps what it saw",
+    async () => {
+      using s = tempStore();
+      const scripted = scriptedLlm([[
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+        { type: "wait", ms: 1_000 },
+        { type: "text", text: "c" },
+        { type: "done", stop_reason: "stop" },
+      ]]);
+      let ended = false;
+      const llm: LlmPort = {
+        async *stream(request) {
+          try {
+            yield* scripted.stream(request);
+          } finally {
+            ended = true;
+          }
+        },
+      };
+      let conversationId = "";
+      let shown = "";
+      for await (const event of runTurn(deps(s.store, llm), { message: "count" })) {
+        if (event.type === "start") conversationId = event.conversation_id;
+        if (event.type === "text" && (shown += event.text) === "ab") break;
+      }
+      const row = s.store.listMessages(conversationId)[1];
+      assertEquals([row.content, row.status], ["ab", "interrupted"]);
+      // The model's stream is closed once its read in flight comes back.
+      await until(() => ended, "the model's stream to close");
+    },
+  );
 });
 
 Deno.test("runTurn fits long histories into the token budget", async (t) => {

@@ -319,10 +319,11 @@ Deno.test("connect talks to hob serve: streamed and whole replies, every area, H
   await t.step("leaving chatStream early stops the turn and keeps what was written", async () => {
     fake.enqueue({ text: words, delay_ms: 5 });
     let conversation = "";
-    let texts = 0;
+    let shown = "";
     for await (const event of hob.chatStream("a long one")) {
       if (event.type === "start") conversation = event.conversation_id;
-      if (event.type === "text" && ++texts === 10) break;
+      // Ten words shown: text comes in batches, each saved before it is sent.
+      if (event.type === "text" && (shown += event.text).split(" ").length > 10) break;
     }
     let reply: client.Message | undefined;
     for (let i = 0; i < 50 && reply?.status !== "interrupted"; i++) {

@@ -17,7 +17,8 @@ Deno.test("the openai client streams a reply from /v1/chat/completions that went
   await using fake = startFakeOpenAI({
     replies: [
       { tool_calls: [{ id: "t1", name: "get_time", arguments: { timezone: "Europe/Lisbon" } }] },
-      { text: ["It is ", "evening ", "in Lisbon."] },
+      // Apart by more than a save interval, so each piece is passed on by itself.
+      { text: ["It is ", "evening ", "in Lisbon."], delay_ms: 500 },
     ],
   });
   await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));

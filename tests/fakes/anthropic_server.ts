@@ -2,20 +2,38 @@
  * A scripted Anthropic Messages API server on 127.0.0.1 for tests: real HTTP,
  * the real streaming events (message_start, content blocks with text and
  * input_json deltas, message_delta with usage, message_stop), error bodies of
- * the API's shape, and mid-stream `error` events. Also answers `/v1/models`.
+ * the API's shape, and mid-stream `error` events (after a message_delta with
+ * the usage so far, when told). A reply may think first (thinking deltas),
+ * send `ping` events while it waits, or stall: stop sending mid-answer with
+ * the connection left open. Also answers `/v1/models`.
  */
 
 import { fakeTitle, isTitleRequest } from "./openai_server.ts";
 
 /** One scripted answer. */
 export type FakeAnthropicReply =
-  | { text: string | string[]; delay_ms?: number; cache_read?: number }
+  | {
+    text: string | string[];
+    delay_ms?: number;
+    cache_read?: number;
+    /** Thinking sent before the text as thinking deltas, one per delay. */
+    thinking?: string[];
+    /** While waiting, send a `ping` event this often. */
+    ping_ms?: number;
+    /** After the text, send nothing more and keep the connection open until the client leaves. */
+    stall?: boolean;
+  }
   | {
     tool_calls: { name: string; arguments: unknown; id?: string }[];
     text?: string;
   }
   | { status: number; type?: string; message?: string; retry_after_ms?: number }
-  | { stream_error: string; text?: string };
+  | {
+    stream_error: string;
+    text?: string;
+    /** Output tokens counted in a message_delta sent before the error. */
+    output_tokens?: number;
+  };
 
 /** A request the fake received. */
 export interface RecordedAnthropicRequest {
@@ -161,20 +179,58 @@ function events(
         });
         let index = 0;
         const text = "text" in reply ? reply.text : undefined;
+        const delay = "delay_ms" in reply ? reply.delay_ms ?? 0 : 0;
+        const pingEvery = "ping_ms" in reply ? reply.ping_ms : undefined;
+        const wait = async () => {
+          for (let waited = 0; waited < delay && !signal.aborted; waited += pingEvery ?? delay) {
+            await pause(Math.min(pingEvery ?? delay, delay - waited), signal);
+            if (pingEvery && waited + pingEvery < delay && !signal.aborted) send("ping", {});
+          }
+        };
+        const thinking = "thinking" in reply ? reply.thinking ?? [] : [];
+        if (thinking.length > 0) {
+          send("content_block_start", {
+            index,
+            content_block: { type: "thinking", thinking: "", signature: "" },
+          });
+          for (const thought of thinking) {
+            await wait();
+            if (signal.aborted) return;
+            send("content_block_delta", {
+              index,
+              delta: { type: "thinking_delta", thinking: thought },
+            });
+          }
+          send("content_block_stop", { index });
+          index++;
+        }
         if (text) {
           send("content_block_start", { index, content_block: { type: "text", text: "" } });
           const pieces = Array.isArray(text) ? text : text.match(/\S+\s*|\s+/g) ?? [text];
           for (const piece of pieces) {
-            if ("delay_ms" in reply && reply.delay_ms) {
-              await new Promise((r) => setTimeout(r, reply.delay_ms));
-            }
+            await wait();
             if (signal.aborted) return;
             send("content_block_delta", { index, delta: { type: "text_delta", text: piece } });
+          }
+          if ("stall" in reply && reply.stall) {
+            // Quiet, the connection open, until the client gives up.
+            if (!signal.aborted) {
+              await new Promise((resolve) =>
+                signal.addEventListener("abort", resolve, { once: true })
+              );
+            }
+            return;
           }
           send("content_block_stop", { index });
           index++;
         }
         if ("stream_error" in reply) {
+          if (reply.output_tokens !== undefined) {
+            send("message_delta", {
+              delta: { stop_reason: null, stop_sequence: null },
+              usage: { output_tokens: reply.output_tokens },
+            });
+          }
           send("error", { error: { type: "overloaded_error", message: reply.stream_error } });
           stream.close();
           return;
@@ -215,5 +271,18 @@ function events(
         // The client went away mid-stream.
       }
     },
+  });
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
   });
 }

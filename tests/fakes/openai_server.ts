@@ -3,7 +3,9 @@
  * real Chat Completions wire format (SSE chunks, tool-call fragments, usage,
  * `[DONE]`), errors with the status codes providers use, and slow streams.
  * Also answers `/v1/models` and Ollama's `/api/tags`. Replies are taken from a
- * queue in order; when it is empty the fallback answers.
+ * queue in order; when it is empty the fallback answers. A reply may also
+ * think first (`reasoning_content` deltas), send keep-alive comments while it
+ * waits, or stall: stop sending mid-answer with the connection left open.
  */
 
 import { titleFrom } from "../../src/core/agent.ts";
@@ -17,6 +19,12 @@ export type FakeReply =
     /** Milliseconds to wait before each chunk. */
     delay_ms?: number;
     usage?: FakeUsage;
+    /** Reasoning sent before the text as `reasoning_content` deltas, one per delay. */
+    reasoning?: string[];
+    /** While waiting, send an SSE comment (`: keep-alive`) this often. */
+    keep_alive_ms?: number;
+    /** After the text, send nothing more and keep the connection open until the client leaves. */
+    stall?: boolean;
   }
   | {
     /** Tool calls to stream, their arguments split into fragments. */
@@ -38,6 +46,8 @@ export type FakeReply =
     /** Stream this text, then an error object inside the stream, then close. */
     stream_error: string;
     text?: string;
+    /** Usage sent in the error's chunk, as some servers do. */
+    usage?: FakeUsage;
   };
 
 /** Token counts the fake reports for one answer; `cached_tokens` as `prompt_tokens_details`. */
@@ -265,17 +275,45 @@ function streamChunks(
     async start(stream) {
       const send = (data: unknown) =>
         stream.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
+      const keepAlive = "keep_alive_ms" in reply ? reply.keep_alive_ms : undefined;
+      const wait = (ms: number) =>
+        keepAlive
+          ? waitSending(
+            ms,
+            keepAlive,
+            () => stream.enqueue(encoder.encode(": keep-alive\n\n")),
+            signal,
+          )
+          : sleep(ms, signal);
       try {
         send(chunk(model, { role: "assistant", content: "" }));
         const text = "text" in reply ? reply.text : undefined;
         const delay = "delay_ms" in reply ? reply.delay_ms ?? 0 : 0;
+        for (const thought of "reasoning" in reply ? reply.reasoning ?? [] : []) {
+          if (delay) await wait(delay);
+          if (signal.aborted) return;
+          send(chunk(model, { reasoning_content: thought }));
+        }
         for (const piece of text ? textChunks(text) : []) {
-          if (delay) await sleep(delay, signal);
+          if (delay) await wait(delay);
           if (signal.aborted) return;
           send(chunk(model, { content: piece }));
         }
+        if ("stall" in reply && reply.stall) {
+          // Quiet, the connection open, until the client gives up.
+          if (!signal.aborted) {
+            await new Promise((resolve) =>
+              signal.addEventListener("abort", resolve, { once: true })
+            );
+          }
+          return;
+        }
         if ("stream_error" in reply) {
-          send({ error: { message: reply.stream_error, type: "server_error" } });
+          send({
+            error: { message: reply.stream_error, type: "server_error" },
+            ...(reply.usage ? { usage: wireUsage(reply.usage) } : {}),
+          });
+          if (reply.usage) report(reply.usage);
           stream.close();
           return;
         }
@@ -376,6 +414,19 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, { once: true });
   });
+}
+
+/** Waits `ms`, calling `ping` every `everyMs` meanwhile; stops early when `signal` aborts. */
+async function waitSending(
+  ms: number,
+  everyMs: number,
+  ping: () => void,
+  signal: AbortSignal,
+): Promise<void> {
+  for (let waited = 0; waited < ms && !signal.aborted; waited += everyMs) {
+    await sleep(Math.min(everyMs, ms - waited), signal);
+    if (!signal.aborted && waited + everyMs < ms) ping();
+  }
 }
 
 function reportUsage(

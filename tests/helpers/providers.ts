@@ -13,6 +13,7 @@ export function providerConfig(overrides: Partial<ProviderConfig> = {}): Provide
     headers: {},
     models: [],
     timeout_ms: 10_000,
+    idle_timeout_ms: 10_000,
     max_retries: 0,
     builtin: false,
     ...overrides,

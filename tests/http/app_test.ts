@@ -137,6 +137,46 @@ Deno.test("POST /api/chat reports a provider that is down", async (t) => {
   });
 });
 
+Deno.test("a model that fails after some text is a failure on every way in, with the text kept", async (t) => {
+  await using fake = startFakeOpenAI({
+    fallback: { text: "Half an answer", stream_error: "the model crashed" },
+  });
+  await using api = await setup(fakeProviderYaml(fake.url));
+  await t.step("POST /api/chat as JSON: a 502 whose reply holds the text", async () => {
+    const response = await api.call("/api/chat", { method: "POST", json: { message: "hi" } });
+    assertEquals(response.status, 502);
+    const body = await response.json();
+    assertEquals(body.error.code, "provider_error");
+    assertMatch(body.error.message, /the model crashed/);
+    assertEquals([body.reply.status, body.reply.content], ["error", "Half an answer"]);
+  });
+  await t.step("/v1 whole: a 502 in OpenAI's shape, the text beside it", async () => {
+    const response = await api.call("/v1/chat/completions", {
+      method: "POST",
+      json: { model: "hob", messages: [{ role: "user", content: "hi" }] },
+    });
+    assertEquals(response.status, 502);
+    const body = await response.json();
+    assertEquals([body.error.type, body.error.code], ["server_error", "provider_error"]);
+    assertMatch(body.error.message, /the model crashed/);
+    assertEquals([body.hob.status, body.hob.content], ["error", "Half an answer"]);
+  });
+  await t.step("/v1 streamed: the text, then an error instead of a finish", async () => {
+    const response = await api.call("/v1/chat/completions", {
+      method: "POST",
+      json: { model: "hob", stream: true, messages: [{ role: "user", content: "hi" }] },
+    });
+    const data = (await response.text()).split("\n\n").filter(Boolean)
+      .map((frame) => frame.replace(/^data: /, ""));
+    assertEquals(data.at(-1), "[DONE]");
+    const chunks = data.slice(0, -1).map((line) => JSON.parse(line));
+    const text = chunks.map((c) => c.choices?.[0]?.delta?.content ?? "").join("");
+    assertEquals(text, "Half an answer");
+    assertMatch(chunks.at(-1).error.message, /the model crashed/);
+    assert(!chunks.some((c) => c.choices?.[0]?.finish_reason), "no chunk says it finished");
+  });
+});
+
 Deno.test("the API rejects malformed requests with a 4xx naming the problem", async (t) => {
   await using fake = startFakeOpenAI();
   await using api = await setup(fakeProviderYaml(fake.url, "server: { max_body_bytes: 2048 }"));

@@ -136,6 +136,65 @@ Deno.test("createAnthropicProvider turns failures into readable error events", a
   });
 });
 
+Deno.test("createAnthropicProvider keeps the usage counted before an error event", async () => {
+  await using fake = startFakeAnthropic({
+    replies: [{ text: "half", stream_error: "Overloaded", output_tokens: 9 }],
+  });
+  const events = await collect(anthropic(fake.url).stream("m", request()));
+  assertEquals(textOf(events), "half");
+  assertEquals(events.slice(-2, -1), [{
+    type: "usage",
+    usage: { input_tokens: 12, output_tokens: 9 },
+  }]);
+  assertMatch(failureOf(events.at(-1)).message, /Overloaded/);
+});
+
+Deno.test("createAnthropicProvider ends an answer that goes quiet", async (t) => {
+  await t.step(
+    "a stall mid-answer is an error naming the setting, with the usage so far",
+    async () => {
+      await using fake = startFakeAnthropic({
+        replies: [{ text: Array.from({ length: 20 }, (_, i) => `t${i} `), stall: true }],
+      });
+      const events = await collect(
+        anthropic(fake.url, { idle_timeout_ms: 1_000 }).stream("m", request()),
+      );
+      assertEquals(textOf(events), Array.from({ length: 20 }, (_, i) => `t${i} `).join(""));
+      assertEquals(events.at(-2), { type: "usage", usage: { input_tokens: 12, output_tokens: 1 } });
+      const failure = failureOf(events.at(-1));
+      assertEquals(failure.code, "provider_timeout");
+      assertMatch(
+        failure.message,
+        /provider 'anthropic' stopped sending mid-answer: nothing came for 1 s.*providers\.anthropic\.idle_timeout_ms/,
+      );
+    },
+  );
+  await t.step("ping events keep a slow answer going", async () => {
+    await using fake = startFakeAnthropic({
+      replies: [{ text: ["Slow ", "but ", "sure."], delay_ms: 2_000, ping_ms: 100 }],
+    });
+    const events = await collect(
+      anthropic(fake.url, { idle_timeout_ms: 1_500 }).stream("m", request()),
+    );
+    assertEquals(textOf(events), "Slow but sure.");
+    assertEquals(events.at(-1), { type: "done", stop_reason: "end_turn" });
+  });
+  await t.step("thinking keeps an answer going that shows no text for longer", async () => {
+    await using fake = startFakeAnthropic({
+      replies: [{
+        thinking: ["Let ", "me ", "think ", "this ", "through."],
+        text: ["Done."],
+        delay_ms: 500,
+      }],
+    });
+    const events = await collect(
+      anthropic(fake.url, { idle_timeout_ms: 1_500 }).stream("m", request()),
+    );
+    assertEquals(textOf(events), "Done.");
+    assertEquals(events.at(-1), { type: "done", stop_reason: "end_turn" });
+  });
+});
+
 Deno.test("createAnthropicProvider lists models with the key", async () => {
   await using fake = startFakeAnthropic({ models: ["claude-a", "claude-b"] });
   const models = await anthropic(fake.url).listModels(new AbortController().signal);

@@ -26,7 +26,9 @@ Deno.test("createClaudeCliProvider runs claude -p with the system prompt and str
     assertEquals(run.args, [
       "-p",
       "--output-format",
-      "json",
+      "stream-json",
+      "--verbose",
+      "--include-partial-messages",
       "--model",
       "sonnet",
       "--system-prompt",
@@ -57,6 +59,34 @@ Deno.test("createClaudeCliProvider reports failures", async (t) => {
       failureOf(event).message,
       /needs the '\/nonexistent\/claude' program.*providers\.claude-cli\.command/,
     );
+  });
+});
+
+Deno.test("createClaudeCliProvider stops a CLI that goes quiet", async (t) => {
+  const quietCli = (command: string) =>
+    createClaudeCliProvider(
+      providerConfig({
+        name: "claude-cli",
+        type: "claude-cli",
+        command,
+        base_url: undefined,
+        idle_timeout_ms: 1_500,
+      }),
+    );
+  await t.step("nothing printed for the idle timeout is an error naming the setting", async () => {
+    await using fake = await makeFakeClaudeCli({ stall: true });
+    const [event] = await collect(quietCli(fake.command).stream("sonnet", request()));
+    assertEquals(failureOf(event).code, "provider_timeout");
+    assertMatch(
+      failureOf(event).message,
+      /provider 'claude-cli' stopped sending mid-answer: nothing came for 1\.5 s.*providers\.claude-cli\.idle_timeout_ms/,
+    );
+  });
+  await t.step("lines printed as it works keep a long run going", async () => {
+    await using fake = await makeFakeClaudeCli({ result: "Worked.", partials: 5, every_s: 0.5 });
+    const events = await collect(quietCli(fake.command).stream("sonnet", request()));
+    assertEquals(textOf(events), "Worked.");
+    assertEquals(events.at(-1), { type: "done", stop_reason: "end_turn" });
   });
 });
 

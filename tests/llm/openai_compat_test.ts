@@ -215,3 +215,70 @@ Deno.test("createOpenAiCompatProvider lists models", async (t) => {
     assertEquals(message, `not reachable at ${base}/models`);
   });
 });
+
+Deno.test("createOpenAiCompatProvider ends an answer that goes quiet", async (t) => {
+  await t.step(
+    "a stall mid-answer is an error naming the setting, after the text so far",
+    async () => {
+      await using fake = startFakeOpenAI({
+        replies: [{ text: Array.from({ length: 20 }, (_, i) => `t${i} `), stall: true }],
+      });
+      const provider = createOpenAiCompatProvider(
+        providerConfig({ base_url: fake.url, idle_timeout_ms: 1_000 }),
+      );
+      const events = await collect(provider.stream("m", request()));
+      assertEquals(textOf(events), Array.from({ length: 20 }, (_, i) => `t${i} `).join(""));
+      const failure = failureOf(events.at(-1));
+      assertEquals(failure.code, "provider_timeout");
+      assertMatch(
+        failure.message,
+        /provider 'fake' stopped sending mid-answer: nothing came for 1 s.*raise providers\.fake\.idle_timeout_ms/,
+      );
+    },
+  );
+  await t.step("keep-alive comments keep a slow answer going", async () => {
+    // Each pause is longer than the idle timeout, but filled with keep-alives.
+    await using fake = startFakeOpenAI({
+      replies: [{ text: ["Slow ", "but ", "sure."], delay_ms: 2_000, keep_alive_ms: 100 }],
+    });
+    const provider = createOpenAiCompatProvider(
+      providerConfig({ base_url: fake.url, idle_timeout_ms: 1_500 }),
+    );
+    const events = await collect(provider.stream("m", request()));
+    assertEquals(textOf(events), "Slow but sure.");
+    assertEquals(events.at(-1), { type: "done", stop_reason: "stop" });
+  });
+  await t.step("reasoning keeps an answer going that shows no text for longer", async () => {
+    await using fake = startFakeOpenAI({
+      replies: [{
+        reasoning: ["Let ", "me ", "think ", "this ", "through."],
+        text: ["Done."],
+        delay_ms: 500,
+      }],
+    });
+    const provider = createOpenAiCompatProvider(
+      providerConfig({ base_url: fake.url, idle_timeout_ms: 1_500 }),
+    );
+    const events = await collect(provider.stream("m", request()));
+    assertEquals(textOf(events), "Done.");
+    assertEquals(events.at(-1), { type: "done", stop_reason: "stop" });
+  });
+});
+
+Deno.test("createOpenAiCompatProvider keeps the usage an error chunk carries", async () => {
+  await using fake = startFakeOpenAI({
+    replies: [{
+      text: "partial ",
+      stream_error: "upstream died",
+      usage: { prompt_tokens: 30, completion_tokens: 2 },
+    }],
+  });
+  const provider = createOpenAiCompatProvider(providerConfig({ base_url: fake.url }));
+  const events = await collect(provider.stream("m", request()));
+  assertEquals(textOf(events), "partial ");
+  assertEquals(events.filter((e) => e.type === "usage"), [{
+    type: "usage",
+    usage: { input_tokens: 30, output_tokens: 2 },
+  }]);
+  assertMatch(failureOf(events.at(-1)).message, /provider 'fake' failed: upstream died/);
+});

@@ -251,3 +251,35 @@ providers:
   // hob's default price of claude-sonnet-4-5: $3 in, $0.30 cached, $15 out per million.
   assert(Math.abs(cost_usd - (12 * 3 + 4000 * 0.3 + 7 * 15) / 1_000_000) < 1e-12, `${cost_usd}`);
 });
+
+Deno.test("a call that failed midway is counted with the tokens its provider reported", async (t) => {
+  await t.step("OpenAI-compatible: usage in the error's chunk", async () => {
+    await using fake = startFakeOpenAI({
+      fallback: {
+        text: "Half",
+        stream_error: "the model died",
+        usage: { prompt_tokens: 40, completion_tokens: 3 },
+      },
+    });
+    await using home = await tempHome(fakeProviderYaml(fake.url, "agent: { auto_title: false }"));
+    await using runtime = await runtimeWith(home.home, handClock("2026-11-26T10:00:00Z"));
+    const events = await chat(runtime, "Hello");
+    assert(events.some((e) => e.type === "error"), "the turn failed");
+    const { cost_usd: _, ...tokens } = (await runtime.app.usage.report({ by: "kind" })).totals;
+    assertEquals(tokens, { calls: 1, input_tokens: 40, output_tokens: 3, cached_tokens: 0 });
+  });
+  await t.step("Anthropic: usage in a message_delta before the error event", async () => {
+    await using fake = startFakeAnthropic({
+      fallback: { text: "Half", stream_error: "Overloaded", output_tokens: 5 },
+    });
+    await using home = await tempHome(`model: claude/claude-sonnet-4-5
+agent: { auto_title: false }
+providers:
+  claude: { type: anthropic, base_url: "${fake.url}", api_key: test-key, max_retries: 0 }
+`);
+    await using runtime = await runtimeWith(home.home, handClock("2026-11-26T10:00:00Z"));
+    await chat(runtime, "Hello");
+    const { cost_usd: _, ...tokens } = (await runtime.app.usage.report({ by: "kind" })).totals;
+    assertEquals(tokens, { calls: 1, input_tokens: 12, output_tokens: 5, cached_tokens: 0 });
+  });
+});

@@ -17,6 +17,10 @@ const FORMS: [string, string][] = [
   ["Llama python_tag", '<|python_tag|>{"name": "get_time", "parameters": {"timezone": "UTC",}}'],
   ["Mistral", '[TOOL_CALLS] [{"name": "get_time", "arguments": {"timezone": "UTC"}}]'],
   ["fenced JSON", '```json\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n```'],
+  [
+    "gpt-oss harmony",
+    '<|channel|>analysis<|message|>Need the time.<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"timezone": "UTC"}<|call|>',
+  ],
 ];
 
 Deno.test("a turn runs a tool the model wrote as text, and shows and stores no call text", async (t) => {
@@ -102,3 +106,18 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("a turn shows and stores only the final channel of gpt-oss's harmony markup", async () => {
+  const markup =
+    "<|channel|>analysis<|message|>The user asks the time. I know it is noon.<|end|><|start|>assistant<|channel|>final<|message|>It is noon.";
+  // As a llama.cpp server streams it: a few characters at a time, markers cut anywhere.
+  await using fake = startFakeOpenAI({ replies: [{ text: markup.match(/.{1,4}/gs)! }] });
+  await using env = await tempRuntime(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+  const events: AgentEvent[] = [];
+  for await (const event of env.runtime.turn({ message: "What time is it?" })) events.push(event);
+  const shown = events.map((event) => event.type === "text" ? event.text : "").join("");
+  assertEquals(shown, "It is noon.");
+  const turn = await collectReply(replay(events));
+  assertEquals([turn.status, turn.content], ["complete", "It is noon."]);
+  assertEquals(env.runtime.store.listMessages(turn.conversation_id)[1].content, "It is noon.");
+});
