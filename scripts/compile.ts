@@ -47,6 +47,7 @@ export const WORKER_ENTRIES = [
   "src/memory/documents_entry.ts",
   "src/memory/documents_worker.ts",
   "src/tools/shell/judge_worker.ts",
+  "src/store/snapshot_worker.ts",
 ] as const;
 
 /** The repository's root, where deno.json and main.ts are. */

@@ -23,6 +23,7 @@
  * - `mcp.ts`: MCP servers — their state, their tools, approving tools (pinned by hash).
  * - `channels.ts`: the conversation of a chat on a channel, strangers.
  * - `speech.ts`: voice — transcribe, speak, what this hob can hear and say.
+ * - `backups.ts`: backups — make one, prune the folder after a scheduled one, their status.
  *
  * Provenance is an option only the services tools call set: a task or job that a
  * tainted turn creates carries the turn's taint, so its runs start tainted.
@@ -48,6 +49,7 @@ import type { SqliteTasks } from "../store/tasks.ts";
 import type { SqliteToolEvents } from "../store/tool_events.ts";
 import type { SqliteChannels } from "../store/channels.ts";
 import { type ApprovalActions, createApprovalActions } from "./approvals.ts";
+import { type BackupActions, type BackupActionsDeps, createBackupActions } from "./backups.ts";
 import { type ChannelActions, createChannelActions } from "./channels.ts";
 import type { SpeechActions, SpeechDeps } from "./speech.ts";
 import { type ConversationActions, createConversationActions } from "./conversations.ts";
@@ -75,6 +77,7 @@ export interface AppActions {
   mcp: McpActions;
   channels: ChannelActions;
   speech: SpeechActions;
+  backups: BackupActions;
   /** {@linkcode UsageActions}, loaded with the first report. */
   usage: { report(input?: UsageInput): Promise<UsageReport> };
 }
@@ -111,6 +114,8 @@ export interface AppDeps {
   speech: SpeechDeps;
   /** The model call log, the budgets and the clock the usage report reads. */
   usage: UsageDeps;
+  /** What writes backups, where their record is kept, `backup:` of hob.yaml, the schedule. */
+  backups: BackupActionsDeps;
 }
 
 /**
@@ -136,6 +141,7 @@ export interface AppDeps {
  *   findUpload: (path) => findUpload(home, path),
  *   speech,
  *   usage: { calls, budgets, now },
+ *   backups: { maker, kv, settings, next: () => null, now },
  * });
  * app.tasks.add({ title: "Tidy notes" });
  * ```
@@ -149,6 +155,7 @@ export function createAppActions(deps: AppDeps): AppActions {
   });
   const notifications = createNotificationActions(deps.notifications);
   const speech = speechOnFirstUse(deps.speech);
+  const backups = createBackupActions(deps.backups);
   return {
     tasks,
     schedules,
@@ -160,6 +167,7 @@ export function createAppActions(deps: AppDeps): AppActions {
       tasks,
       notifications,
       voice: () => speech.capabilities(),
+      backups: () => backups.status(),
     }),
     reset: resetOnFirstUse({ maintenance: deps.maintenance, memory: deps.memoryReset }),
     conversations: createConversationActions({
@@ -175,6 +183,7 @@ export function createAppActions(deps: AppDeps): AppActions {
     mcp: createMcpActions(deps.mcp),
     channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
     speech,
+    backups,
     usage: usageOnFirstUse(deps.usage),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The status action: one view of the whole assistant — the server, the model
  * and its provider, jobs, heartbeat, tasks and workers, notifications, memory,
- * the database, the MCP servers, the channels and voice — for `hob status` and `GET /api/status`.
+ * the database, the MCP servers, the channels, voice and backups — for `hob status` and `GET /api/status`.
  * It reads jobs, tasks and notifications through the app's own actions and
  * the rest through {@linkcode StatusProbes} it is handed; it knows no
  * provider, no server and no wire format.
@@ -19,6 +19,7 @@ import { checkInput } from "./errors.ts";
 import type { NotificationActions } from "./notifications.ts";
 import type { ScheduleActions } from "./schedules.ts";
 import type { TaskActions } from "./tasks.ts";
+import type { BackupStatus } from "./backups.ts";
 import { compareText } from "../core/text_order.ts";
 
 /** A model in use and whether its provider answers. */
@@ -58,6 +59,8 @@ export interface HobStatus {
   channels: ChannelState[];
   /** What hob can hear and say, and do with video, on this machine — or why not. */
   voice: MediaCapabilities;
+  /** Backups: the schedule, the last one tried and the last one made. */
+  backup: BackupStatus;
 }
 
 /** Most tasks looked through for the ones a worker holds: more than any queue has in flight. */
@@ -102,6 +105,8 @@ export interface StatusActionsDeps {
   notifications: NotificationActions;
   /** The speech and video capabilities (the voice actions'). */
   voice(): MediaCapabilities;
+  /** The backups' status (the backup action's). */
+  backups(): BackupStatus;
 }
 
 /** The status action. */
@@ -147,6 +152,7 @@ export function createStatusActions(deps: StatusActionsDeps): StatusActions {
         mcp,
         channels: probes.channels(),
         voice: deps.voice(),
+        backup: deps.backups(),
       });
     },
   };

@@ -122,8 +122,18 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "status",
-    summary: "Show the server, model, jobs, heartbeat, tasks, workers, memory",
+    summary: "Show the server, model, jobs, heartbeat, tasks, workers, memory, backups",
     load: async () => (await import("./status.ts")).status,
+  },
+  {
+    name: "backup",
+    summary: "Back up the home into one .tar.gz, while hob serve runs or not",
+    load: async () => (await import("./backup.ts")).backup,
+  },
+  {
+    name: "restore",
+    summary: "Bring a backup back as a home (checked, migrated; --force to replace one)",
+    load: async () => (await import("./restore.ts")).restore,
   },
   {
     name: "reset",

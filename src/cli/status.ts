@@ -4,6 +4,7 @@
  */
 
 import type { HobStatus } from "../app/status.ts";
+import { showSize } from "../app/sizes.ts";
 import { showTime } from "../app/times.ts";
 import { type Command, EXIT, type ParsedArgs } from "./command.ts";
 import { existingHome, openHome } from "./open.ts";
@@ -12,13 +13,13 @@ import { dim, green, out, outJson, red } from "./output.ts";
 
 export const status: Command = {
   name: "status",
-  summary: "Show the server, model, jobs, heartbeat, tasks, workers, memory",
+  summary: "Show the server, model, jobs, heartbeat, tasks, workers, memory, backups",
   help: `Usage: hob status [--json] [--home DIR]
 
 One view of hob: whether 'hob serve' runs, whether the model's provider
 answers, scheduled jobs (next runs, failures, missed runs), the heartbeat
 (last and next tick), tasks by state and who holds them, live workers, the
-memory index and the database.
+memory index, the database and the backups (schedule, last made, last failure).
 
 Options:
   --json         print machine-readable output
@@ -130,9 +131,22 @@ function render(s: HobStatus): string {
   lines.push(
     `${dim("database")}   ${(s.database.bytes / 1_048_576).toFixed(1)} MiB ${dim(s.database.path)}`,
   );
+  if (s.backup) lines.push(backupLine(s.backup, at));
   lines.push(...channelLines(s.channels ?? [], at), ...mcpLines(s.mcp));
   if (s.voice) lines.push(voiceLine(s.voice));
   return lines.join("\n") + "\n";
+}
+
+/** One line: the backup schedule, the last backup made and the last one that failed since. */
+function backupLine(b: HobStatus["backup"], at: (iso: string | null) => string): string {
+  const schedule = b.every
+    ? `every ${b.every}, keep ${b.keep}${b.next ? `, next ${at(b.next)}` : ""}`
+    : "not scheduled";
+  const made = b.last_ok
+    ? `, last ${at(b.last_ok.at)} ${showSize(b.last_ok.bytes ?? 0)} ${dim(b.last_ok.file ?? "")}`
+    : ", none made yet";
+  const failed = b.last && !b.last.ok ? red(` — failed ${at(b.last.at)}: ${b.last.error}`) : "";
+  return `${dim("backups")}    ${schedule}${made}${failed}`;
 }
 
 /** One line: what hob hears and speaks with, and whether it can read video. */

@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 
+import { DURATION_PATTERN, durationMs } from "./duration.ts";
 import {
   DEFAULT_CLI_IDLE_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -476,6 +477,30 @@ const heartbeatSchema = z.strictObject({
   "The heartbeat: `identity/HEARTBEAT.md` read to the agent at intervals.",
 );
 
+/** The longest time between scheduled backups: a year. */
+const MAX_BACKUP_EVERY_MS = 366 * 86_400_000;
+
+const backupSchema = z.strictObject({
+  every: z.string().regex(DURATION_PATTERN, {
+    message: "expected a duration such as '1d', '12h' or '30m'",
+  }).refine((every) => (durationMs(every) ?? 0) <= MAX_BACKUP_EVERY_MS, {
+    message: "at most a year (366d)",
+  }).optional().describe(
+    "How often `hob serve` backs up the home, as `1d`, `12h`, `30m`; by default never (run `hob backup` yourself).",
+  ),
+  keep: z.number().int().min(1).max(1_000).default(7).describe(
+    "After each scheduled backup, the oldest `hob-backup-*.tar.gz` in `backup.dir` are deleted until this many remain.",
+  ),
+  dir: z.string().min(1).default("backups").describe(
+    "The folder of scheduled backups and of `hob backup` without a file, relative to the home; put it on another disk to survive losing this one.",
+  ),
+  with_secrets: z.boolean().default(false).describe(
+    "Put the API token and hob.yaml's secrets into scheduled backups too; by default they are left out.",
+  ),
+}).prefault({}).describe(
+  "Backups of the home (`hob backup`, `hob restore`, docs/operations.md).",
+);
+
 const tasksSchema = z.strictObject({
   workers: z.number().int().min(0).max(32).default(1).describe(
     "Task workers inside `hob serve`; 0 leaves tasks to `hob worker` processes.",
@@ -606,6 +631,7 @@ export const configSchema = z.strictObject({
   scheduler: schedulerSchema,
   heartbeat: heartbeatSchema,
   tasks: tasksSchema,
+  backup: backupSchema,
   usage: usageSchema,
   mcpServers: z.record(
     z.string().regex(/^[A-Za-z0-9][\w-]{0,30}$/, {

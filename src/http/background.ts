@@ -1,6 +1,6 @@
 /**
  * The routes of hob's own work: scheduled jobs and their run logs, background
- * tasks, notifications, what the model calls cost, and the status of the whole assistant. Mounted under
+ * tasks, notifications, what the model calls cost, backups, and the status of the whole assistant. Mounted under
  * /api, behind the token.
  */
 
@@ -10,6 +10,7 @@ import { newScheduleInput, schedulePatchBody, scheduleRunsQuery } from "../app/s
 import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
 import { listNotificationsInput } from "../app/notifications.ts";
 import { usageInput } from "../app/usage.ts";
+import { backupBody } from "../app/backups.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
@@ -144,6 +145,23 @@ export const backgroundRouteDocs: RouteDoc[] = [
   },
   {
     method: "get",
+    path: "/api/backup",
+    tag: "backup",
+    summary: "The backups: schedule, the next one, the last one tried and the last one made",
+    response: { description: "`{every, keep, dir, next, running, last, last_ok}`" },
+  },
+  {
+    method: "post",
+    path: "/api/backup",
+    tag: "backup",
+    summary: "Back up the home now, into `backup.dir` (secrets only with `with_secrets`)",
+    body: backupBody,
+    bodyOptional: true,
+    response: { status: 201, description: "The backup: `{file, bytes, files, ms, …}`" },
+    errors: { 409: "A backup is being made" },
+  },
+  {
+    method: "get",
     path: "/api/status",
     tag: "status",
     summary: "The whole assistant's status, as `hob status --json` prints it",
@@ -166,6 +184,11 @@ export function backgroundRoutes(runtime: Runtime): Hono {
   app.route("/tasks", taskRoutes(runtime));
   app.route("/notifications", notificationRoutes(runtime));
   app.get("/usage", async (c) => c.json(await runtime.app.usage.report(readQuery(c, usageInput))));
+  app.get("/backup", (c) => c.json(runtime.app.backups.status()));
+  app.post("/backup", async (c) => {
+    const body = c.req.header("content-type") ? await readJson(c, backupBody) : {};
+    return c.json(await actAsync(() => runtime.app.backups.make(body)), 201);
+  });
   app.get(
     "/status",
     async (c) => c.json(await runtime.app.status.collect({ server_running: true })),

@@ -7,11 +7,13 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import { durationMs } from "../config/duration.ts";
 import type { HobConfig } from "../config/schema.ts";
 import type { TurnInput } from "../core/agent.ts";
 import type { ToolRegistryPort } from "../core/ports.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
+import { BackupSchedule } from "../scheduler/backups.ts";
 import { Heartbeat, type HeartbeatState, parseActiveHours } from "../scheduler/heartbeat.ts";
 import { type JobOutcome, type MissedRuns, Scheduler } from "../scheduler/scheduler.ts";
 import type { SqliteConversationStore } from "../store/conversations.ts";
@@ -22,6 +24,7 @@ import { readKv, SqliteKv, writeKv } from "../store/kv.ts";
 import { TaskWorker } from "../tasks/worker.ts";
 import { type Memory, readOrEmpty } from "../memory/memory.ts";
 import { budgetPause } from "../app/budgets.ts";
+import type { BackupActions } from "../app/backups.ts";
 import { costOf } from "../app/prices.ts";
 import type { SqliteModelCalls } from "../store/model_calls.ts";
 
@@ -43,6 +46,8 @@ export interface BackgroundDeps {
    * cannot; the background logs it and goes on.
    */
   deliver?(channel: string, text: string): Promise<void>;
+  /** The app's backup action, which the schedule of `backup.every` calls. */
+  backups?(): BackupActions;
 }
 
 /** Scheduled jobs, heartbeat, tasks and notifications of one runtime. */
@@ -50,6 +55,8 @@ export interface Background {
   jobs: SqliteJobs;
   scheduler: Scheduler;
   heartbeat: Heartbeat;
+  /** The backup schedule, when hob.yaml sets `backup.every`. */
+  backups: BackupSchedule | undefined;
   tasks: SqliteTasks;
   notifications: SqliteNotifications;
   /** A task worker of this process (`kind`: serve or worker). */
@@ -66,6 +73,8 @@ export interface Background {
 export interface BackgroundStart {
   scheduler: boolean;
   heartbeat: boolean;
+  /** Whether scheduled backups run (`backup.every`). */
+  backups: boolean;
   workers: number;
   /** Jobs with runs missed while hob was down or cut off by a crash, and what was done. */
   missed: MissedRuns[];
@@ -105,26 +114,8 @@ export function createBackground(deps: BackgroundDeps): Background {
     admit: gates.job,
   });
 
-  const heartbeat = new Heartbeat({
-    intervalMs: config.heartbeat.interval_minutes * 60_000,
-    activeHours: config.heartbeat.active_hours
-      ? parseActiveHours(config.heartbeat.active_hours)
-      : null,
-    timezone: config.heartbeat.timezone,
-    model: config.heartbeat.model ?? null,
-  }, {
-    turn: (input) => deps.turn(input),
-    conversations: store,
-    checklist: () => readOrEmpty(join(deps.home, "identity", "HEARTBEAT.md")),
-    logNote: (text, heading, from) =>
-      deps.memory.logNote(text, { author: "job", via: "heartbeat", ...from }, heading),
-    notify,
-    loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
-    saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
-    now: deps.now,
-    admit: gates.heartbeat,
-    costOf: (conversationId) => deps.calls.conversationCost(conversationId),
-  });
+  const heartbeat = heartbeatOf(deps, notify, gates.heartbeat);
+  const backups = backupSchedule(deps, notify);
 
   const worker = (kind: string) =>
     new TaskWorker(kind, {
@@ -141,6 +132,7 @@ export function createBackground(deps: BackgroundDeps): Background {
     jobs,
     scheduler,
     heartbeat,
+    backups,
     tasks,
     notifications,
     worker,
@@ -148,6 +140,7 @@ export function createBackground(deps: BackgroundDeps): Background {
       const result: BackgroundStart = {
         scheduler: false,
         heartbeat: false,
+        backups: false,
         workers: 0,
         missed: [],
       };
@@ -160,6 +153,10 @@ export function createBackground(deps: BackgroundDeps): Background {
       if (config.heartbeat.enabled) {
         heartbeat.start();
         result.heartbeat = true;
+      }
+      if (backups) {
+        backups.start();
+        result.backups = true;
       }
       const count = options.workers ?? config.tasks.workers;
       for (let i = 0; i < count; i++) {
@@ -174,9 +171,62 @@ export function createBackground(deps: BackgroundDeps): Background {
     },
     async stop() {
       stopping.abort();
+      backups?.stop();
       await Promise.all([scheduler.stop(), heartbeat.stop(), ...loops]);
     },
   };
+}
+
+/** The heartbeat of hob.yaml's settings, its state in the kv table. */
+function heartbeatOf(
+  deps: BackgroundDeps,
+  notify: (notification: { kind: string; title: string; body: string }) => void,
+  admit: (state: HeartbeatState) => string | null,
+): Heartbeat {
+  const { config, db, store } = deps;
+  return new Heartbeat({
+    intervalMs: config.heartbeat.interval_minutes * 60_000,
+    activeHours: config.heartbeat.active_hours
+      ? parseActiveHours(config.heartbeat.active_hours)
+      : null,
+    timezone: config.heartbeat.timezone,
+    model: config.heartbeat.model ?? null,
+  }, {
+    turn: (input) => deps.turn(input),
+    conversations: store,
+    checklist: () => readOrEmpty(join(deps.home, "identity", "HEARTBEAT.md")),
+    logNote: (text, heading, from) =>
+      deps.memory.logNote(text, { author: "job", via: "heartbeat", ...from }, heading),
+    notify,
+    loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
+    saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
+    now: deps.now,
+    admit,
+    costOf: (conversationId) => deps.calls.conversationCost(conversationId),
+  });
+}
+
+/** The backup schedule of `backup.every`, telling the owner of a backup that failed; none when unset. */
+function backupSchedule(
+  deps: BackgroundDeps,
+  notify: (notification: { kind: string; title: string; body: string }) => void,
+): BackupSchedule | undefined {
+  const every = deps.config.backup.every;
+  const { backups } = deps;
+  if (!every || !backups) return undefined;
+  return new BackupSchedule({
+    everyMs: durationMs(every)!,
+    lastTried: () => backups().status().last?.at ?? null,
+    now: deps.now,
+    run: async () => {
+      try {
+        await backups().make({}, { scheduled: true });
+      } catch (error) {
+        notify({ kind: "backup", title: "Backup failed", body: (error as Error).message });
+        throw error;
+      }
+    },
+  });
 }
 
 /** Sends text to the owner on a channel, logging (not throwing) when it cannot. */

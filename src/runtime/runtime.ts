@@ -5,7 +5,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { scrubSecrets, secretValues } from "../config/redact.ts";
 import type { HobConfig } from "../config/schema.ts";
@@ -39,6 +39,7 @@ import { speechDeps } from "./media.ts";
 import { countingRouter } from "./model_calls.ts";
 import { SqliteModelCalls } from "../store/model_calls.ts";
 import { budgetWarning } from "../app/budgets.ts";
+import type { BackupActionsDeps } from "../app/backups.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
 const DRAFT_SAVE_INTERVAL_MS = 250;
@@ -111,9 +112,7 @@ export interface OpenRuntimeOptions {
  * await runtime.close();
  * ```
  */
-export async function openRuntime(
-  options: OpenRuntimeOptions,
-): Promise<Runtime> {
+export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime> {
   const { home } = options;
   const clock = options.clock ?? { now: () => new Date() };
   await ensureHome(home);
@@ -146,8 +145,9 @@ export async function openRuntime(
     turn,
     tools: toolbox.registry,
     now: () => clock.now(),
-    // The hub below exists before anything runs in the background.
+    // The hub and the actions below exist before anything runs in the background.
     deliver: (channel, text) => channels.tellOwner(channel, text),
+    backups: () => access.app.backups,
   });
 
   const discover = cachedDiscovery(llm, secretScrubber(config));
@@ -345,6 +345,35 @@ function cachedDiscovery(llm: LlmRouter, scrub: Scrub): Runtime["discover"] {
   };
 }
 
+/**
+ * What the backup action works on: the backup area's maker (loaded with the
+ * first backup: the archive's libraries are no start's business), the kv
+ * table for its record, `backup:` of hob.yaml and the schedule's next time.
+ */
+function backupDeps(
+  parts: Pick<Runtime, "home" | "config" | "background"> & { now: () => Date },
+  kv: SqliteKv,
+): BackupActionsDeps {
+  const { home, config } = parts;
+  const dir = resolve(home, config.backup.dir);
+  return {
+    maker: {
+      make: async (options) =>
+        (await import("../backup/make.ts")).makeBackup({ home, dir, now: parts.now, ...options }),
+      prune: async (keep) => (await import("../backup/folder.ts")).pruneBackups(dir, keep),
+    },
+    kv,
+    settings: {
+      every: config.backup.every ?? null,
+      keep: config.backup.keep,
+      dir,
+      with_secrets: config.backup.with_secrets,
+    },
+    next: () => parts.background.backups?.next() ?? null,
+    now: parts.now,
+  };
+}
+
 /** What the ways in reach hob.db through: the app's actions and the small stores. */
 function openAccess(
   parts:
@@ -400,6 +429,7 @@ function openAccess(
       findUpload: (path) => findUpload(home, path),
       speech: speechDeps(home, parts.config),
       usage: { calls: parts.calls, budgets: parts.config.usage.budgets, now: parts.now },
+      backups: backupDeps(parts, kv),
     }),
     kv,
     serverRecord,

@@ -100,6 +100,7 @@ export function shell(): Html {
                   <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
                   <li><a href="/channels" data-view="channels">Channels</a></li>
                   <li><a href="/usage" data-view="usage">Usage</a></li>
+                  <li><a href="/backups" data-view="backups">Backups</a></li>
                 </ul>
               </nav>
             </div>

@@ -48,6 +48,7 @@ import {
   versionList,
 } from "./panels.ts";
 import { usagePanel } from "./usage_panel.ts";
+import { backupPanel } from "./backup_panel.ts";
 
 /** Every write from the page is the owner's. */
 const BY_PAGE: WrittenBy = { author: "owner", via: "page" };
@@ -64,6 +65,7 @@ const VIEWS = [
   "/notifications",
   "/channels",
   "/usage",
+  "/backups",
 ];
 
 /** A form field as `readForm` gives it. */
@@ -166,6 +168,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     channels: (c) =>
       c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
     usage: (c) => usageView(c, runtime),
+    backups: (c) => c.html(backupPanel(runtime.app.backups.status())),
   };
   ui.get("/panel/:name", (c) => {
     const panel = panels[c.req.param("name")];
@@ -178,6 +181,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   taskFragments(ui, runtime);
   approvalFragments(ui, runtime);
   mcpFragments(ui, runtime);
+  backupFragments(ui, runtime);
 
   ui.post("/notifications/read", (c) => {
     notifications.markRead({ id: "all" });
@@ -516,6 +520,22 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
       }
     });
   }
+}
+
+/** "Back up now": the app's backup action into `backup.dir`, its outcome shown on the panel. */
+function backupFragments(ui: Hono, runtime: Runtime): void {
+  const { backups } = runtime.app;
+  ui.post("/backup", async (c) => {
+    let message: Flash;
+    try {
+      const made = await backups.make();
+      message = { ok: true, text: `Backed up to ${made.file}.` };
+    } catch (error) {
+      // The action recorded the failure too: the panel shows it under "Last attempt failed".
+      message = { ok: false, text: `No backup: ${(error as Error).message}` };
+    }
+    return c.html(backupPanel(backups.status(), message), message.ok ? 200 : 422);
+  });
 }
 
 /** The approval form: a translator from its fields to the app's approval decision. */

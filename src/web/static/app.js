@@ -17,6 +17,7 @@ const PANELS = [
   "notifications",
   "channels",
   "usage",
+  "backups",
 ];
 /** Every request that changes something carries this header (the server refuses session writes without it). */
 const PAGE_HEADERS = { "x-hob-request": "1" };
