@@ -3,8 +3,10 @@
  * draft of it — stored at its first text or tool call (or at the provider's
  * error, so a failed turn keeps a reply saying why), saved as it grows so a
  * crash keeps what a client saw, and closed as complete, error or interrupted
- * with its tool calls, its error and token usage. Knows nothing of running the
- * tools.
+ * with its tool calls, its error and token usage. Each save waits (without
+ * blocking) while another program holds the database, so the stream pauses
+ * rather than passing on text that is not saved. Knows nothing of running
+ * the tools.
  */
 
 import { offeredOf } from "./tool_offer.ts";
@@ -57,10 +59,10 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
     if (input.signal?.aborted) break;
     if (event.type === "text") {
       if (!event.text) continue;
-      appendText(turn, event.text);
+      await appendText(turn, event.text);
       yield { type: "text", text: event.text };
     } else if (event.type === "tool_call") {
-      const id = openDraft(turn);
+      const id = await openDraft(turn);
       calls.push(event.call);
       yield {
         type: "tool_call",
@@ -74,7 +76,7 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
     } else if (event.type === "error") {
       failure = { code: event.error.code, message: event.error.message };
       // Even with no text yet: the failed reply is what a later reader sees of the turn.
-      openDraft(turn);
+      await openDraft(turn);
       break;
     } else if (event.type === "done") {
       break;
@@ -82,7 +84,7 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
   }
   addUsage(turn.usage, usage);
   const step = { text: draft.text, calls, failure, interrupted: input.signal?.aborted ?? false };
-  closeDraft(turn, step, usage);
+  await closeDraft(turn, step, usage);
   return step;
 }
 
@@ -103,26 +105,29 @@ export function offeredTools(turn: Turn): ToolSpec[] {
  * Saves a reply cut short (the consumer stopped iterating, or something threw)
  * as interrupted, keeping its text; false when no reply was in progress.
  */
-export function interruptDraft(turn: Turn): boolean {
-  const { draft } = turn;
-  if (draft.id === null) return false;
-  turn.deps.store.updateMessage(draft.id, { content: draft.text, status: "interrupted" });
+export async function interruptDraft(turn: Turn): Promise<boolean> {
+  const { draft, deps: { store } } = turn;
+  const id = draft.id;
+  if (id === null) return false;
+  await store.write(() => store.updateMessage(id, { content: draft.text, status: "interrupted" }));
   return true;
 }
 
-/** Stores the reply's message at its first text or tool call; returns its id. */
-function openDraft(turn: Turn): number {
-  const { draft } = turn;
+/** Stores the reply's message at its first text or tool call; resolves with its id. */
+async function openDraft(turn: Turn): Promise<number> {
+  const { draft, deps: { store } } = turn;
   if (draft.id === null) {
-    draft.id = turn.deps.store.addMessage({
-      conversation_id: turn.conversationId,
-      role: "assistant",
-      content: "",
-      model: turn.model,
-      status: "streaming",
-      // What the model writes after reading untrusted content is derived from it.
-      taint: turn.tainted,
-    }).id;
+    draft.id = (await store.write(() =>
+      store.addMessage({
+        conversation_id: turn.conversationId,
+        role: "assistant",
+        content: "",
+        model: turn.model,
+        status: "streaming",
+        // What the model writes after reading untrusted content is derived from it.
+        taint: turn.tainted,
+      })
+    )).id;
     turn.messageIds.push(draft.id);
     turn.lastAssistantId = draft.id;
   }
@@ -130,31 +135,35 @@ function openDraft(turn: Turn): number {
 }
 
 /** Adds streamed text to the reply, saving it when the last save is old enough. */
-function appendText(turn: Turn, text: string): void {
+async function appendText(turn: Turn, text: string): Promise<void> {
   const { draft, deps } = turn;
-  const id = openDraft(turn);
+  const id = await openDraft(turn);
   draft.text += text;
   // Save before passing the text on, so what a client saw survives a crash.
   const now = deps.clock.now().getTime();
   if (now - draft.savedAt >= deps.settings.draftSaveIntervalMs) {
-    deps.store.updateMessage(id, { content: draft.text });
+    const content = draft.text;
+    await deps.store.write(() => deps.store.updateMessage(id, { content }));
     draft.savedAt = now;
   }
 }
 
 /** Saves the finished reply: its text, its calls (when it ended well), its status, error and usage. */
-function closeDraft(turn: Turn, step: ModelStep, usage: Usage): void {
-  const { draft } = turn;
-  if (draft.id === null) return;
+async function closeDraft(turn: Turn, step: ModelStep, usage: Usage): Promise<void> {
+  const { draft, deps: { store } } = turn;
+  const id = draft.id;
+  if (id === null) return;
   const { interrupted, failure, calls } = step;
-  turn.deps.store.updateMessage(draft.id, {
-    content: step.text,
-    tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
-    status: interrupted ? "interrupted" : failure ? "error" : "complete",
-    error: interrupted ? null : failure,
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-  });
+  await store.write(() =>
+    store.updateMessage(id, {
+      content: step.text,
+      tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
+      status: interrupted ? "interrupted" : failure ? "error" : "complete",
+      error: interrupted ? null : failure,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+    })
+  );
   draft.id = null;
 }
 
