@@ -91,7 +91,8 @@ export interface HeartbeatDeps {
   logNote(text: string, heading: string, from: WrittenFrom): Promise<unknown>;
   notify(notification: { kind: string; title: string; body: string }): void;
   loadState(): HeartbeatState | undefined;
-  saveState(state: HeartbeatState): void;
+  /** Saves the state; a promise when the write may wait (another program holding hob.db). */
+  saveState(state: HeartbeatState): void | Promise<void>;
   now?: () => Date;
   /** Why a tick must not run now (a budget), or null; `state` is the heartbeat's so far. */
   admit?(state: HeartbeatState): string | null;
@@ -188,7 +189,7 @@ export class Heartbeat {
     const next = state.last_tick
       ? Math.max(new Date(state.last_tick).getTime() + this.#settings.intervalMs, now)
       : now + (this.#settings.firstDelayMs ?? 60_000);
-    this.#deps.saveState({ ...state, next_tick: new Date(next).toISOString() });
+    this.#save({ ...state, next_tick: new Date(next).toISOString() });
     if (this.#deps.timers ?? true) {
       this.#unsubscribe = onMinute(() => void this.#dueCheck());
       this.#arm();
@@ -224,10 +225,10 @@ export class Heartbeat {
     const started = this.#now();
     const state = this.state();
     const next = new Date(started.getTime() + this.#settings.intervalMs).toISOString();
-    const save = (result: TickResult): TickResult => {
+    const save = async (result: TickResult): Promise<TickResult> => {
       const counted = result.status !== "outside_hours" && result.status !== "empty_checklist" &&
         result.status !== "paused";
-      this.#deps.saveState({
+      await this.#save({
         ...state,
         next_tick: next,
         ...(counted
@@ -293,6 +294,15 @@ export class Heartbeat {
       const message = (error as Error).message;
       console.error(`hob: heartbeat tick failed: ${message}`);
       return save({ status: "error", reply: "", conversation_id: conversationId, error: message });
+    }
+  }
+
+  /** Saves the state; a failure is logged, never thrown: the next tick saves again. */
+  async #save(state: HeartbeatState): Promise<void> {
+    try {
+      await this.#deps.saveState(state);
+    } catch (error) {
+      console.error(`hob: the heartbeat's state could not be saved: ${(error as Error).message}`);
     }
   }
 
