@@ -4,10 +4,10 @@
  * run: an empty `deno run` with hob's flags for times and memory, the model
  * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
  * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`,
- * `speech`, `history`, `shell-judge`) or one
+ * `speech`, `history`, `shell-judge`, `store-lock`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`, `sdk-first-token`); none means all. `--compare REV` checks REV out beside this
- * tree and takes the start-up and indexing figures of both in turns, side by side. `--runs N`
+ * tree and takes the start-up, indexing and store-lock figures of both, side by side. `--runs N`
  * is how many launches (start-up) or indexing runs count.
  */
 
@@ -22,6 +22,7 @@ import { formatReleaseSize, measureReleaseSize } from "./release_size.ts";
 import { formatScheduling, measureScheduling } from "./scheduling.ts";
 import { formatShellJudge, measureShellJudge } from "./shell_judge.ts";
 import { formatSpeech, measureSpeech } from "./speech.ts";
+import { formatStoreLock, measureStoreLock } from "./store_lock.ts";
 import {
   formatStartup,
   measureFloor,
@@ -70,6 +71,7 @@ const GROUPS: Record<string, (floor: number, context: GroupContext) => Promise<s
   speech: async () => formatSpeech(await measureSpeech()),
   history: async () => formatHistory(await measureHistory()),
   "shell-judge": async () => formatShellJudge(await measureShellJudge()),
+  "store-lock": async (_floor, { revisions }) => formatStoreLock(await measureStoreLock(revisions)),
 };
 
 const { values, positionals } = parseArgs({

@@ -305,9 +305,14 @@ class ChannelRunner {
           "reading",
           (signal) => this.#adapter.read(cursor, signal),
         );
-        for (const message of delivery.messages) this.#accept(message);
+        // Each write waits while another program holds hob.db.
+        const { store } = this.#deps;
+        for (const message of delivery.messages) await store.write(() => this.#accept(message));
         // Recorded first, then the cursor moves: a crash between the two re-reads, never loses.
-        if (delivery.cursor !== null) this.#deps.store.setCursor(this.name, delivery.cursor);
+        if (delivery.cursor !== null) {
+          const next = delivery.cursor;
+          await store.write(() => store.setCursor(this.name, next));
+        }
         failures = 0;
       } catch (error) {
         if (stop.aborted) break;

@@ -42,7 +42,7 @@ export async function* runTurn(
   deps: AgentDeps,
   input: TurnInput,
 ): AsyncGenerator<AgentEvent> {
-  const turn = openTurn(deps, input);
+  const turn = await openTurn(deps, input);
   yield {
     type: "start",
     conversation_id: turn.conversationId,
@@ -59,7 +59,7 @@ export async function* runTurn(
     yield* converse(turn);
   } finally {
     // The consumer stopped iterating mid-reply, or something threw: keep the text.
-    if (interruptDraft(turn)) turn.status = "interrupted";
+    if (await interruptDraft(turn)) turn.status = "interrupted";
   }
   yield* closeTurn(turn);
 }
@@ -77,7 +77,7 @@ async function* converse(turn: Turn): AsyncGenerator<AgentEvent> {
     const step = yield* modelStep(turn);
     const stepEnd = endAfterStep(step);
     if (stepEnd === "complete" && iteration + 1 < maxToolIterations && claims.unsaved(step)) {
-      yield claims.nudge(step);
+      yield await claims.nudge(step);
       continue;
     }
     if (stepEnd) {

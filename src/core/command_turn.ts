@@ -41,15 +41,17 @@ export async function* runCommand(
   await running;
   const interrupted = turn.input.signal?.aborted ?? false;
   const content = failure ? `/${command.name} failed: ${failure}` : reply;
-  const row = deps.store.addMessage({
-    conversation_id: turn.conversationId,
-    role: "assistant",
-    content,
-    model: `skill/${command.name}`,
-    status: interrupted ? "interrupted" : failure ? "error" : "complete",
-    // A skill's reply made from untrusted content taints the turns that read it.
-    taint: untrustedSource(content),
-  });
+  const row = await deps.store.write(() =>
+    deps.store.addMessage({
+      conversation_id: turn.conversationId,
+      role: "assistant",
+      content,
+      model: `skill/${command.name}`,
+      status: interrupted ? "interrupted" : failure ? "error" : "complete",
+      // A skill's reply made from untrusted content taints the turns that read it.
+      taint: untrustedSource(content),
+    })
+  );
   turn.messageIds.push(row.id);
   if (failure) yield { type: "error", code: "command_failed", message: content };
   else if (content) yield { type: "text", text: content };

@@ -100,7 +100,7 @@ export async function* flushIfNeeded(
   const all = `${mark.summary ? `${mark.summary}\n\n` : ""}${summary}`;
   // Cut with its labels whole, so a summary of untrusted content stays labelled.
   const kept = excerpt(all, Math.max(0, all.length - SUMMARY_KEEP_CHARS));
-  store.setFlush(conversationId, through, kept);
+  await store.write(() => store.setFlush(conversationId, through, kept));
   yield {
     type: "notice",
     code: "memory_flushed",

@@ -4,7 +4,9 @@
  * error, so a failed turn keeps a reply saying why), saved as it grows and
  * passed on only once saved, so what a client was shown survives a crash, and
  * closed as complete, error or interrupted with its tool calls, its error and
- * token usage. Knows nothing of running the tools.
+ * token usage. Each save waits (without blocking) while another program
+ * holds the database, so the stream pauses rather than passing on text that
+ * is not saved. Knows nothing of running the tools.
  */
 
 import { withTimeout } from "./timeout.ts";
@@ -48,7 +50,7 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
     if (event.type === "text") {
       yield event;
     } else if (event.type === "tool_call") {
-      const id = openDraft(turn);
+      const id = await openDraft(turn);
       calls.push(event.call);
       yield {
         type: "tool_call",
@@ -62,7 +64,7 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
     } else if (event.type === "error") {
       failure = { code: event.error.code, message: event.error.message };
       // Even with no text yet: the failed reply is what a later reader sees of the turn.
-      openDraft(turn);
+      await openDraft(turn);
       break;
     } else if (event.type === "done") {
       break;
@@ -72,7 +74,7 @@ export async function* modelStep(turn: Turn): AsyncGenerator<AgentEvent, ModelSt
   const step = { text: draft.text, calls, failure, interrupted: input.signal?.aborted ?? false };
   // Held text goes out after the close saved it.
   const held = draft.text.slice(draft.shown);
-  closeDraft(turn, step, usage);
+  await closeDraft(turn, step, usage);
   if (held && !step.interrupted) yield { type: "text", text: held };
   return step;
 }
@@ -103,7 +105,7 @@ async function* savedText(turn: Turn): AsyncGenerator<LlmEvent> {
       const due = heldFor(turn);
       const next = due === null ? await pending : await withTimeout(pending, due);
       if (next === undefined) {
-        yield saveHeld(turn);
+        yield await saveHeld(turn);
         continue;
       }
       pending = undefined;
@@ -111,11 +113,11 @@ async function* savedText(turn: Turn): AsyncGenerator<LlmEvent> {
       const event = next.value;
       if (event.type === "text") {
         if (!event.text) continue;
-        appendText(turn, event.text);
-        if (heldFor(turn) === 0) yield saveHeld(turn);
+        await appendText(turn, event.text);
+        if (heldFor(turn) === 0) yield await saveHeld(turn);
         continue;
       }
-      if (event.type === "tool_call" && heldFor(turn) !== null) yield saveHeld(turn);
+      if (event.type === "tool_call" && heldFor(turn) !== null) yield await saveHeld(turn);
       yield event;
       if (event.type === "done" || event.type === "error") return;
     }
@@ -145,26 +147,29 @@ export function offeredTools(turn: Turn): ToolSpec[] {
  * Saves a reply cut short (the consumer stopped iterating, or something threw)
  * as interrupted, keeping its text; false when no reply was in progress.
  */
-export function interruptDraft(turn: Turn): boolean {
-  const { draft } = turn;
-  if (draft.id === null) return false;
-  turn.deps.store.updateMessage(draft.id, { content: draft.text, status: "interrupted" });
+export async function interruptDraft(turn: Turn): Promise<boolean> {
+  const { draft, deps: { store } } = turn;
+  const id = draft.id;
+  if (id === null) return false;
+  await store.write(() => store.updateMessage(id, { content: draft.text, status: "interrupted" }));
   return true;
 }
 
-/** Stores the reply's message at its first text or tool call; returns its id. */
-function openDraft(turn: Turn): number {
-  const { draft } = turn;
+/** Stores the reply's message at its first text or tool call; resolves with its id. */
+async function openDraft(turn: Turn): Promise<number> {
+  const { draft, deps: { store } } = turn;
   if (draft.id === null) {
-    draft.id = turn.deps.store.addMessage({
-      conversation_id: turn.conversationId,
-      role: "assistant",
-      content: "",
-      model: turn.model,
-      status: "streaming",
-      // What the model writes after reading untrusted content is derived from it.
-      taint: turn.tainted,
-    }).id;
+    draft.id = (await store.write(() =>
+      store.addMessage({
+        conversation_id: turn.conversationId,
+        role: "assistant",
+        content: "",
+        model: turn.model,
+        status: "streaming",
+        // What the model writes after reading untrusted content is derived from it.
+        taint: turn.tainted,
+      })
+    )).id;
     turn.messageIds.push(draft.id);
     turn.lastAssistantId = draft.id;
   }
@@ -172,8 +177,8 @@ function openDraft(turn: Turn): number {
 }
 
 /** Adds streamed text to the reply; it is held until it is saved. */
-function appendText(turn: Turn, text: string): void {
-  openDraft(turn);
+async function appendText(turn: Turn, text: string): Promise<void> {
+  await openDraft(turn);
   turn.draft.text += text;
 }
 
@@ -186,28 +191,33 @@ function heldFor(turn: Turn): number | null {
 }
 
 /** Saves the reply so far, then lets out the text held: what a client sees is always saved. */
-function saveHeld(turn: Turn): LlmEvent {
-  const { draft, deps } = turn;
-  deps.store.updateMessage(draft.id!, { content: draft.text });
-  draft.savedAt = deps.clock.now().getTime();
-  const text = draft.text.slice(draft.shown);
-  draft.shown = draft.text.length;
+async function saveHeld(turn: Turn): Promise<LlmEvent> {
+  const { draft, deps: { store, clock } } = turn;
+  const id = draft.id!;
+  const content = draft.text;
+  await store.write(() => store.updateMessage(id, { content }));
+  draft.savedAt = clock.now().getTime();
+  const text = content.slice(draft.shown);
+  draft.shown = content.length;
   return { type: "text", text };
 }
 
 /** Saves the finished reply: its text, its calls (when it ended well), its status, error and usage. */
-function closeDraft(turn: Turn, step: ModelStep, usage: Usage): void {
-  const { draft } = turn;
-  if (draft.id === null) return;
+async function closeDraft(turn: Turn, step: ModelStep, usage: Usage): Promise<void> {
+  const { draft, deps: { store } } = turn;
+  const id = draft.id;
+  if (id === null) return;
   const { interrupted, failure, calls } = step;
-  turn.deps.store.updateMessage(draft.id, {
-    content: step.text,
-    tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
-    status: interrupted ? "interrupted" : failure ? "error" : "complete",
-    error: interrupted ? null : failure,
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-  });
+  await store.write(() =>
+    store.updateMessage(id, {
+      content: step.text,
+      tool_calls: interrupted || failure || calls.length === 0 ? null : calls,
+      status: interrupted ? "interrupted" : failure ? "error" : "complete",
+      error: interrupted ? null : failure,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+    })
+  );
   draft.id = null;
 }
 

@@ -32,8 +32,20 @@ export interface LlmPort {
   stream(request: LlmRequest): AsyncIterable<LlmEvent>;
 }
 
-/** Where conversations and their messages live. Every write is durable when it returns. */
+/**
+ * Where conversations and their messages live. Every write is durable when it
+ * returns. The loop makes its writes inside {@linkcode ConversationStore.write},
+ * so another program holding the database never stops the process.
+ */
 export interface ConversationStore {
+  /**
+   * Runs `work` — writes to this store, synchronous — as one transaction once
+   * the store can be written, and resolves with what it returned. While
+   * another program holds the database's write lock it waits without
+   * blocking, as long as unattended work may (minutes); then it rejects with
+   * an error that says the store is busy. `work` runs once, or not at all.
+   */
+  write<T>(work: () => T): Promise<T>;
   getConversation(id: string): Conversation | undefined;
   /** Creates a conversation; `id` defaults to a fresh random id. */
   createConversation(

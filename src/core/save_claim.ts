@@ -62,9 +62,9 @@ export interface SaveClaims {
   /**
    * Takes the claim back — out of the stored conversation (its message keeps
    * no text, so neither the page nor a later turn reads it) — and asks the
-   * model to save for real or answer again. Returns the notice for people.
+   * model to save for real or answer again. Resolves with the notice for people.
    */
-  nudge(step: ModelStep): AgentEvent;
+  nudge(step: ModelStep): Promise<AgentEvent>;
 }
 
 /**
@@ -74,7 +74,7 @@ export interface SaveClaims {
  * @example
  * ```ts
  * const claims = saveClaims(turn);
- * if (claims.unsaved(step)) yield claims.nudge(step);
+ * if (claims.unsaved(step)) yield await claims.nudge(step);
  * ```
  */
 export function saveClaims(turn: Turn): SaveClaims {
@@ -93,16 +93,16 @@ export function saveClaims(turn: Turn): SaveClaims {
       if (nudged || step.calls.length > 0 || !claimsSaving(step.text)) return false;
       return offered().length > 0 && !saved();
     },
-    nudge(step) {
+    async nudge(step) {
       nudged = true;
       const taint = turn.tainted ? { taint: turn.tainted } : {};
       turn.messages.push(
         { role: "assistant", content: step.text, ...taint },
         { role: "user", content: nudgeText(offered()) },
       );
-      if (turn.lastAssistantId !== null) {
-        turn.deps.store.updateMessage(turn.lastAssistantId, { content: "" });
-      }
+      const { store } = turn.deps;
+      const id = turn.lastAssistantId;
+      if (id !== null) await store.write(() => store.updateMessage(id, { content: "" }));
       return {
         type: "notice",
         code: UNSAVED_CLAIM,

@@ -91,27 +91,30 @@ async function* executeCall(turn: Turn, call: ToolCall): AsyncGenerator<AgentEve
  * stores the result with the turn's taint, adds it to what the model reads and
  * yields the notice and the `tool_result` event.
  */
-function* recordToolResult(
+async function* recordToolResult(
   turn: Turn,
   call: ToolCall,
   result: ToolResult,
   durationMs: number,
-): Generator<AgentEvent> {
+): AsyncGenerator<AgentEvent> {
   const source = turn.tainted ? null : untrustedSource(result.content);
   if (source) {
     // The registry's labels name the tool already ("read_file: notes.txt").
     turn.tainted = source.startsWith(call.name) ? source : `${source}, read by ${call.name}`;
   }
   const { tainted } = turn;
-  const toolRow = turn.deps.store.addMessage({
-    conversation_id: turn.conversationId,
-    role: "tool",
-    content: result.content,
-    tool_call_id: call.id,
-    tool_name: call.name,
-    is_error: result.is_error,
-    taint: tainted,
-  });
+  const { store } = turn.deps;
+  const toolRow = await store.write(() =>
+    store.addMessage({
+      conversation_id: turn.conversationId,
+      role: "tool",
+      content: result.content,
+      tool_call_id: call.id,
+      tool_name: call.name,
+      is_error: result.is_error,
+      taint: tainted,
+    })
+  );
   turn.messageIds.push(toolRow.id);
   turn.messages.push({
     role: "tool",

@@ -1,8 +1,9 @@
 /**
  * Opening a turn: the conversation found or created, the model chosen, the
  * caller's seed history and the user's message stored, and a new
- * conversation given a provisional title while the model names it. Writes to
- * the store before anything is streamed; knows nothing of the reply.
+ * conversation given a provisional title while the model names it — all in
+ * one write of the store, before anything is streamed, so it is stored whole
+ * or not at all. Knows nothing of the reply.
  */
 
 import type { AgentDeps } from "./deps.ts";
@@ -21,17 +22,24 @@ export class ConversationNotFoundError extends Error {
 }
 
 /**
- * Opens a turn: stores what the caller sent and returns the turn's state.
- * Throws {@linkcode ConversationNotFoundError} for an unknown conversation
- * (nothing stored), and an Error when files come to a hob that takes none.
+ * Opens a turn: stores what the caller sent, in one write of the store (which
+ * waits while another program holds the database), and returns the turn's
+ * state. Throws {@linkcode ConversationNotFoundError} for an unknown
+ * conversation and an Error when files come to a hob that takes none, with
+ * nothing stored.
  *
  * @example
  * ```ts
- * const turn = openTurn(deps, { message: "Hi" });
+ * const turn = await openTurn(deps, { message: "Hi" });
  * turn.conversationId; // a new conversation's id
  * ```
  */
-export function openTurn(deps: AgentDeps, input: TurnInput): Turn {
+export function openTurn(deps: AgentDeps, input: TurnInput): Promise<Turn> {
+  return deps.store.write(() => storeOpening(deps, input));
+}
+
+/** What opening a turn writes, inside the store's write. */
+function storeOpening(deps: AgentDeps, input: TurnInput): Turn {
   const { store, settings } = deps;
   let conversation = input.conversation_id
     ? store.getConversation(input.conversation_id)
@@ -106,10 +114,14 @@ function titleNewConversation(
     deps.commands?.match(input.message)
   ) return undefined;
   return nameConversation(deps.llm, model, input.message, input.signal, conversation.id).then(
-    (title) => {
-      if (!title || store.getConversation(conversation.id)?.title !== provisional) return null;
-      store.setConversationTitle(conversation.id, title);
-      return title;
-    },
+    (title) =>
+      title
+        ? store.write(() => {
+          // The user renamed it meanwhile: their title stays.
+          if (store.getConversation(conversation.id)?.title !== provisional) return null;
+          store.setConversationTitle(conversation.id, title);
+          return title;
+        }).catch(() => null) // a title is not worth failing the turn for
+        : null,
   );
 }

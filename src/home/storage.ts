@@ -1,14 +1,19 @@
 /**
- * Telling a full disk or a read-only home from other failures, so hob says
- * "cannot write to ~/.hob: the disk is full" instead of SQLite's "disk I/O
- * error" or a stack trace. Knows errors and directories, nothing of what hob
- * stores in them.
+ * Telling a full disk, a read-only home or a database another program has
+ * locked from other failures, so hob says "cannot write to ~/.hob: the disk
+ * is full" instead of SQLite's "disk I/O error" or a stack trace. Knows errors
+ * and directories, nothing of what hob stores in them.
  */
 
-import { join } from "node:path";
+// Not node:path: the read-only path (`hob cron list`) reaches this through the stores.
+import { inHome } from "./where.ts";
 
-/** Why the home cannot be written. */
-export type StorageProblem = "full" | "read_only" | "denied";
+/**
+ * Why the home cannot be written: the disk is `full`, it is `read_only` or
+ * not ours (`denied`) — or, for now, hob.db is `busy`: another program holds
+ * its write lock.
+ */
+export type StorageProblem = "full" | "read_only" | "denied" | "busy";
 
 /** Bytes the probe writes: room for a few database pages, not just one byte. */
 const PROBE_BYTES = 64 * 1024;
@@ -18,6 +23,8 @@ const EXPLAINED: Record<StorageProblem, string> = {
   full: "the disk is full — free some space, then try again",
   read_only: "it is read-only — make it writable or use another --home",
   denied: "permission denied — check who owns it and its mode (ls -ld)",
+  busy:
+    "another program is holding its write lock (a sqlite3 shell in a transaction, a backup tool) — try again in a few seconds",
 };
 
 /** OS error codes, as Deno's errors carry them, and what they mean here. */
@@ -31,6 +38,7 @@ const OS_CODES: Record<string, StorageProblem> = {
 const SQLITE_CODES: Record<number, StorageProblem> = {
   13: "full", // SQLITE_FULL
   8: "read_only", // SQLITE_READONLY
+  5: "busy", // SQLITE_BUSY: another connection holds the lock past the busy timeout
 };
 
 /** Messages that say the problem outright (OS wording, and SQLite's SQLITE_FULL / SQLITE_READONLY). */
@@ -39,6 +47,8 @@ const MESSAGES: [RegExp, StorageProblem][] = [
   [/database or disk is full/i, "full"],
   [/Read-only file system|os error 30\b/i, "read_only"],
   [/attempt to write a readonly database/i, "read_only"],
+  // SQLITE_BUSY as `exec` throws it, without its code.
+  [/^database is locked$/i, "busy"],
 ];
 
 /** SQLite's words for an I/O failure whose cause it does not say: the directory is probed. */
@@ -55,7 +65,9 @@ export class StorageError extends Error {
   readonly dir: string | undefined;
   constructor(problem: StorageProblem, dir: string | undefined, options?: ErrorOptions) {
     super(
-      dir === undefined
+      problem === "busy"
+        ? `${dir === undefined ? "hob.db" : inHome(dir, "hob.db")} is busy: ${EXPLAINED.busy}`
+        : dir === undefined
         ? `hob cannot write to its home: ${EXPLAINED[problem]}`
         : `cannot write to ${dir}: ${EXPLAINED[problem]}`,
       options,
@@ -100,7 +112,7 @@ export function storageProblem(error: unknown): StorageProblem | undefined {
  * ```
  */
 export function probeStorage(dir: string): StorageProblem | undefined {
-  const probe = join(dir, `.hob-probe-${crypto.randomUUID()}`);
+  const probe = inHome(dir, `.hob-probe-${crypto.randomUUID()}`);
   try {
     Deno.writeFileSync(probe, new Uint8Array(PROBE_BYTES));
     return undefined;

@@ -29,6 +29,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../version.ts";
 import { type Auth, createAuth } from "./auth.ts";
 import { health } from "./gate.ts";
+import { waitToWrite } from "./write_wait.ts";
 import { guard } from "./guard.ts";
 import {
   errorBody,
@@ -219,6 +220,8 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
   app.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
 
   app.get("/api/health", health(options.startedAt ?? Date.now()));
+  // A request that changes something waits here while another program holds hob.db.
+  app.use("*", waitToWrite((signal) => runtime.writable(signal)));
 
   const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.

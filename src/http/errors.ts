@@ -1,8 +1,9 @@
 /**
  * The API's one error shape, `{"error": {"code", "message"}}`, and the handler
  * that turns anything thrown into it. A 4xx is the caller's mistake and says
- * how to fix it; a full disk or a read-only home is a 507 or 503 saying so;
- * a 500 is a bug in hob, logged with its stack.
+ * how to fix it; a full disk or a read-only home is a 507 or 503 saying so,
+ * and hob.db locked by another program a 503 with `Retry-After`; a 500 is a
+ * bug in hob, logged with its stack.
  */
 
 import type { Context } from "hono";
@@ -14,11 +15,19 @@ import { errorShape } from "./error_shape.ts";
 
 export { errorBody } from "./error_shape.ts";
 
-/** How each storage problem is answered: Insufficient Storage, or unavailable until fixed. */
-const STORAGE_STATUS: Record<StorageProblem, { status: 503 | 507; code: string }> = {
+/**
+ * How each storage problem is answered: Insufficient Storage, unavailable
+ * until fixed — or, for a lock another program holds, unavailable for now:
+ * `retryAfter` seconds is when to try again.
+ */
+const STORAGE_STATUS: Record<
+  StorageProblem,
+  { status: 503 | 507; code: string; retryAfter?: number }
+> = {
   full: { status: 507, code: "storage_full" },
   read_only: { status: 503, code: "storage_read_only" },
   denied: { status: 503, code: "storage_denied" },
+  busy: { status: 503, code: "store_busy", retryAfter: 5 },
 };
 
 /** An error the API answers with; `field` names the bad input when there is one. */
@@ -76,7 +85,8 @@ export function errorResponse(
 /**
  * `app.onError`: ApiError and HTTPException as themselves, an ActionError as
  * its status (an `invalid` one a 400 naming the field), a write the disk
- * refused as 507/503 (`storage_full`, `storage_read_only`), anything else a
+ * refused as 507/503 (`storage_full`, `storage_read_only`), hob.db locked by
+ * another program as 503 `store_busy` with `Retry-After`, anything else a
  * logged 500.
  */
 export function handleError(thrown: Error, c: Context): Response {
@@ -102,7 +112,8 @@ export function handleError(thrown: Error, c: Context): Response {
   if (problem) {
     const storage = new StorageError(problem, undefined, { cause: error });
     console.error(`hob: ${c.req.method} ${c.req.path} failed: ${storage.message}`);
-    const { status, code } = STORAGE_STATUS[problem];
+    const { status, code, retryAfter } = STORAGE_STATUS[problem];
+    if (retryAfter) c.header("Retry-After", String(retryAfter));
     return errorResponse(c, status, code, storage.message);
   }
   // The path is the caller's text: as an argument, never as the format string (`%c`, `%o` …).
@@ -124,7 +135,8 @@ function isUnreadableBody(error: Error): boolean {
 /**
  * An error thrown after a stream's 200 went out, as the agent's `error` event
  * (`{type, code, message}`), so a streaming client hears what a JSON client
- * would: `storage_full` for a full disk, else `internal` (logged with its stack).
+ * would: `storage_full` for a full disk, `store_busy` for hob.db locked by
+ * another program, else `internal` (logged with its stack).
  *
  * @example
  * ```ts

@@ -35,6 +35,7 @@ import {
 import { z } from "zod";
 import { askInput, MAX_MESSAGE_PAGE } from "../app/conversations.ts";
 import { ActionError, checkInput } from "../app/errors.ts";
+import { StorageError, storageProblem } from "../home/storage.ts";
 import { collectReply } from "../core/reply.ts";
 import { derivedText } from "../core/untrusted.ts";
 import type { Conversation, JsonSchema } from "../core/types.ts";
@@ -268,12 +269,18 @@ async function askHob(
   });
 }
 
-/** Runs a tool call; an action's refusal is the result the client's model reads, with `isError`. */
+/**
+ * Runs a tool call; an action's refusal — or a home that cannot be written
+ * now (hob.db busy, a full disk) — is the result the client's model reads,
+ * with `isError`.
+ */
 async function refusedAsError(call: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await call();
   } catch (error) {
     if (error instanceof ActionError) return toolError(error.message);
+    const problem = storageProblem(error);
+    if (problem) return toolError(new StorageError(problem, undefined).message);
     throw error;
   }
 }

@@ -6,7 +6,7 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { transaction } from "../store/transaction.ts";
+import { withWriteLock } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { embeddingWindows } from "./embedding_windows.ts";
 import { type IndexProgress, progressOf } from "./indexing.ts";
@@ -160,7 +160,7 @@ export class EmbeddingQueue {
       "INSERT OR REPLACE INTO memory_vectors (chunk_id, window, embedder, vector, bits) VALUES (?, ?, ?, ?, ?)",
     );
     const exists = sql("SELECT 1 FROM memory_chunks WHERE id = ?");
-    transaction(db, () => {
+    await withWriteLock(db, () => {
       windows.forEach((w, i) => {
         // The chunk may have been replaced while its vectors were computed.
         if (!exists.get(w.id)) return;

@@ -41,6 +41,7 @@ export interface MemoryLayout {
   /**
    * Told of every write, under the write's lock, with the content before
    * (null: there was no file) and after (null: deleted): the file history.
+   * The write is done when what it returns has settled.
    */
   recorder?: WriteRecorder;
 }
@@ -51,7 +52,7 @@ export type WriteRecorder = (
   before: string | null,
   after: string | null,
   by: WrittenBy,
-) => void;
+) => void | Promise<void>;
 
 /**
  * The writer for one memory directory.
@@ -223,7 +224,7 @@ export class MemoryFiles {
       const current = await this.#readOrNull(path);
       const next = change ? change(current ?? "", current !== null) : current;
       if (change) await this.#put(path, next);
-      this.#layout.recorder?.(path, current, next, by);
+      await this.#layout.recorder?.(path, current, next, by);
       return path;
     } finally {
       await lock.unlock().catch(() => {});

@@ -15,6 +15,7 @@ import {
   type VersionQuery,
   type WrittenBy,
 } from "../store/versions.ts";
+import { withWriteLock } from "../store/transaction.ts";
 import { MemoryFiles, type WriteRecorder } from "./files.ts";
 
 /** The directories of the hob home whose files are versioned. */
@@ -72,9 +73,11 @@ export class FileHistory {
   /** The writer of the home's other versioned files (identity, skills, tools). */
   readonly files: MemoryFiles;
   readonly #home: string;
+  readonly #db: DatabaseSync;
 
   constructor(options: { home: string; db: DatabaseSync; now: () => Date }) {
     this.#home = options.home;
+    this.#db = options.db;
     this.versions = new FileVersions(options.db, options.now);
     this.memory = new MemoryFiles({
       dir: join(options.home, "memory"),
@@ -92,14 +95,17 @@ export class FileHistory {
    * The recorder for a writer of the directory `under` (relative to the home:
    * `memory`, or "" for the home itself): each write becomes a version, after
    * the content found there when no version has it yet (an edit nobody saw).
+   * Both in one write, which waits while another program holds hob.db.
    */
   #recorder(under: string): WriteRecorder {
-    return (path, before, after, by) => {
+    return async (path, before, after, by) => {
       const homePath = under ? `${under}/${path}` : path;
       if (!isVersioned(homePath)) return;
-      const found = this.versions.latest(homePath) ? EDITOR : FOUND;
-      if (fits(before)) this.versions.record(homePath, before, found);
-      if (fits(after)) this.versions.record(homePath, after, by);
+      await withWriteLock(this.#db, () => {
+        const found = this.versions.latest(homePath) ? EDITOR : FOUND;
+        if (fits(before)) this.versions.record(homePath, before, found);
+        if (fits(after)) this.versions.record(homePath, after, by);
+      });
     };
   }
 

@@ -8,7 +8,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { join, relative, sep } from "node:path";
 import { timestamp } from "../store/timestamp.ts";
-import { transaction } from "../store/transaction.ts";
+import { withWriteLock } from "../store/transaction.ts";
 import { type Chunk, chunkMarkdown } from "./chunker.ts";
 import type { Embedder } from "./embedder.ts";
 
@@ -63,7 +63,8 @@ interface SavedVector {
 
 /**
  * Re-chunks one file (relative to the memory directory) if its content
- * changed, or drops it if it is gone; returns whether the index changed.
+ * changed, or drops it if it is gone; returns whether the index changed. The
+ * write waits, without blocking, while another program holds hob.db.
  *
  * @example
  * ```ts
@@ -78,7 +79,7 @@ export async function indexFile(
   const text = await readIfPresent(join(target.dir, path));
   if (text === null) {
     if (knownHash === undefined) return false;
-    removeFile(target.sql, path);
+    await withWriteLock(target.db, () => removeFile(target.sql, path));
     return true;
   }
   const hash = await sha256(text);
@@ -88,7 +89,7 @@ export async function indexFile(
   const hashes = await Promise.all(
     chunks.map((chunk) => sha256(`${chunk.heading}\n${chunk.text}`)),
   );
-  transaction(
+  await withWriteLock(
     target.db,
     () => writeChunks(target, { path, hash, size: text.length }, chunks, hashes),
   );

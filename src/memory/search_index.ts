@@ -13,7 +13,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { readKv, writeKv } from "../store/kv.ts";
 import { statements } from "../store/statements.ts";
-import { transaction } from "../store/transaction.ts";
+import { transaction, withWriteLock } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { EmbeddingQueue } from "./embedding_queue.ts";
 import { WINDOWS_VERSION } from "./embedding_windows.ts";
@@ -163,9 +163,14 @@ export class MemoryIndex {
    * mixed. So are all vectors when the index recorded another windowing (or
    * none: an index built before versions were recorded): their chunks wait
    * for vectors and are embedded again, at this start, as after a change of model.
+   * Read first: an index with nothing stale is not written (every command opening
+   * the home would otherwise need hob.db's write lock).
    */
   #dropStaleVectors(): void {
     const id = this.#embedder?.id ?? "";
+    const current = readKv<number>(this.#db, WINDOWS_VERSION_KEY) === WINDOWS_VERSION;
+    const stale = this.#sql("SELECT 1 FROM memory_vectors WHERE embedder != ? LIMIT 1").get(id);
+    if (current && !stale) return;
     const removed = transaction(this.#db, () => {
       if (readKv<number>(this.#db, WINDOWS_VERSION_KEY) === WINDOWS_VERSION) {
         return this.#sql("DELETE FROM memory_vectors WHERE embedder != ?").run(id).changes;
@@ -217,7 +222,7 @@ export class MemoryIndex {
         onProgress?.(progressOf("files", ++done, files.length, started));
       }
       for (const gone of known.keys()) {
-        removeFile(this.#sql, gone);
+        await withWriteLock(this.#db, () => removeFile(this.#sql, gone));
         this.#forgetChunks();
         changed.push(gone);
       }
@@ -247,8 +252,10 @@ export class MemoryIndex {
       // A deferred embedding must not write vectors for chunks about to go,
       // nor go on embedding them: it ends after the batches in flight.
       await this.#vectors.cancel();
-      this.#db.exec("DELETE FROM memory_chunks");
-      this.#db.exec("DELETE FROM memory_files");
+      await withWriteLock(this.#db, () => {
+        this.#db.exec("DELETE FROM memory_chunks");
+        this.#db.exec("DELETE FROM memory_files");
+      });
       this.#forgetChunks();
     });
     return this.sync(onProgress, true);

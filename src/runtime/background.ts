@@ -99,7 +99,9 @@ export function createBackground(deps: BackgroundDeps): Background {
   const stopping = new AbortController();
   // A notification is stored for the page and the API, and sent where hob.yaml says.
   const notify = (notification: { kind: string; title: string; body: string }) => {
-    notifications.add(notification);
+    notifications.write(() => notifications.add(notification)).catch((error) => {
+      console.error(`hob: a notification could not be stored: ${(error as Error).message}`);
+    });
     const channel = config.channels.notify;
     if (channel) deliverTo(deps, channel, `**${notification.title}**\n\n${notification.body}`);
   };
@@ -199,7 +201,7 @@ function heartbeatOf(
       deps.memory.logNote(text, { author: "job", via: "heartbeat", ...from }, heading),
     notify,
     loadState: () => readKv<HeartbeatState>(db, HEARTBEAT_KEY),
-    saveState: (state) => writeKv(db, HEARTBEAT_KEY, state),
+    saveState: (state) => store.write(() => writeKv(db, HEARTBEAT_KEY, state)),
     now: deps.now,
     admit,
     costOf: (conversationId) => deps.calls.conversationCost(conversationId),
@@ -284,10 +286,16 @@ async function runJob(
   const existing = job.conversation_id
     ? deps.store.getConversation(job.conversation_id)
     : undefined;
-  const conversation = existing ??
-    deps.store.createConversation({ title: `Job: ${job.name}`, kind: "job", model: job.model });
-  // Named at once, so the first run's model calls are counted as the job's.
-  if (!existing) jobs.update(job.id, { conversation_id: conversation.id });
+  const conversation = existing ?? await jobs.write(() => {
+    const created = deps.store.createConversation({
+      title: `Job: ${job.name}`,
+      kind: "job",
+      model: job.model,
+    });
+    // Named at once, so the first run's model calls are counted as the job's.
+    jobs.update(job.id, { conversation_id: created.id });
+    return created;
+  });
   const reply = await collectReply(deps.turn({
     message: `[Scheduled job "${job.name}" (${job.schedule}), ${deps.now().toISOString()}. ` +
       `No one is watching: do the work and answer with the result.]\n\n${job.prompt}`,

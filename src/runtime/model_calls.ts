@@ -3,7 +3,8 @@
  * (the agent's steps, titles, flushes, skills, jobs, tasks, the heartbeat,
  * sub-agents, `/v1`, MCP, the doctor's probe) is wrapped here, and each
  * request leaves one row in the call log when its stream ends — however it
- * ends — with the tokens the provider reported and their cost.
+ * ends — with the tokens the provider reported and their cost; the write
+ * waits (without blocking) while another program holds hob.db.
  */
 
 import type { Conversation, LlmEvent, LlmRequest } from "../core/types.ts";
@@ -13,7 +14,7 @@ import type { SqliteModelCalls } from "../store/model_calls.ts";
 
 /** What the counting router needs. */
 export interface CountingDeps {
-  calls: Pick<SqliteModelCalls, "record">;
+  calls: Pick<SqliteModelCalls, "record" | "write">;
   /** The conversation a call belongs to, for its kind (a job's, a task's, …). */
   conversation(id: string): Conversation | undefined;
   prices: PriceTable;
@@ -50,24 +51,24 @@ export function countingRouter(router: LlmRouter, deps: CountingDeps): LlmRouter
           yield event;
         }
       } finally {
-        record(deps, request, tokens, error);
+        await record(deps, request, tokens, error);
       }
     },
   };
 }
 
-function record(
+async function record(
   deps: CountingDeps,
   request: LlmRequest,
   tokens: { input_tokens: number; output_tokens: number; cached_tokens: number },
   error: string | null,
-): void {
+): Promise<void> {
   const purpose = request.purpose ?? {};
   const conversationId = purpose.conversation_id ?? null;
   try {
     const conversation = conversationId ? deps.conversation(conversationId) : undefined;
     const slash = request.model.indexOf("/");
-    deps.calls.record({
+    const call = {
       at: deps.now().toISOString(),
       model: request.model,
       provider: slash > 0 ? request.model.slice(0, slash) : "",
@@ -78,7 +79,8 @@ function record(
       ...tokens,
       cost_usd: costOf(request.model, tokens, deps.prices),
       error,
-    });
+    };
+    await deps.calls.write(() => deps.calls.record(call));
   } catch (cause) {
     console.error(`hob: a model call could not be counted: ${(cause as Error).message}`);
   }

@@ -21,6 +21,7 @@ import { McpHub } from "../mcp/client.ts";
 import type { McpDefinition } from "../mcp/pins.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
 import { openDatabase } from "../store/database.ts";
+import { REQUEST_LOCK_WAIT_MS, stopWaiting } from "../store/transaction.ts";
 import { SqliteKv } from "../store/kv.ts";
 import { SqliteMcpPins } from "../store/mcp_pins.ts";
 import { SqliteMaintenance } from "../store/maintenance.ts";
@@ -87,6 +88,12 @@ export interface Runtime {
   turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent>;
   /** Model discovery, cached briefly; `refresh` asks the providers again. */
   discover(refresh?: boolean): Promise<DiscoveryReport>;
+  /**
+   * Resolves once hob.db can be written, waiting (without blocking) as long as
+   * a request may while another program holds its write lock; then rejects
+   * with a `StorageError` saying it is busy. `signal` stops the wait.
+   */
+  writable(signal?: AbortSignal): Promise<void>;
   /** Interrupts running turns and waits (briefly) until they have saved their partial replies. */
   interrupt(): Promise<void>;
   /** Interrupts running turns and closes the database. */
@@ -134,7 +141,6 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
   const agent = agentDeps({ home, config, clock, llm, store, toolbox, memory });
   const ready = () => Promise.all([toolbox.ready, mcp.start()]);
   const { turn, interrupt } = interruptibleTurns(agent, ready, warning);
-
   const background = createBackground({
     home,
     config,
@@ -199,17 +205,30 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
     channels,
     turn,
     discover,
+    writable: (signal) => store.write(() => {}, { waitMs: REQUEST_LOCK_WAIT_MS, signal }),
     interrupt,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([interrupt(), background.stop(), channels.stop()]);
+      await stopAll(db, [interrupt(), background.stop(), channels.stop()]);
       await mcp.close();
       toolbox.close();
       await memory.close();
       db.close();
     },
   };
+}
+
+/**
+ * Waits for what is stopping (turns saving, the background, the channels) —
+ * while another program holds hob.db, no longer than turns get to save: then
+ * every wait for its lock ends, as do those still to come.
+ */
+async function stopAll(db: DatabaseSync, stopping: Promise<unknown>[]): Promise<void> {
+  const giveUp = setTimeout(() => stopWaiting(db), INTERRUPT_WAIT_MS);
+  await Promise.all(stopping);
+  clearTimeout(giveUp);
+  stopWaiting(db);
 }
 
 /**

@@ -91,7 +91,8 @@ export interface HeartbeatDeps {
   logNote(text: string, heading: string, from: WrittenFrom): Promise<unknown>;
   notify(notification: { kind: string; title: string; body: string }): void;
   loadState(): HeartbeatState | undefined;
-  saveState(state: HeartbeatState): void;
+  /** Saves the state; a promise when the write may wait (another program holding hob.db). */
+  saveState(state: HeartbeatState): void | Promise<void>;
   now?: () => Date;
   /** Dollars a conversation's model calls cost, to say after the first tick what ticks cost. */
   costOf?(conversationId: string): number;
@@ -213,7 +214,7 @@ export class Heartbeat {
     const next = state.last_tick
       ? Math.max(new Date(state.last_tick).getTime() + this.#settings.intervalMs, now)
       : now + (this.#settings.firstDelayMs ?? 60_000);
-    this.#deps.saveState({ ...state, next_tick: new Date(next).toISOString() });
+    this.#save({ ...state, next_tick: new Date(next).toISOString() });
     if (this.#deps.timers ?? true) {
       this.#unsubscribe = onMinute(() => void this.#dueCheck());
       this.#arm();
@@ -249,10 +250,10 @@ export class Heartbeat {
     const started = this.#now();
     const state = this.state();
     const next = new Date(started.getTime() + this.#settings.intervalMs).toISOString();
-    const save = (result: TickResult): TickResult => {
+    const save = async (result: TickResult): Promise<TickResult> => {
       const counted = result.status !== "outside_hours" && result.status !== "empty_checklist" &&
         result.status !== "paused";
-      this.#deps.saveState({
+      await this.#save({
         ...state,
         next_tick: next,
         ...(counted
@@ -337,6 +338,15 @@ export class Heartbeat {
     } a day. Set heartbeat.interval_minutes, heartbeat.model or heartbeat.active_hours to change it; a HEARTBEAT.md with no checks costs nothing.`;
     console.error(`hob: ${body}`);
     this.#deps.notify({ kind: "heartbeat", title: "What the heartbeat costs", body });
+  }
+
+  /** Saves the state; a failure is logged, never thrown: the next tick saves again. */
+  async #save(state: HeartbeatState): Promise<void> {
+    try {
+      await this.#deps.saveState(state);
+    } catch (error) {
+      console.error(`hob: the heartbeat's state could not be saved: ${(error as Error).message}`);
+    }
   }
 
   /** Deletes heartbeat conversations beyond the newest `keepConversations`. */

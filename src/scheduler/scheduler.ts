@@ -4,7 +4,9 @@
  * minute and a precise timer wakes it for the next due job (sub-minute
  * `every` jobs included). At start, runs that fell due while hob was down are
  * recorded as `missed` and caught up once or skipped, as the job says — never
- * dropped silently. A job never overlaps itself.
+ * dropped silently. A job never overlaps itself. Its bookkeeping waits
+ * (without blocking) while another program holds hob.db, so a run is logged
+ * once the lock is released.
  */
 
 import {
@@ -102,6 +104,8 @@ export class Scheduler {
   readonly #timezone: string | undefined;
   readonly #admit: (job: Job) => string | null;
   readonly #running = new Set<Promise<void>>();
+  /** Jobs whose run is being started: its write may wait for hob.db's lock. */
+  readonly #starting = new Set<number>();
   readonly #stop = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -177,17 +181,15 @@ export class Scheduler {
   async start(): Promise<MissedRuns[]> {
     if (this.#started) return [];
     this.#started = true;
+    const cutOff = await this.#jobs.write(() => this.#jobs.recoverInterrupted());
     const interrupted = new Set(
-      this.#jobs.recoverInterrupted().filter((run) => run.trigger !== "manual").map((run) =>
-        run.job_id
-      ),
+      cutOff.filter((run) => run.trigger !== "manual").map((run) => run.job_id),
     );
-    const handled = this.#catchUp(interrupted);
+    const handled = await this.#catchUp(interrupted);
     if (this.#timers) {
       this.#unsubscribe = onMinute(() => this.tick());
       this.#arm();
     }
-    await Promise.resolve();
     return handled;
   }
 
@@ -195,7 +197,10 @@ export class Scheduler {
   tick(): Promise<void> {
     if (this.#stop.signal.aborted) return Promise.resolve();
     const now = this.#now();
-    for (const job of this.#jobs.due(now)) this.#launch(job, "schedule");
+    for (const job of this.#jobs.due(now)) {
+      // Its start waits for the lock: it is due still, but already on its way.
+      if (!this.#starting.has(job.id)) this.#launch(job, "schedule");
+    }
     this.#arm();
     return Promise.resolve();
   }
@@ -227,7 +232,7 @@ export class Scheduler {
    * crash cut off (`interrupted`: job ids) counts as missed: a `run_once` job
    * runs once more, a `skip` job waits for its next time.
    */
-  #catchUp(interrupted: ReadonlySet<number>): MissedRuns[] {
+  async #catchUp(interrupted: ReadonlySet<number>): Promise<MissedRuns[]> {
     const now = this.#now();
     const handled: MissedRuns[] = [];
     const due = this.#jobs.due(now);
@@ -240,14 +245,22 @@ export class Scheduler {
       if (now.getTime() - dueAt.getTime() < 1_000 && !cutOff) continue;
       const missed = runsBetween(schedule, new Date(dueAt.getTime()), now, new Date(job.anchor));
       const count = Math.max(1, missed);
-      this.#jobs.recordNotRun(job.id, "missed", {
-        due_at: job.next_run,
-        missed_count: count,
-        result: `${count} run(s) fell due while hob was not running (first at ${job.next_run}); ${
-          job.missed_policy === "run_once"
-            ? "running once now"
-            : "skipped, as the job's policy says"
-        }`,
+      await this.#jobs.write(() => {
+        this.#jobs.recordNotRun(job.id, "missed", {
+          due_at: job.next_run,
+          missed_count: count,
+          result: `${count} run(s) fell due while hob was not running (first at ${job.next_run}); ${
+            job.missed_policy === "run_once"
+              ? "running once now"
+              : "skipped, as the job's policy says"
+          }`,
+        });
+        if (job.missed_policy === "run_once") return;
+        const next = nextRun(schedule, now, new Date(job.anchor));
+        this.#jobs.update(job.id, {
+          next_run: next?.toISOString() ?? null,
+          enabled: next !== null,
+        });
       });
       handled.push({
         job: job.name,
@@ -255,15 +268,7 @@ export class Scheduler {
         policy: job.missed_policy,
         ...(cutOff ? { interrupted: true } : {}),
       });
-      if (job.missed_policy === "run_once") {
-        this.#launch(job, "catch_up");
-      } else {
-        const next = nextRun(schedule, now, new Date(job.anchor));
-        this.#jobs.update(job.id, {
-          next_run: next?.toISOString() ?? null,
-          enabled: next !== null,
-        });
-      }
+      if (job.missed_policy === "run_once") this.#launch(job, "catch_up");
     }
     // Cut off, and not due again yet: the policy decides whether it runs again now.
     for (const id of interrupted) {
@@ -288,16 +293,60 @@ export class Scheduler {
 
   /**
    * Runs a job once: claims it (no overlap), advances its next run from the
-   * due time, runs the agent, logs the outcome. Returns the run's id, or null
-   * when it was running already.
+   * due time, runs the agent, logs the outcome — the bookkeeping before and
+   * after the run each one write, which waits while another program holds
+   * hob.db. Returns the run's id, or null when it was running already.
    */
   async #execute(job: Job, trigger: RunTrigger, advance: boolean): Promise<number | null> {
-    const schedule = safeParse(job);
     const refused = trigger === "manual" ? null : this.#admit(job);
+    const now = this.#now();
+    this.#starting.add(job.id);
+    let runId: number | null;
+    try {
+      runId = await this.#jobs.write(() => this.#begin(job, trigger, advance, refused));
+    } finally {
+      this.#starting.delete(job.id);
+      this.#arm();
+    }
+    if (runId === null) return null;
+    let finish: Parameters<SqliteJobs["finishRun"]>[1];
+    let conversationId: string | undefined;
+    try {
+      const outcome = await this.#run(job, this.#stop.signal);
+      conversationId = outcome.conversation_id;
+      finish = {
+        status: this.#stop.signal.aborted ? "interrupted" : outcome.ok ? "ok" : "error",
+        result: outcome.result.slice(0, RESULT_CHARS),
+        error: outcome.error ?? null,
+        input_tokens: outcome.input_tokens ?? null,
+        output_tokens: outcome.output_tokens ?? null,
+        conversation_id: outcome.conversation_id ?? null,
+      };
+    } catch (error) {
+      finish = { status: "error", error: (error as Error).message };
+    }
+    const ran = runId;
+    await this.#jobs.write(() => {
+      this.#jobs.finishRun(ran, finish);
+      if (conversationId && conversationId !== job.conversation_id) {
+        this.#jobs.update(job.id, { conversation_id: conversationId });
+      }
+      this.#jobs.update(job.id, { last_run: now.toISOString() });
+      this.#jobs.release(job.id);
+    }).finally(() => this.#arm());
+    return runId;
+  }
+
+  /**
+   * The bookkeeping before a run, in one write: a run refused (`refused`: why)
+   * or overlapping its last one is logged as skipped, else the job is claimed
+   * and its run started. Returns the run's id, or null when none starts.
+   */
+  #begin(job: Job, trigger: RunTrigger, advance: boolean, refused: string | null): number | null {
+    const schedule = safeParse(job);
     if (refused) {
       this.#jobs.recordNotRun(job.id, "skipped", { due_at: job.next_run, result: refused });
       if (advance) this.#advance(job, schedule);
-      this.#arm();
       return null;
     }
     if (!this.#jobs.claim(job.id)) {
@@ -311,41 +360,13 @@ export class Scheduler {
       }
       return null;
     }
-    const now = this.#now();
-    let runId: number;
-    try {
-      if (advance) this.#advance(job, schedule);
-      runId = this.#jobs.startRun({
-        job_id: job.id,
-        trigger,
-        due_at: trigger === "manual" ? null : job.next_run,
-        conversation_id: job.conversation_id,
-      });
-    } catch (error) {
-      this.#jobs.release(job.id);
-      throw error;
-    }
-    try {
-      const outcome = await this.#run(job, this.#stop.signal);
-      this.#jobs.finishRun(runId, {
-        status: this.#stop.signal.aborted ? "interrupted" : outcome.ok ? "ok" : "error",
-        result: outcome.result.slice(0, RESULT_CHARS),
-        error: outcome.error ?? null,
-        input_tokens: outcome.input_tokens ?? null,
-        output_tokens: outcome.output_tokens ?? null,
-        conversation_id: outcome.conversation_id ?? null,
-      });
-      if (outcome.conversation_id && outcome.conversation_id !== job.conversation_id) {
-        this.#jobs.update(job.id, { conversation_id: outcome.conversation_id });
-      }
-    } catch (error) {
-      this.#jobs.finishRun(runId, { status: "error", error: (error as Error).message });
-    } finally {
-      this.#jobs.update(job.id, { last_run: now.toISOString() });
-      this.#jobs.release(job.id);
-      this.#arm();
-    }
-    return runId;
+    if (advance) this.#advance(job, schedule);
+    return this.#jobs.startRun({
+      job_id: job.id,
+      trigger,
+      due_at: trigger === "manual" ? null : job.next_run,
+      conversation_id: job.conversation_id,
+    });
   }
 
   /** Moves a job's next run past now; a once: job is disabled after its run. */
@@ -359,9 +380,14 @@ export class Scheduler {
     });
   }
 
-  /** Sets the precise timer for the earliest due job (at most a minute ahead). */
+  /**
+   * Sets the precise timer for the earliest due job (at most a minute ahead).
+   * Not while a start waits for the lock: its job is due still, and would
+   * wake the timer at once, again and again; the start arms it when written.
+   */
   #arm(): void {
     if (!this.#timers || !this.#started || this.#stop.signal.aborted) return;
+    if (this.#starting.size > 0) return;
     clearTimeout(this.#timer);
     const earliest = this.#jobs.earliest();
     if (!earliest) return;

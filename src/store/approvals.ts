@@ -5,6 +5,8 @@
  * kept per tool and argument shape.
  */
 
+import { transaction, withWriteLock } from "./transaction.ts";
+import { storageProblem } from "../home/storage.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
@@ -72,6 +74,15 @@ export class SqliteApprovals {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   request(request: ApprovalRequest): Approval {
@@ -165,7 +176,12 @@ export class SqliteApprovals {
       if (!approval) return "expired";
       if (approval.status !== "pending") return approval.status;
       if (signal?.aborted) {
-        this.#expire(id);
+        try {
+          this.#expire(id);
+        } catch (error) {
+          // While another program holds hob.db it stays pending, expired at a later look.
+          if (storageProblem(error) !== "busy") throw error;
+        }
         return "expired";
       }
       await new Promise<void>((resolve) => {
@@ -182,18 +198,27 @@ export class SqliteApprovals {
     }
   }
 
-  /** Marks overdue approvals, and those of processes that are gone, as expired. */
+  /**
+   * Marks overdue approvals, and those of processes that are gone, as
+   * expired. Reads first, so a listing writes (and needs hob.db's write lock)
+   * only when something is to expire; while another program holds the lock
+   * this is left for the next look.
+   */
   expireOverdue(): void {
-    this.#db.prepare(
-      "UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND expires_at <= ?",
-    ).run(timestamp(), new Date().toISOString());
-    const owners = this.#db.prepare("SELECT DISTINCT owner FROM approvals WHERE status = 'pending'")
-      .all() as { owner: string | null }[];
-    for (const { owner } of owners) {
-      if (owner && isLiveOwner(owner)) continue;
-      this.#db.prepare(
-        "UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending' AND owner IS ?",
-      ).run(timestamp(), owner);
+    const now = new Date().toISOString();
+    const pending = this.#db.prepare(
+      "SELECT id, owner, expires_at FROM approvals WHERE status = 'pending'",
+    ).all() as { id: string; owner: string | null; expires_at: string }[];
+    const over = pending.filter((row) =>
+      row.expires_at <= now || !row.owner || !isLiveOwner(row.owner)
+    );
+    if (over.length === 0) return;
+    try {
+      transaction(this.#db, () => {
+        for (const { id } of over) this.#expire(id);
+      });
+    } catch (error) {
+      if (storageProblem(error) !== "busy") throw error;
     }
   }
 

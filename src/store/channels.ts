@@ -8,7 +8,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { SqliteKv } from "./kv.ts";
 import { timestamp } from "./timestamp.ts";
-import { transaction } from "./transaction.ts";
+import { transaction, withWriteLock } from "./transaction.ts";
 
 /** Longest excerpt kept of a stranger's last message. */
 const EXCERPT_CHARS = 200;
@@ -52,6 +52,15 @@ export class SqliteChannels {
   constructor(db: DatabaseSync, kv: SqliteKv) {
     this.#db = db;
     this.#kv = kv;
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   /** The conversation a chat is, or undefined when it has none yet (or it was deleted). */

@@ -10,6 +10,7 @@ import type { ConversationStore } from "../core/ports.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
 import { storableText } from "../core/storable.ts";
+import { withWriteLock, type WriteLockOptions } from "./transaction.ts";
 import { type MessageHit, searchMessages, type SearchMessagesOptions } from "./message_search.ts";
 import type {
   Attachment,
@@ -88,6 +89,15 @@ export class SqliteConversationStore implements ConversationStore {
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#sql = statements(db);
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had (see `withWriteLock`): by default as long as unattended work
+   * waits; `options` for a request's shorter wait.
+   */
+  write<T>(work: () => T, options?: WriteLockOptions): Promise<T> {
+    return withWriteLock(this.#db, work, options);
   }
 
   getConversation(id: string): Conversation | undefined {

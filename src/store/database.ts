@@ -8,10 +8,14 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { explainStorage } from "../home/storage.ts";
 import { type Migration, MIGRATIONS, userVersion } from "./migrations.ts";
-import { transaction } from "./transaction.ts";
+import { BUSY_TIMEOUT_MS, transaction } from "./transaction.ts";
 
-/** How long a writer waits for another process's write lock before failing. */
-const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * SQLite's wait for another process's write lock while migrating: long, as
+ * the process serves nothing yet, and two hob commands started at once must
+ * not fail for it.
+ */
+const MIGRATION_BUSY_TIMEOUT_MS = 5_000;
 
 /** Raised when hob.db cannot be opened or migrated; the message says what to do. */
 export class StoreError extends Error {
@@ -35,9 +39,11 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens (creating if needed) a hob database with WAL, foreign keys and a busy
- * timeout, and applies pending migrations, each in one transaction. A full
- * disk or a directory that cannot be written is a `StorageError` naming it.
+ * Opens (creating if needed) a hob database with WAL, foreign keys and a
+ * short busy timeout (`BUSY_TIMEOUT_MS`: longer waits for the lock are
+ * `withWriteLock`'s, which do not block), and applies pending migrations,
+ * each in one transaction. A full disk, a directory that cannot be written or
+ * a lock another program holds is a `StorageError` naming it.
  *
  * @example
  * ```ts
@@ -65,7 +71,9 @@ export function openDatabase(
     );
   }
   try {
+    db.exec(`PRAGMA busy_timeout = ${MIGRATION_BUSY_TIMEOUT_MS}`);
     migrate(db, path, migrations, backupBeforeMigrate);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();
     const storage = explainStorage(error, dirname(path));

@@ -4,7 +4,7 @@
  * so a job never runs twice at once, even with two processes on one hob.db.
  */
 
-import { transaction } from "./transaction.ts";
+import { transaction, withWriteLock } from "./transaction.ts";
 import { statements } from "./statements.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
@@ -113,6 +113,15 @@ export class SqliteJobs {
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#sql = statements(db);
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   create(job: NewJob): Job {

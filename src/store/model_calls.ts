@@ -4,6 +4,7 @@
  * prices or budgets: the cost comes in with the row.
  */
 
+import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync } from "node:sqlite";
 
 /** One model call as stored. `at` is ISO 8601 UTC. */
@@ -83,6 +84,15 @@ export class SqliteModelCalls {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   record(call: NewModelCall): void {

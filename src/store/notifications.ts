@@ -4,6 +4,7 @@
  * and the API show them; reading one marks it read.
  */
 
+import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { timestamp } from "./timestamp.ts";
 
@@ -30,6 +31,15 @@ export class SqliteNotifications {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   add(notification: { kind: string; title: string; body: string }): Notification {

@@ -6,6 +6,7 @@
  */
 
 import { statements } from "./statements.ts";
+import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isLiveOwner } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
@@ -98,6 +99,15 @@ export class SqliteTasks {
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#sql = statements(db);
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   add(task: NewTask): Task {

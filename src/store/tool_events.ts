@@ -4,6 +4,7 @@
  * permissions its Worker got and how it was cleared.
  */
 
+import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync } from "node:sqlite";
 import { timestamp } from "./timestamp.ts";
 
@@ -57,6 +58,15 @@ export class SqliteToolEvents {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+  }
+
+  /**
+   * Runs `work`, writes of this store, in one transaction once hob.db's write
+   * lock is had: waiting without blocking while another program holds it
+   * (see `withWriteLock`).
+   */
+  write<T>(work: () => T): Promise<T> {
+    return withWriteLock(this.#db, work);
   }
 
   record(event: NewToolEvent): number {

@@ -4,7 +4,8 @@
  * fail_task, wait_task — and records what the model declared. A model that
  * stops without declaring is nudged once, then the task fails: an unfinished
  * run is never a silent success. Many workers, in one process or many, share
- * one hob.db.
+ * one hob.db; a worker's writes wait (without blocking) while another program
+ * holds it, so a run's outcome is recorded once the lock is released.
  */
 
 import type { TurnInput } from "../core/agent.ts";
@@ -146,15 +147,27 @@ export class TaskWorker {
    */
   async runOnce(signal?: AbortSignal): Promise<TaskRunResult | undefined> {
     const { tasks } = this.#deps;
-    tasks.resetStale(this.#deps.maxRunMs * 3);
-    tasks.failBlocked();
-    const task = tasks.claim(this.id);
+    const task = await tasks.write(() => {
+      tasks.resetStale(this.#deps.maxRunMs * 3);
+      tasks.failBlocked();
+      const claimed = tasks.claim(this.id);
+      if (claimed) this.register(claimed.id);
+      return claimed;
+    });
     if (!task) return undefined;
-    this.register(task.id);
     try {
       return await this.#run(task, signal);
     } finally {
-      this.register(null);
+      this.#beat(null);
+    }
+  }
+
+  /** Notes this worker alive, unless hob.db cannot be written now: the next beat will. */
+  #beat(taskId: number | null): void {
+    try {
+      this.register(taskId);
+    } catch (error) {
+      if (!storageProblem(error)) throw error;
     }
   }
 
@@ -220,12 +233,14 @@ export class TaskWorker {
     const existing = task.conversation_id
       ? conversations.getConversation(task.conversation_id)
       : undefined;
-    const conversation = existing ??
-      conversations.createConversation({
+    const conversation = existing ?? await tasks.write(() => {
+      const created = conversations.createConversation({
         title: `Task ${task.id}: ${task.title}`.slice(0, 80),
         kind: "task",
       });
-    if (!existing) tasks.setConversation(task.id, conversation.id);
+      tasks.setConversation(task.id, created.id);
+      return created;
+    });
 
     const controller = new AbortController();
     const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
@@ -240,7 +255,7 @@ export class TaskWorker {
         cancelled = true;
         controller.abort();
       } else {
-        this.register(task.id);
+        this.#beat(task.id);
       }
     }, this.#deps.cancelPollMs ?? 2_000);
 
@@ -248,17 +263,19 @@ export class TaskWorker {
     const tools = withTerminalTools(this.#deps.tools, (declaration) => declared ??= declaration);
     // Set once a turn of this run has read untrusted content (or the task came from one).
     const run = { taint: task.taint };
-    const end = (
+    const end = async (
       status: TaskRunResult["status"],
       output: string,
       reason: string | null = null,
-    ): TaskRunResult => {
+    ): Promise<TaskRunResult> => {
       if (status !== "cancelled") {
-        tasks.finish(task.id, this.id, {
-          status,
-          output: status === "waiting" || status === "pending" ? undefined : output,
-          waiting_reason: reason,
-        });
+        await tasks.write(() =>
+          tasks.finish(task.id, this.id, {
+            status,
+            output: status === "waiting" || status === "pending" ? undefined : output,
+            waiting_reason: reason,
+          })
+        );
       }
       const finished = tasks.get(task.id) ?? task;
       if (status === "complete" || status === "failed") {
@@ -332,9 +349,10 @@ export class TaskWorker {
       for await (const event of events) {
         if (event.type === "notice" && event.code === "tainted") run.taint ??= event.source ?? null;
         if (event.type === "approval_required") {
-          tasks.park(task.id, workerId, `approval ${event.approval_id}: may ${event.name} run?`);
+          const reason = `approval ${event.approval_id}: may ${event.name} run?`;
+          await tasks.write(() => tasks.park(task.id, workerId, reason));
         } else if (event.type === "approval_resolved") {
-          tasks.unpark(task.id, workerId);
+          await tasks.write(() => tasks.unpark(task.id, workerId));
         }
         yield event;
       }

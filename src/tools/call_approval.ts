@@ -15,7 +15,7 @@ import type { PolicyDecision } from "./call_policy.ts";
 import type { CallSource, Refusal } from "./registered.ts";
 
 /** What clearing needs of the approval store. */
-export type ApprovalDesk = Pick<SqliteApprovals, "remembered" | "request" | "wait">;
+export type ApprovalDesk = Pick<SqliteApprovals, "remembered" | "request" | "wait" | "write">;
 
 /** A call cleared to run, and how (for the audit log). */
 export interface Clearance {
@@ -73,15 +73,17 @@ async function askUser(
   { call, args, decision, context }: ClearanceRequest,
   timeoutMs: number,
 ): Promise<Clearance | Refusal> {
-  const approval = approvals.request({
-    conversation_id: context.conversation_id ?? null,
-    tool_call_id: call.id,
-    tool: call.name,
-    arguments: JSON.stringify(args),
-    reason: decision.reason,
-    shape: decision.shape,
-    timeoutMs,
-  });
+  const approval = await approvals.write(() =>
+    approvals.request({
+      conversation_id: context.conversation_id ?? null,
+      tool_call_id: call.id,
+      tool: call.name,
+      arguments: JSON.stringify(args),
+      reason: decision.reason,
+      shape: decision.shape,
+      timeoutMs,
+    })
+  );
   context.emit?.({
     type: "approval_required",
     approval_id: approval.id,

@@ -1,8 +1,9 @@
 /**
  * The audit log's side of a tool call: every call ends here exactly once —
  * run, refused or denied — with its arguments, result, duration, the
- * permissions it ran with and how it was cleared. Knows the tool-event store;
- * nothing of policies or sandboxes.
+ * permissions it ran with and how it was cleared — written once hob.db can be
+ * (another program may hold it). Knows the tool-event store; nothing of
+ * policies or sandboxes.
  */
 
 import type { ToolCallContext } from "../core/ports.ts";
@@ -29,9 +30,9 @@ export interface AuditDetails {
 /** Logs one call; its duration runs from when this was made. */
 export interface CallAudit {
   /** Logs what the call gave. */
-  record(result: ToolResult, approval: ClearedBy, details?: AuditDetails): LoggedResult;
+  record(result: ToolResult, approval: ClearedBy, details?: AuditDetails): Promise<LoggedResult>;
   /** Logs a call stopped before it ran, as an error result. */
-  refused(refusal: Refusal): LoggedResult;
+  refused(refusal: Refusal): Promise<LoggedResult>;
 }
 
 /**
@@ -46,19 +47,19 @@ export interface CallAudit {
  * ```
  */
 export function auditCall(
-  events: Pick<SqliteToolEvents, "record">,
+  events: Pick<SqliteToolEvents, "record" | "write">,
   call: ToolCall,
   context: ToolCallContext,
   source: CallSource,
 ): CallAudit {
   const started = performance.now();
-  const record = (
+  const record = async (
     result: ToolResult,
     approval: ClearedBy,
     details: AuditDetails = {},
-  ): LoggedResult => {
+  ): Promise<LoggedResult> => {
     const duration_ms = performance.now() - started;
-    const event_id = events.record({
+    const event = {
       conversation_id: context.conversation_id ?? null,
       tool_call_id: call.id,
       tool: call.name,
@@ -70,7 +71,8 @@ export function auditCall(
       approval,
       approval_id: details.approval_id ?? null,
       source,
-    });
+    };
+    const event_id = await events.write(() => events.record(event));
     return { ...result, event_id, duration_ms: Math.round(duration_ms) };
   };
   return {

@@ -111,5 +111,6 @@ Deno.test("src/http/app.ts loads only what the page and a chat need", async () =
     "src/http/guard.ts",
     "src/http/lazy.ts",
     "src/http/validate.ts",
+    "src/http/write_wait.ts",
   ]);
 });

@@ -50,7 +50,7 @@ function _serverTypesFitTheClient(server: {
   approval: Approval;
   notification: Notification;
   status: HobStatus;
-  models: DiscoveryReport & { default: string };
+  models: DiscoveryReport & { default: string; advice: string | null };
   usage: UsageReport;
 }): void {
   const fits: {

@@ -41,6 +41,40 @@ Deno.test("storageProblem reads a full disk or a read-only home from the error a
     // Extended codes carry the primary one in their low byte (SQLITE_READONLY_DBMOVED).
     assertEquals(storageProblem(Object.assign(new Error("x"), { errcode: 1032 })), "read_only");
   });
+  await t.step(
+    "a write lock another connection holds: busy, by code or by exec's bare words",
+    () => {
+      const dir = Deno.makeTempDirSync();
+      const holder = new DatabaseSync(`${dir}/x.db`);
+      const waiter = new DatabaseSync(`${dir}/x.db`);
+      try {
+        holder.exec("CREATE TABLE t (x)");
+        holder.exec("BEGIN IMMEDIATE");
+        const failures: unknown[] = [];
+        for (
+          const write of [
+            () => waiter.prepare("INSERT INTO t VALUES (1)").run(), // errcode 5
+            () => waiter.exec("BEGIN IMMEDIATE"), // only "database is locked"
+          ]
+        ) {
+          try {
+            write();
+          } catch (error) {
+            failures.push(error);
+          }
+        }
+        assertEquals(failures.map(storageProblem), ["busy", "busy"]);
+        assertEquals(
+          new StorageError("busy", "/home/me/.hob").message,
+          "/home/me/.hob/hob.db is busy: another program is holding its write lock (a sqlite3 shell in a transaction, a backup tool) — try again in a few seconds",
+        );
+      } finally {
+        holder.close();
+        waiter.close();
+        Deno.removeSync(dir, { recursive: true });
+      }
+    },
+  );
   await t.step("OS errors, and ones wrapped as a cause", () => {
     const full = osError("ENOSPC", "No space left on device (os error 28): write '/h/x'");
     assertEquals(storageProblem(full), "full");

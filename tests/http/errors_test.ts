@@ -38,6 +38,12 @@ Deno.test("handleError answers a full disk with 507 and a read-only home with 50
           503,
           "storage_read_only",
         ],
+        [
+          "SQLITE_BUSY: another program holds hob.db's write lock",
+          Object.assign(new Error("database is locked"), { errcode: 5 }),
+          503,
+          "store_busy",
+        ],
         ["a bug", new TypeError("x is undefined"), 500, "internal"],
         [
           "the caller's mistake",
@@ -53,14 +59,19 @@ Deno.test("handleError answers a full disk with 507 and a read-only home with 50
         const body = await response.json();
         assertEquals(body.error.code, code);
         if (status === 507) assertMatch(body.error.message, /the disk is full/);
-        if (status === 503) assertMatch(body.error.message, /read-only/);
+        if (code === "storage_read_only") assertMatch(body.error.message, /read-only/);
+        // Busy for now: when to try again is said, in words and in Retry-After.
+        if (code === "store_busy") {
+          assertMatch(body.error.message, /^hob\.db is busy: another program .* try again/);
+          assertEquals(response.headers.get("retry-after"), "5");
+        } else assertEquals(response.headers.get("retry-after"), null);
       });
     }
   } finally {
     console.error = quiet;
   }
   // Storage problems are logged as one line; only the bug gets its stack.
-  assertEquals(logged.filter((args) => args.length === 1).length, 3);
+  assertEquals(logged.filter((args) => args.length === 1).length, 4);
   assertEquals(logged.filter((args) => args.some((a) => a instanceof TypeError)).length, 1);
 });
 
@@ -72,6 +83,12 @@ Deno.test("streamErrorEvent gives a stream the error event a JSON client would g
       type: "error",
       code: "storage_full",
       message: "hob cannot write to its home: the disk is full — free some space, then try again",
+    });
+    assertEquals(streamErrorEvent(new Error("database is locked"), "POST /api/chat"), {
+      type: "error",
+      code: "store_busy",
+      message:
+        "hob.db is busy: another program is holding its write lock (a sqlite3 shell in a transaction, a backup tool) — try again in a few seconds",
     });
     assertEquals(streamErrorEvent(new TypeError("oops"), "POST /api/chat").code, "internal");
   } finally {
