@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { snapshotDatabase } from "../../src/store/snapshot.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
+import { spawnHobCode } from "../helpers/hob_process.ts";
 
 /** Rows this process commits before the copy; they stay in the WAL (no checkpoint). */
 const BEFORE = 2_000;
@@ -44,11 +45,8 @@ Deno.test("snapshotDatabase copies the database at one moment while another proc
   for (let n = 0; n < BEFORE; n++) insert.run(n);
 
   const stop = join(dir, "stop");
-  const writer = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--ext=ts", WRITER, source, stop],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
+  // Another program writing: a process of its own, with hob's flags (not `deno eval`'s all).
+  const writer = await spawnHobCode(WRITER, { args: [source, stop], stderr: "inherit" });
   const reader = writer.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let said = "";
   while (!said.includes("writing")) said += (await reader.read()).value ?? "";
