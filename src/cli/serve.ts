@@ -25,7 +25,6 @@ import {
   UsageError,
 } from "./command.ts";
 import { dim, err, out } from "./output.ts";
-import { modelAdvice } from "../runtime/model_advice.ts";
 
 export const serve: Command = {
   name: "serve",
@@ -316,11 +315,6 @@ function announce(
   ));
   const warning = exposureWarning(hostname, options.host);
   if (warning) err(`${warning}\n`);
-  // Said at once when the model does not answer, not at the first message.
-  runtime.discover().then((report) => {
-    const advice = modelAdvice(runtime.config.model, report);
-    if (advice) err(`hob: ${advice}\n`);
-  }).catch(() => {});
 }
 
 /** The answer to an error that escaped the app: a bug, logged, and a bare 500. */

@@ -1,7 +1,6 @@
 /**
  * What to do when hob's model does not answer, in one wording for every place
- * that says it: `hob serve` as it starts, and the page's banner (through
- * `GET /api/models`).
+ * that says it: the page's banner and any client (through `GET /api/models`).
  */
 
 import type { DiscoveryReport } from "../llm/router.ts";

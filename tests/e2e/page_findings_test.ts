@@ -14,7 +14,6 @@ import { launchBrowser, pageProblems } from "../helpers/browser.ts";
 import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
 import { startHob } from "../helpers/hob_process.ts";
 import { closedPort } from "../helpers/providers.ts";
-import { until } from "../helpers/until.ts";
 import { changingServer } from "../helpers/mcp.ts";
 
 /** What the fake provider says when it fails. */
@@ -224,15 +223,6 @@ memory: { embedder: none }
     assertStringIncludes(text, "hob onboard");
   });
 
-  await t.step("hob serve says the same as it starts", async () => {
-    await using home = await tempHome(yaml("ollama/llama3.2"));
-    await using hob = await startHob(home.home);
-    await until(() => hob.stderr().includes("not reachable"), "the advice");
-    const said = hob.stderr().split("\n").find((line) => line.includes("not reachable"))!;
-    assert(said.startsWith("hob: The model ollama/llama3.2 is not reachable ("), said);
-    assertStringIncludes(said, "run 'hob onboard' to choose a model");
-    assertStringIncludes(said, "OPENAI_API_KEY, OPENROUTER_API_KEY or ANTHROPIC_API_KEY");
-  });
 });
 
 Deno.test("on a 390×844 phone the chat has the height, the Tools table and MCP cards fit or scroll, tool cards show they open", async () => {
