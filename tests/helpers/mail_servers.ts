@@ -112,6 +112,25 @@ function freePort(): number {
  * ```
  */
 export async function startMailServers(): Promise<MailServers> {
+  // A port found free can be taken before a server binds it: a start that fails is tried again on
+  // fresh ports.
+  const failures: string[] = [];
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    try {
+      return await startOnce();
+    } catch (error) {
+      failures.push((error as Error).message);
+    }
+  }
+  throw new Error(`the mail servers did not start:\n${failures.join("\n")}`);
+}
+
+/** Starts tried before giving up. */
+const START_ATTEMPTS = 3;
+/** How long a server may take to listen: on a busy machine, Dovecot's processes start slowly. */
+const LISTEN_TIMEOUT_MS = 60_000;
+
+async function startOnce(): Promise<MailServers> {
   const dir = await Deno.makeTempDir({ prefix: "hob-mail-" });
   await Deno.chmod(dir, 0o755);
   const [imapPort, lmtpPort, smtpPort] = [freePort(), freePort(), freePort()];
@@ -148,6 +167,10 @@ match from any for domain "test.local" action "deliver"
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  // Why a server will never listen: it exited (a port taken meanwhile, a bad config).
+  let ended = "";
+  smtpd.status.then((status) => ended ||= `smtpd exited ${status.code}`);
+  dovecot.status.then((status) => ended ||= `dovecot exited ${status.code}`);
   const stop = async () => {
     for (const child of [smtpd, dovecot]) {
       try {
@@ -158,11 +181,12 @@ match from any for domain "test.local" action "deliver"
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   try {
-    await untilListening(imapPort);
-    await untilListening(smtpPort);
+    await untilListening(imapPort, () => ended);
+    await untilListening(smtpPort, () => ended);
   } catch (error) {
+    const log = await Deno.readTextFile(join(dir, "dovecot.log")).catch(() => "");
     await stop();
-    throw error;
+    throw new Error(`${(error as Error).message}${log ? `; dovecot.log: ${log.slice(-500)}` : ""}`);
   }
 
   const inbox = async (user: keyof typeof MAIL_USERS): Promise<StoredMail[]> => {
@@ -241,13 +265,15 @@ match from any for domain "test.local" action "deliver"
   };
 }
 
-async function untilListening(port: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
+/** Resolves once `port` takes connections; throws once `ended` says why it never will. */
+async function untilListening(port: number, ended: () => string = () => ""): Promise<void> {
+  const deadline = Date.now() + LISTEN_TIMEOUT_MS;
   while (true) {
     try {
       (await Deno.connect({ hostname: "127.0.0.1", port })).close();
       return;
     } catch {
+      if (ended()) throw new Error(`no mail server on port ${port}: ${ended()}`);
       if (Date.now() > deadline) throw new Error(`no mail server on port ${port}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
