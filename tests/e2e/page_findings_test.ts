@@ -222,7 +222,6 @@ memory: { embedder: none }
     assertStringIncludes(text, "OPENROUTER_API_KEY");
     assertStringIncludes(text, "hob onboard");
   });
-
 });
 
 Deno.test("on a 390×844 phone the chat has the height, the Tools table and MCP cards fit or scroll, tool cards show they open", async () => {
