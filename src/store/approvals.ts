@@ -168,9 +168,13 @@ export class SqliteApprovals {
     return row?.decision;
   }
 
-  /** Waits until the approval is decided or expires; an abort expires it. */
+  /**
+   * Waits until the approval is decided or expires; an abort expires it, and
+   * so does hob.db closing under it (hob stopping while a turn waits).
+   */
   async wait(id: string, signal?: AbortSignal): Promise<ApprovalStatus> {
     while (true) {
+      if (!this.#db.isOpen) return "expired";
       this.expireOverdue();
       const approval = this.get(id);
       if (!approval) return "expired";
