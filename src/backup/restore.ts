@@ -14,7 +14,7 @@ import { ensureHome } from "../home/home.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import { SCHEMA_VERSION } from "../store/migrations.ts";
 import { prepareRestoredDatabase } from "../store/restored.ts";
-import { readServerRecord } from "../store/server_record.ts";
+import { readLiveWorkers, readServerRecord } from "../store/server_record.ts";
 import { extractArchive } from "./archive_read.ts";
 import { BackupError } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
@@ -109,6 +109,14 @@ async function checkTarget(home: string, force: boolean): Promise<boolean> {
     throw new BackupError(
       "in_use",
       `hob serve (pid ${server.pid}) is running on ${home} — stop it, then restore`,
+      home,
+    );
+  }
+  const [worker] = readLiveWorkers(join(home, "hob.db"));
+  if (worker) {
+    throw new BackupError(
+      "in_use",
+      `hob ${worker.kind} (pid ${worker.pid}) runs tasks on ${home} — stop it, then restore`,
       home,
     );
   }

@@ -6,6 +6,7 @@
 
 import { DatabaseSync } from "node:sqlite";
 import type { SqliteKv } from "./kv.ts";
+import { isLiveOwner } from "./owner.ts";
 
 /** The kv key the record lives under. */
 const SERVER_KEY = "server";
@@ -72,6 +73,28 @@ export function readServerRecord(path: string): ServerAddress | undefined {
     return row ? JSON.parse(row.value) as ServerAddress : undefined;
   } catch {
     return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * The task workers (`hob worker`, those inside `hob serve`) the hob.db at
+ * `path` lists whose processes still run, read as `readServerRecord` reads:
+ * without writing. Empty when there are none or it cannot be read.
+ */
+export function readLiveWorkers(path: string): { pid: number; kind: string }[] {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    const rows = db.prepare("SELECT id, pid, kind FROM workers").all() as {
+      id: string;
+      pid: number;
+      kind: string;
+    }[];
+    return rows.filter((row) => isLiveOwner(row.id)).map(({ pid, kind }) => ({ pid, kind }));
+  } catch {
+    return [];
   } finally {
     db?.close();
   }

@@ -3,7 +3,8 @@
  * round trip, secrets left out unless asked, an older schema migrated, and
  * refusals grouped by what is wrong — a damaged archive (cut short, a flipped
  * byte, a file that differs from its manifest, a path out of the home, not
- * gzip), a home that holds something, a home in use — each leaving the target
+ * gzip), a home that holds something, a home in use (by hob serve or a hob
+ * worker) — each leaving the target
  * as it was.
  */
 
@@ -247,6 +248,22 @@ Deno.test("restoreBackup refuses a home that holds something or is in use", asyn
       assert(restored.moved_aside, "moved aside");
       assertEquals(await Deno.readTextFile(join(restored.moved_aside, "mine.txt")), "keep me");
       assert(await exists(join(target, "hob.db")), "restored");
+    });
+
+    await t.step("a home a hob worker runs tasks on: refused, even with --force", async () => {
+      const db = openDatabase(join(target, "hob.db"));
+      db.prepare(
+        "INSERT INTO workers (id, pid, kind, started_at, seen_at) VALUES (?, ?, 'worker', 'now', 'now')",
+      ).run(`${PROCESS_OWNER}/1`, Deno.pid);
+      db.close();
+      const error = await assertRejects(() =>
+        restoreBackup({ file: made.file, home: target, force: true })
+      );
+      assertEquals((error as BackupError).problem, "in_use");
+      assertStringIncludes(error.message, `hob worker (pid ${Deno.pid})`);
+      const clear = openDatabase(join(target, "hob.db"));
+      clear.exec("DELETE FROM workers");
+      clear.close();
     });
 
     await t.step("a home hob serve runs on: refused, even with --force", async () => {
