@@ -14,6 +14,7 @@ import { BackupError } from "./errors.ts";
 import {
   HOME_PREFIX,
   isSafePath,
+  keptMode,
   type Manifest,
   MANIFEST_NAME,
   parseManifest,
@@ -55,7 +56,7 @@ export async function extractArchive(file: string, into: string): Promise<Extrac
         await entry.body.cancel();
         await Deno.mkdir(join(into, path), { recursive: true, mode: 0o700 });
       } else if (type === "file" && !files.has(path)) {
-        files.set(path, await writeEntry(entry.body, join(into, path)));
+        files.set(path, await writeEntry(entry.body, join(into, path), entry.header.mode));
       } else {
         throw new BackupError(
           "damaged",
@@ -130,6 +131,7 @@ function homePath(name: string, file: string): string {
 async function writeEntry(
   body: ReadableStream<Uint8Array>,
   target: string,
+  mode: number | undefined,
 ): Promise<{ bytes: number; sha256: string }> {
   await Deno.mkdir(dirname(target), { recursive: true, mode: 0o700 });
   const out = await Deno.open(target, { write: true, createNew: true, mode: 0o600 });
@@ -144,6 +146,8 @@ async function writeEntry(
   } finally {
     out.close();
   }
+  // The file's own permission bits, as keptMode let them into the archive.
+  await Deno.chmod(target, keptMode(mode ?? null));
   return { bytes, sha256: hash.digest("hex") };
 }
 

@@ -10,7 +10,13 @@ import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import { createTarPacker } from "modern-tar";
 import { BackupError } from "./errors.ts";
-import { HOME_PREFIX, type Manifest, MANIFEST_NAME, type ManifestFile } from "./manifest.ts";
+import {
+  HOME_PREFIX,
+  keptMode,
+  type Manifest,
+  MANIFEST_NAME,
+  type ManifestFile,
+} from "./manifest.ts";
 
 /** Bytes read from a file at a time. */
 const CHUNK_BYTES = 256 * 1024;
@@ -20,6 +26,7 @@ type Entry = (
   name: string,
   size: number,
   write: (body: WritableStreamDefaultWriter<Uint8Array>) => Promise<void>,
+  mode?: number,
 ) => Promise<void>;
 
 /** An archive being written. */
@@ -66,8 +73,8 @@ export async function createArchive(file: string): Promise<ArchiveWriter> {
   const written = readable.pipeThrough(new CompressionStream("gzip")).pipeTo(out.writable);
   // Seen when finishing; kept from being an unhandled rejection meanwhile.
   written.catch(() => {});
-  const entry: Entry = async (name, size, write) => {
-    const body = controller.add({ name, size, type: "file", mode: 0o600 }).getWriter();
+  const entry: Entry = async (name, size, write, mode = 0o600) => {
+    const body = controller.add({ name, size, type: "file", mode }).getWriter();
     await write(body);
     await body.close();
   };
@@ -122,7 +129,7 @@ async function addFile(
   try {
     // The size of the file as opened: memory files are replaced whole (renamed over), never
     // changed in place, so the open handle reads one version to its end.
-    const size = (await handle.stat()).size;
+    const { size, mode } = await handle.stat();
     const hash = createHash("sha256");
     let changed = false;
     await entry(`${HOME_PREFIX}${path}`, size, async (body) => {
@@ -136,7 +143,7 @@ async function addFile(
         await body.write(chunk);
         done += chunk.length;
       }
-    });
+    }, keptMode(mode));
     return { path, bytes: size, sha256: hex(hash.digest()), changed };
   } finally {
     handle.close();

@@ -113,3 +113,8 @@ export function isSafePath(path: string): boolean {
   if (path.includes("\0") || path.includes("\\") || /^[A-Za-z]:/.test(path)) return false;
   return path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 }
+
+/** The permission bits a file keeps in the archive: its own, less set-id and others' write. */
+export function keptMode(mode: number | null): number {
+  return mode === null ? 0o600 : mode & 0o755;
+}

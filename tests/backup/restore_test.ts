@@ -45,6 +45,9 @@ async function makeHome(root: string, migrations = MIGRATIONS): Promise<string> 
     "INSERT INTO messages (conversation_id, role, content, status, owner, created_at) VALUES ('c1', 'user', 'water?', 'complete', NULL, 'now'), ('c1', 'assistant', 'Fri', 'streaming', 'x', 'now')",
   );
   db.close();
+  await Deno.writeTextFile(join(home, "workspace", "tidy.sh"), "#!/bin/sh\necho tidy\n");
+  await Deno.chmod(join(home, "workspace", "tidy.sh"), 0o755);
+  await Deno.chmod(join(home, "memory", "notes.md"), 0o644);
   return home;
 }
 
@@ -85,6 +88,16 @@ Deno.test("restoreBackup brings back what makeBackup took", async (t) => {
           await Deno.readFile(join(home, path)),
         );
       }
+      for (
+        const [path, mode] of [["workspace/tidy.sh", 0o755], ["memory/notes.md", 0o644]] as const
+      ) {
+        assertEquals(
+          (await Deno.stat(join(target, path))).mode! & 0o777,
+          mode,
+          `${path} keeps its mode`,
+        );
+      }
+      assertEquals((await Deno.stat(join(target, "token"))).mode! & 0o777, 0o600);
       assertEquals(
         rows(join(target, "hob.db"), "SELECT role, content, status FROM messages ORDER BY id"),
         [
