@@ -7,7 +7,8 @@
  */
 
 import { createHash } from "node:crypto";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { isProcessAlive } from "../store/owner.ts";
 import { createTarPacker } from "modern-tar";
 import { BackupError } from "./errors.ts";
 import {
@@ -61,7 +62,8 @@ export async function createArchive(file: string): Promise<ArchiveWriter> {
   if (await exists(file)) {
     throw new BackupError("exists", `${file} exists — choose another name, or delete it`, file);
   }
-  const partial = `${file}.partial-${crypto.randomUUID().slice(0, 8)}`;
+  await sweepPartials(file);
+  const partial = `${file}.partial-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const out = await Deno.open(partial, { write: true, createNew: true, mode: 0o600 }).catch(
     (error) => {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
@@ -147,6 +149,25 @@ async function addFile(
     return { path, bytes: size, sha256: hex(hash.digest()), changed };
   } finally {
     handle.close();
+  }
+}
+
+/**
+ * Removes what backups killed on the way (`kill -9`, a power cut) left beside
+ * `file`: `.partial-PID-…` files whose process is gone. A partial file of a
+ * backup still running, in this process or another, is left alone.
+ */
+async function sweepPartials(file: string): Promise<void> {
+  const folder = dirname(file);
+  try {
+    for await (const entry of Deno.readDir(folder)) {
+      const pid = /\.partial-(\d+)-[0-9a-f]{8}$/.exec(entry.name)?.[1];
+      if (!entry.isFile || !pid || isProcessAlive(Number(pid))) continue;
+      await Deno.remove(join(folder, entry.name)).catch(() => {});
+    }
+  } catch (error) {
+    // A folder that does not exist is said below, when the archive is opened.
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
 }
 

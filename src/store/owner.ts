@@ -26,7 +26,9 @@ export function isLiveOwner(owner: string): boolean {
   return isProcessAlive(pid);
 }
 
-function isProcessAlive(pid: number): boolean {
+/** Whether the process `pid` runs (this one included). */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === Deno.pid) return true;
   // /proc/<pid> would be simpler, but Deno guards /proc behind --allow-all.
   // SIGURG is ignored by default, so probing with it disturbs no one.
   try {
