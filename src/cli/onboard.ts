@@ -77,11 +77,12 @@ A first run you answer line by line. Looks for Ollama (GET /api/tags) and
 LM Studio (GET /v1/models) on this machine and lists their models, and offers
 OpenAI, Anthropic and OpenRouter with an API key (typed without echo at a
 terminal), or any other OpenAI-compatible server by its address (vLLM,
-llama.cpp, a proxy; written as provider 'custom'). Writes the model — and the key, or the server's address when it is
-not the default — into hob.yaml, keeping every other key and comment (mode
-0600; the key is never printed back). Ends with a test chat: one message
-through a real turn. Answers may be piped in, one per line; when input ends
-before the setup is done, nothing is written.
+llama.cpp, a proxy; written as provider 'custom'). Writes the model —
+and the key, or the server's address when it is not the default — into
+hob.yaml, keeping every other key and comment (mode 0600; the key is never
+printed back). Ends with a test chat: one message through a real turn.
+Answers may be piped in, one per line; when input ends before the setup is
+done, nothing is written.
 
 Options:
   --ollama URL     where to look for Ollama (default: ${OLLAMA_URL})
