@@ -89,11 +89,7 @@ function render(s: HobStatus): string {
   const h = s.heartbeat;
   lines.push(
     `${dim("heartbeat")}  ${h.enabled ? `every ${h.interval_minutes} min` : "off"}${
-      h.last_tick
-        ? `, last ${at(h.last_tick)} ${
-          h.last_status === "error" ? red(`error: ${h.last_error}`) : h.last_status
-        }`
-        : ", not yet ticked"
+      heartbeatState(h)
     }${h.enabled && h.next_tick ? `, next ${at(h.next_tick)}` : ""}`,
   );
 
@@ -147,6 +143,23 @@ function backupLine(b: HobStatus["backup"], at: (iso: string | null) => string):
     : ", none made yet";
   const failed = b.last && !b.last.ok ? red(` — failed ${at(b.last.at)}: ${b.last.error}`) : "";
   return `${dim("backups")}    ${schedule}${made}${failed}`;
+}
+
+/** How the heartbeat last went: its last tick that ran, and why the latest did nothing, if it did. */
+function heartbeatState(h: HobStatus["heartbeat"]): string {
+  const at = (iso: string) => showTime(iso, { seconds: true });
+  const idle = h.last_status === "empty_checklist"
+    ? "HEARTBEAT.md has nothing to check, so no model calls"
+    : h.last_status === "outside_hours"
+    ? "outside its active hours"
+    : h.last_status === "paused"
+    ? red(`paused: ${h.last_error}`)
+    : undefined;
+  if (idle) return `${h.last_tick ? `, last ran ${at(h.last_tick)}` : ""}, idle: ${idle}`;
+  if (!h.last_tick) return ", not yet ticked";
+  return `, last ${at(h.last_tick)} ${
+    h.last_status === "error" ? red(`error: ${h.last_error}`) : h.last_status
+  }`;
 }
 
 /** One line: what hob hears and speaks with, and whether it can read video. */

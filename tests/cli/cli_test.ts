@@ -1,5 +1,6 @@
 /** The `hob` CLI run as a subprocess, the way a user types it. */
 
+import { DatabaseSync } from "node:sqlite";
 import manifest from "../../deno.json" with { type: "json" };
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
@@ -534,6 +535,27 @@ Deno.test("hob cron, hob task, hob status and hob reset from the command line", 
       /tasks +1 pending · 0 in progress · 0 waiting · 0 complete · 0 failed · 1 cancelled/,
     );
     assertMatch(status.stdout, /heartbeat +every 30 min, not yet ticked/);
+
+    // A tick with nothing to check in HEARTBEAT.md (a new home's) spent nothing: status says so.
+    const db = new DatabaseSync(`${home.home}/hob.db`);
+    db.prepare("INSERT INTO kv (key, value, updated_at) VALUES ('heartbeat', ?, 'now')").run(
+      JSON.stringify({
+        last_tick: null,
+        last_status: "empty_checklist",
+        last_error: null,
+        last_reply: null,
+        last_conversation_id: null,
+        next_tick: null,
+        ticks: 0,
+        failures: 0,
+      }),
+    );
+    db.close();
+    const idle = await runHob(["status", ...h]);
+    assertMatch(
+      idle.stdout,
+      /heartbeat +every 30 min, idle: HEARTBEAT\.md has nothing to check, so no model calls/,
+    );
   });
 
   await t.step("reset prints what it would delete and deletes only with --yes", async () => {
