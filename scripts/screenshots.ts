@@ -1,136 +1,378 @@
 /**
  * `deno task screenshots`: the pictures of the page, taken in headless
- * Chromium from a real `hob serve` talking to the fake model the tests use.
- * Writes docs/screenshot-light.png and -dark.png (the README's), and the
- * phone layout at 390×844 (docs/page.md's): docs/screenshot-phone-chat.png,
- * -phone-menu.png and -phone-tools.png; and docs/screenshot-voice.png, the
- * microphone recording (Chromium's fake one) with voice mode on.
+ * Chromium from a real `hob serve` talking to the fake model the tests use,
+ * over a home seeded so each view shows what it is for (a chat with a tool
+ * call and a Markdown answer, memory and its history, jobs, tasks, an
+ * approval waiting, a month of spend, a backup).
+ *
+ * Writes every view at 1280×800 and 390×844 (a phone), light and dark, to
+ * docs/screens/VIEW-wide|phone-light|dark.png (docs/page.md's gallery); the
+ * README's docs/screenshot-light.png and -dark.png; and docs/screenshot-voice.png,
+ * the microphone recording (Chromium's fake one) with voice mode on. When
+ * `pngquant` is installed, the pictures are quantised to a palette (a third
+ * of the size, no visible change).
  */
 
-import type { Browser } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { DatabaseSync } from "node:sqlite";
 
-import { startFakeOpenAI } from "../tests/fakes/openai_server.ts";
+import { type FakeReply, startFakeOpenAI } from "../tests/fakes/openai_server.ts";
 import { launchBrowser } from "../tests/helpers/browser.ts";
 import { fakeProviderYaml, tempHome } from "../tests/helpers/home.ts";
-import { startHob } from "../tests/helpers/hob_process.ts";
+import { type HobServer, startHob } from "../tests/helpers/hob_process.ts";
+import { SqliteModelCalls } from "../src/store/model_calls.ts";
 
-const ANSWER = `Here is a plan for **Saturday**:
+const DOCS = new URL("../docs/", import.meta.url).pathname;
+const SCREENS = `${DOCS}screens/`;
 
-1. Farmers' market at 9 — it closes at noon.
-2. Bike the river loop (about 25 km).
-3. Dinner with Grace at 19:30.
+/** The views, by the name in their file; each is the path that opens it. */
+const VIEWS = [
+  "chat",
+  "memory",
+  "schedules",
+  "tasks",
+  "approvals",
+  "tools",
+  "notifications",
+  "channels",
+  "usage",
+  "backups",
+  "sign-in",
+] as const;
+type View = typeof VIEWS[number];
+
+const WIDTHS = {
+  wide: { width: 1280, height: 800, isMobile: false },
+  phone: { width: 390, height: 844, isMobile: true },
+} as const;
+type Width = keyof typeof WIDTHS;
+type Scheme = "light" | "dark";
+
+const QUESTION = "What could I do this Saturday in Lisbon?";
+const ANSWER = `Here is a plan for **Saturday** in Lisbon: the forecast says 19 °C and sun.
+
+### Morning
+
+1. **Farmers' market** at Campo de Ourique, from 9. It closes at noon.
+2. Coffee on the way: a \`pastel de nata\` at the corner *pastelaria*.
+
+### Afternoon and evening
+
+| Time  | What                | Where                     |       Cost |
+| ----- | ------------------- | ------------------------- | ---------: |
+| 14:00 | Bike the river loop | Belém → Cais do Sodré     | €12 rental |
+| 17:30 | Sunset              | Miradouro da Graça        |       free |
+| 19:30 | Dinner with Grace   | Taberna da Rua das Flores |       ~€35 |
+
+> Book the dinner today: on Saturdays the taberna is full by seven.
 
 \`\`\`sh
 hob cron add saturday "0 8 * * 6" "Remind me of the market"
 \`\`\``;
 
-await using fake = startFakeOpenAI({
-  models: ["llama3.2", "qwen2.5-coder"],
-  respond(body) {
-    const messages = body.messages as { role: string; content: string }[];
-    const last = messages.at(-1)!;
-    if (last.role === "tool") return { text: ANSWER };
-    return { tool_calls: [{ name: "get_time", arguments: { timezone: "Europe/Lisbon" } }] };
-  },
-});
+/** The fake model: a tool call then the plan for Saturday, a command to approve, short answers. */
+function respond(body: Record<string, unknown>): FakeReply {
+  const messages = body.messages as { role: string; content: unknown }[];
+  const last = messages.at(-1)!;
+  const asked = String(messages.findLast((m) => m.role === "user")?.content ?? "");
+  const usage = { prompt_tokens: 2400, completion_tokens: 380 };
+  if (last.role === "tool") {
+    return { text: asked.includes("Saturday") ? ANSWER : "I left it as it was.", usage };
+  }
+  if (asked.includes("Saturday")) {
+    return { tool_calls: [{ name: "get_time", arguments: { timezone: "Europe/Lisbon" } }], usage };
+  }
+  // The two background tasks: one done, one waiting for the owner.
+  if (asked.includes("invoices")) {
+    return { tool_calls: [{ name: "complete_task", arguments: { summary: INVOICES } }], usage };
+  }
+  if (asked.includes("fares")) {
+    return { tool_calls: [{ name: "wait_task", arguments: { reason: DATES } }], usage };
+  }
+  if (asked.includes("Push")) {
+    return { tool_calls: [{ name: "run_command", arguments: { command: PUSH } }], usage };
+  }
+  if (asked.includes("brief")) {
+    return {
+      text:
+        "Good morning! Two meetings today (10:00 design review, 15:30 dentist) and rain after 16:00: take the umbrella.",
+      usage,
+    };
+  }
+  if (asked.includes("Summarise")) {
+    return {
+      text: "This week: the invoices are summed up, the bike is fixed; Porto waits.",
+      usage,
+    };
+  }
+  return { text: "Done: I added oat milk, eggs and spinach to the list.", usage };
+}
+const PUSH = "git push origin main --force";
+const INVOICES =
+  "The three invoices of November come to €1,284.50; the one from Atlas Print (€420) is due on Friday.";
+const DATES = "Which weekend? The fares change a lot between the 6th and the 13th.";
+
+await using fake = startFakeOpenAI({ models: ["llama3.2", "qwen2.5-coder"], respond });
 // The fake stands in for speech to text too: the microphone is on, though nothing is transcribed.
-await using home = await tempHome(
-  fakeProviderYaml(
-    fake.url,
-    "memory: { embedder: none }\nspeech: { transcribe: { provider: fake } }",
-  ),
-);
+await using home = await tempHome(fakeProviderYaml(
+  fake.url,
+  `memory: { embedder: none }
+speech: { transcribe: { provider: fake } }
+usage:
+  prices: { fake-model: { input: 3, output: 15 } }
+  budgets: { daily_usd: 2, monthly_usd: 30 }
+backup: { every: 1d, keep: 7 }
+`,
+));
 await using hob = await startHob(home.home);
-const wav = `${home.home}/voice.wav`;
-await new Deno.Command("espeak-ng", { args: ["-w", wav, "What is on for Saturday?"] }).output();
+await seed(hob, home.home);
+
 await using browser = await launchBrowser([
   "--use-fake-ui-for-media-stream",
   "--use-fake-device-for-media-stream",
-  `--use-file-for-fake-audio-capture=${wav}`,
+  `--use-file-for-fake-audio-capture=${await spokenQuestion(home.home)}`,
 ]);
-
+await Deno.mkdir(SCREENS, { recursive: true });
+const written: string[] = [];
 for (const scheme of ["light", "dark"] as const) {
-  const context = await browser.newContext({
-    colorScheme: scheme,
-    viewport: { width: 1180, height: 720 },
-  });
-  const page = await context.newPage();
-  await page.goto(`${hob.url}/?token=${hob.token}`);
-  if (scheme === "light") {
-    for (const title of ["Groceries for the week", "Fix the bike's brakes"]) {
-      await hob.fetch("/api/conversations", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ title }),
-      });
-    }
-    await page.fill("#composer-input", "What could I do this Saturday in Lisbon?");
-    await page.press("#composer-input", "Enter");
-    await page.waitForSelector(".msg.assistant .meta:not(:empty)");
-  } else {
-    await page.click("#conversation-list a >> text=Saturday");
-    await page.waitForSelector(".msg.assistant .meta:not(:empty)");
+  for (const width of Object.keys(WIDTHS) as Width[]) {
+    written.push(...await viewShots(browser, hob, width, scheme));
   }
-  await page.locator("details.tool summary").first().click();
-  await page.waitForTimeout(300);
-  const path = new URL(`../docs/screenshot-${scheme}.png`, import.meta.url).pathname;
-  await page.screenshot({ path });
-  console.log(`wrote ${path}`);
-  await context.close();
 }
-await phoneShots(browser, hob);
-await voiceShot(browser, hob);
+written.push(...await readmeShots(browser, hob));
+written.push(await voiceShot(browser, hob));
+await quantise(written);
 Deno.exit(0);
 
-/** The microphone recording, with voice mode on, under the Saturday conversation. */
-async function voiceShot(browser: Browser, hob: { url: string; token: string }): Promise<void> {
-  const context = await browser.newContext({
-    colorScheme: "light",
-    viewport: { width: 1180, height: 720 },
+/** What each view shows: a chat, memory and its history, jobs, tasks, approvals, a month of spend. */
+async function seed(hob: HobServer, home: string): Promise<void> {
+  const post = async (path: string, body: unknown) => {
+    const response = await hob.fetch(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  for (const message of ["Groceries for the week: add oat milk", "Fix the bike's brakes"]) {
+    await post("/api/chat", { message });
+  }
+  await post("/api/chat", { message: QUESTION });
+  for (
+    const text of [
+      "Grace's birthday is on 14 March; she likes jazz and Japanese food.",
+      "The spare key is under the blue flowerpot.",
+      "Prefers trains to planes in Europe.",
+    ]
+  ) await post("/api/memory/remember", { text });
+  const briefing = await post("/api/schedules", {
+    name: "morning-briefing",
+    schedule: "0 8 * * 1-5",
+    timezone: "Europe/Lisbon",
+    prompt: "Give me a short morning brief: meetings, weather, anything due.",
   });
-  const page = await context.newPage();
-  await page.goto(`${hob.url}/?token=${hob.token}`);
-  await page.click("#conversation-list a >> text=Saturday");
-  await page.waitForSelector(".msg.assistant .meta:not(:empty)");
-  await page.click("#voice-mode");
-  await page.locator("#mic:not([disabled])").click();
-  await page.waitForFunction(() =>
-    (globalThis as unknown as {
-      document: { querySelector(s: string): { textContent: string } | null };
-    }).document.querySelector("#mic .mic-time")?.textContent === "0:03"
-  );
-  const path = new URL("../docs/screenshot-voice.png", import.meta.url).pathname;
-  await page.screenshot({ path });
-  console.log(`wrote ${path}`);
-  await page.keyboard.press("Escape");
-  await context.close();
+  await post("/api/schedules", {
+    name: "weekly-review",
+    schedule: "0 18 * * 5",
+    timezone: "Europe/Lisbon",
+    prompt: "Summarise my week: what got done, what is open.",
+  });
+  await post(`/api/schedules/${briefing.id}/run`, {});
+  await post("/api/tasks", {
+    title: "Sum up November's invoices",
+    prompt: "Add up the invoices in workspace/invoices/.",
+  });
+  await post("/api/tasks", {
+    title: "Compare train fares to Porto",
+    prompt: "Compare the train fares to Porto.",
+  });
+  await approvals(hob, post);
+  await pastSpend(home);
+  await post("/api/backup", {});
 }
 
-/** The phone layout: the chat with the sidebar folded, the sidebar opened, the Tools table. */
-async function phoneShots(browser: Browser, hob: { url: string; token: string }): Promise<void> {
-  const context = await browser.newContext({
-    colorScheme: "light",
-    viewport: { width: 390, height: 844 },
-    isMobile: true,
-    deviceScaleFactor: 2,
-  });
-  const page = await context.newPage();
-  const shot = async (name: string) => {
-    await page.waitForTimeout(300);
-    const path = new URL(`../docs/screenshot-phone-${name}.png`, import.meta.url).pathname;
-    await page.screenshot({ path, scale: "css" });
-    console.log(`wrote ${path}`);
+/** One command denied (the decided list), one left waiting (the view's card, the badge). */
+async function approvals(
+  hob: HobServer,
+  post: (path: string, body: unknown) => Promise<{ id: string }[] | unknown>,
+): Promise<void> {
+  const waiting = async () => {
+    for (;;) {
+      const { approvals } = await (await hob.fetch("/api/approvals")).json();
+      if (approvals.length) return approvals[0].id as string;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   };
-  await page.goto(`${hob.url}/?token=${hob.token}`);
-  await page.click("#sidebar-toggle");
-  await page.click("#conversation-list a >> text=Saturday");
-  await page.waitForSelector(".msg.assistant .meta:not(:empty)");
-  await page.locator("details.tool summary").first().click();
-  await shot("chat");
-  await page.click("#sidebar-toggle");
-  await shot("menu");
-  await page.click(".sections a[data-view=tools]");
-  await page.waitForSelector("#panel table.grid");
-  await shot("tools");
+  const denied = post("/api/chat", { message: "Push the site to production" });
+  await post(`/api/approvals/${await waiting()}`, { decision: "deny" });
+  await denied;
+  // Left waiting: the script exits with the turn still parked.
+  post("/api/chat", { message: "Push the fixes to main" }).catch(() => {});
+  await waiting();
+}
+
+/** A month of model calls, written into hob.db's log as hob writes them: the Usage chart has days. */
+async function pastSpend(home: string): Promise<void> {
+  const db = new DatabaseSync(`${home}/hob.db`);
+  db.exec("PRAGMA busy_timeout = 5000");
+  const calls = new SqliteModelCalls(db);
+  const day = 86_400_000;
+  await calls.write(() => {
+    for (let i = 29; i >= 1; i--) {
+      const weekday = new Date(Date.now() - i * day).getUTCDay();
+      const busy = weekday === 0 || weekday === 6 ? 0.4 : 1;
+      const count = Math.round((4 + (i * 7) % 9) * busy);
+      for (let n = 0; n < count; n++) {
+        const input = 1800 + ((i * 31 + n * 17) % 40) * 60;
+        const output = 250 + ((i * 13 + n * 7) % 20) * 25;
+        calls.record({
+          at: new Date(Date.now() - i * day + n * 600_000).toISOString(),
+          model: n % 4 === 3 ? "fake/llama3.2" : "fake/fake-model",
+          provider: "fake",
+          kind: n % 5 === 4 ? "job" : n % 7 === 6 ? "title" : "chat",
+          conversation_id: null,
+          tool: null,
+          input_tokens: input,
+          output_tokens: output,
+          cached_tokens: 0,
+          cost_usd: n % 4 === 3 ? 0 : (input * 3 + output * 15) / 1_000_000,
+          error: null,
+        });
+      }
+    }
+  });
+  db.close();
+}
+
+/** The question, spoken by espeak-ng: what Chromium's fake microphone hears. */
+async function spokenQuestion(home: string): Promise<string> {
+  const wav = `${home}/voice.wav`;
+  await new Deno.Command("espeak-ng", { args: ["-w", wav, "What is on for Saturday?"] }).output();
+  return wav;
+}
+
+/** A browser context at a width and in a scheme, signed in unless told not to be. */
+async function contextFor(
+  browser: Browser,
+  hob: HobServer,
+  width: Width,
+  scheme: Scheme,
+  signedIn = true,
+): Promise<BrowserContext> {
+  const { width: w, height, isMobile } = WIDTHS[width];
+  const context = await browser.newContext({
+    colorScheme: scheme,
+    viewport: { width: w, height },
+    isMobile,
+    hasTouch: isMobile,
+  });
+  if (signedIn) {
+    const page = await context.newPage();
+    await page.goto(`${hob.url}/?token=${hob.token}`);
+    await page.close();
+  }
+  return context;
+}
+
+/** Every view at one width in one scheme. */
+async function viewShots(
+  browser: Browser,
+  hob: HobServer,
+  width: Width,
+  scheme: Scheme,
+): Promise<string[]> {
+  const paths: string[] = [];
+  const context = await contextFor(browser, hob, width, scheme);
+  const page = await context.newPage();
+  for (const view of VIEWS) {
+    if (view === "sign-in") continue;
+    await openView(page, hob, view);
+    paths.push(await shot(page, `${SCREENS}${view}-${width}-${scheme}.png`));
+  }
+  if (width === "phone") {
+    await openView(page, hob, "chat");
+    await page.click("#sidebar-toggle");
+    paths.push(await shot(page, `${SCREENS}menu-phone-${scheme}.png`));
+  }
   await context.close();
+  const stranger = await contextFor(browser, hob, width, scheme, false);
+  const signIn = await stranger.newPage();
+  await signIn.goto(`${hob.url}/`);
+  await signIn.locator("#token").waitFor();
+  paths.push(await shot(signIn, `${SCREENS}sign-in-${width}-${scheme}.png`));
+  await stranger.close();
+  return paths;
+}
+
+/** Opens a view as a person would, and waits until it shows what it has. */
+async function openView(page: Page, hob: HobServer, view: View): Promise<void> {
+  if (view === "chat") {
+    const { conversations } = await (await hob.fetch("/api/conversations?q=Saturday")).json();
+    await page.goto(`${hob.url}/c/${conversations[0].id}`);
+    await page.locator(".msg.assistant .meta:not(:empty)").last().waitFor();
+    // From its start, the question above its answer.
+    await page.locator("#messages").evaluate((node) =>
+      (node as unknown as { scrollTop: number }).scrollTop = 0
+    );
+    return;
+  }
+  await page.goto(`${hob.url}/${view}`);
+  await page.locator("#panel h1").waitFor();
+  if (view === "memory") {
+    await page.fill("#memory-query", "Grace");
+    await page.press("#memory-query", "Enter");
+    await page.locator("#memory-results li").first().waitFor();
+  }
+}
+
+/** The README's two pictures: the chat, wide, in each scheme. */
+async function readmeShots(browser: Browser, hob: HobServer): Promise<string[]> {
+  const paths: string[] = [];
+  for (const scheme of ["light", "dark"] as const) {
+    const context = await contextFor(browser, hob, "wide", scheme);
+    const page = await context.newPage();
+    await openView(page, hob, "chat");
+    paths.push(await shot(page, `${DOCS}screenshot-${scheme}.png`));
+    await context.close();
+  }
+  return paths;
+}
+
+/** The microphone recording, with voice mode on, under the Saturday conversation. */
+async function voiceShot(browser: Browser, hob: HobServer): Promise<string> {
+  const context = await contextFor(browser, hob, "wide", "light");
+  const page = await context.newPage();
+  await openView(page, hob, "chat");
+  await page.click("#voice-mode");
+  await page.locator("#mic:not([disabled])").click();
+  await page.locator("#mic .mic-time", { hasText: "0:03" }).waitFor();
+  const path = await shot(page, `${DOCS}screenshot-voice.png`);
+  await page.keyboard.press("Escape");
+  await context.close();
+  return path;
+}
+
+/** The viewport as it is once fonts and transitions have settled. */
+async function shot(page: Page, path: string): Promise<string> {
+  await page.evaluate(() =>
+    (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts
+      .ready
+  );
+  await page.waitForTimeout(250);
+  await page.screenshot({ path });
+  console.log(`wrote ${path.replace(DOCS, "docs/")}`);
+  return path;
+}
+
+/** Palette PNGs with pngquant when it is installed; the pictures as taken otherwise. */
+async function quantise(paths: string[]): Promise<void> {
+  try {
+    const { success } = await new Deno.Command("pngquant", {
+      args: ["--force", "--skip-if-larger", "--quality=70-95", "--ext", ".png", ...paths],
+    }).output();
+    if (!success) console.log("pngquant failed: the pictures are as taken");
+  } catch {
+    console.log("pngquant is not installed: the pictures are as taken (apt-get install pngquant)");
+  }
 }

@@ -9,34 +9,35 @@ import { html } from "hono/html";
 import type { BackupRecord, BackupStatus } from "../app/backups.ts";
 import { showSize } from "../app/sizes.ts";
 import { showTime } from "../app/times.ts";
-import type { Flash, Html } from "./panels.ts";
+import { type Flash, flash, type Html, shortPath, viewHead } from "./view_parts.ts";
 
 /**
  * The Backups panel.
  *
  * @example
  * ```ts
- * c.html(backupPanel(runtime.app.backups.status(), { ok: true, text: "Backed up." }));
+ * c.html(backupPanel(runtime.app.backups.status(), runtime.home, { ok: true, text: "Backed up." }));
  * ```
  */
-export function backupPanel(status: BackupStatus, message?: Flash): Html {
+export function backupPanel(status: BackupStatus, home: string, message?: Flash): Html {
   const failed = status.last && !status.last.ok ? status.last : null;
   return html`
-    <h1>Backups</h1>
-    ${message
-      ? html`<p role="status" class="${message.ok ? "saved" : "status-bad"}">${message.text}</p>`
-      : ""}
+    ${viewHead(
+      "Backups",
+      "Copies of your hob home (memory, conversations, settings) to bring back with hob restore.",
+    )}
+    ${flash(message)}
     <p>${status.every
       ? html`Every <strong>${status.every}</strong> while hob serve runs, keeping the newest ${status.keep}${
         status.next ? html`; the next at ${showTime(status.next)}` : ""
       }.`
-      : html`Not scheduled: set <code>backup.every</code> in hob.yaml (say <code>1d</code>) to back up on its own.`} Into <code>${status
-      .dir}</code>.</p>
+      : html`Not scheduled: set <code>backup.every</code> in hob.yaml (say <code>1d</code>) to back up on its own.`} Into <code title="${status
+      .dir}">${shortPath(status.dir, home)}</code>.</p>
     <ul class="cards">
       <li data-backup="last">
         <div class="title">Last backup</div>
         ${status.last_ok
-          ? recordLine(status.last_ok)
+          ? recordLine(status.last_ok, home)
           : html`<div class="muted">None made yet.</div>`}
       </li>
       ${failed
@@ -59,9 +60,9 @@ export function backupPanel(status: BackupStatus, message?: Flash): Html {
   `;
 }
 
-function recordLine(record: BackupRecord): Html {
+function recordLine(record: BackupRecord, home: string): Html {
   return html`<div>${showTime(record.at)} · ${showSize(record.bytes ?? 0)} · ${record.files} files${
     record.scheduled ? " · scheduled" : ""
   }${record.with_secrets ? " · with secrets" : ""}</div>
-<div class="muted"><code>${record.file}</code></div>`;
+<div class="path" title="${record.file ?? ""}">${shortPath(record.file ?? "", home)}</div>`;
 }

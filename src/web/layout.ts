@@ -161,17 +161,36 @@ export function shell(): Html {
   );
 }
 
-/** What a browser without a session sees: how to get in. */
+/**
+ * What a browser without a session sees: how to get in, and a field for the
+ * token. The field sends it as the link does (`?token=`, to the same view),
+ * so the server sets the session cookie and takes it out of the address bar;
+ * no script is needed.
+ */
 export function signIn(wrongToken: boolean): Html {
   return page(
     "hob — sign in",
     html`
       <body>
-        <main class="panel">
-        <h1>hob</h1>
-        ${wrongToken ? html`<p class="status-bad">That link's token is not this hob's.</p>` : ""}
-        <p>Open the link <code>hob serve</code> printed when it started — it ends in <code>?token=…</code>.
-        The token is also in <code>HOME/token</code> (by default <code>~/.hob/token</code>).</p>
+        <main class="signin">
+        <header class="view-head brand"><strong>hob</strong></header>
+        <h1>Sign in</h1>
+        <p class="lede">Open the link <code>hob serve</code> printed when it started — it ends in
+          <code>?token=…</code> — or paste the token here.</p>
+        ${wrongToken
+          ? html`<p class="status-bad" role="alert">That token is not this hob's: check it and try again.</p>`
+          : ""}
+        <div class="box">
+          <form method="get" aria-label="Sign in with the token">
+            <label class="visually-hidden" for="token">API token</label>
+            <input id="token" name="token" type="password" required autocomplete="current-password"
+              spellcheck="false" placeholder="API token" autofocus>
+            <button type="submit" class="primary">Sign in</button>
+          </form>
+          <p class="muted">The token is in <code>HOME/token</code> (by default
+            <code>~/.hob/token</code>): <code>cat ~/.hob/token</code> prints it. This browser stays
+            signed in.</p>
+        </div>
         </main>
       </body>
     `,

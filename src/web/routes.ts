@@ -30,23 +30,24 @@ import {
   badges,
   channelsPanel,
   conversationList,
-  diffView,
-  EDITABLE_FILES,
-  type Flash,
-  type Html,
-  memoryEditor,
-  memoryPanel,
-  memoryResults,
-  memoryViewer,
   notificationsPanel,
   SCHEDULE_FORM_FIELDS,
   type ScheduleDraft,
   schedulesPanel,
-  sourceAdded,
   tasksPanel,
-  toolsPanel,
-  versionList,
 } from "./panels.ts";
+import {
+  diffView,
+  EDITABLE_FILES,
+  memoryEditor,
+  memoryPanel,
+  memoryResults,
+  memoryViewer,
+  sourceAdded,
+  versionList,
+} from "./memory_panel.ts";
+import { toolsPanel } from "./tools_panel.ts";
+import type { Flash, Html } from "./view_parts.ts";
 import { usagePanel } from "./usage_panel.ts";
 import { backupPanel } from "./backup_panel.ts";
 
@@ -168,7 +169,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     channels: (c) =>
       c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
     usage: (c) => usageView(c, runtime),
-    backups: (c) => c.html(backupPanel(runtime.app.backups.status())),
+    backups: (c) => c.html(backupPanel(runtime.app.backups.status(), runtime.home)),
   };
   ui.get("/panel/:name", (c) => {
     const panel = panels[c.req.param("name")];
@@ -534,7 +535,7 @@ function backupFragments(ui: Hono, runtime: Runtime): void {
       // The action recorded the failure too: the panel shows it under "Last attempt failed".
       message = { ok: false, text: `No backup: ${(error as Error).message}` };
     }
-    return c.html(backupPanel(backups.status(), message), message.ok ? 200 : 422);
+    return c.html(backupPanel(backups.status(), runtime.home, message), message.ok ? 200 : 422);
   });
 }
 
@@ -570,7 +571,9 @@ async function toolsView(c: Context, runtime: Runtime, message?: Flash): Promise
     mcp.servers(),
     mcp.tools(),
   ]);
-  return c.html(toolsPanel(listing.tools, { servers, tools: mcpTools }, message));
+  return c.html(
+    toolsPanel(listing.tools, { home: runtime.home, mcp: { servers, tools: mcpTools }, message }),
+  );
 }
 
 /**

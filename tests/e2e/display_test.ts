@@ -90,15 +90,11 @@ Deno.test("the page shows outside text with its source, the notice once, the pol
 
   await t.step("the Tools panel shows the policy commands really get", async () => {
     await page.click(".sections a[data-view=tools]");
-    const row = page.locator("#panel tr", {
-      has: page.locator("code", { hasText: /^run_command$/ }),
-    });
-    await row.waitFor();
-    assertEquals(await row.locator("td").nth(3).textContent(), "allowlist, else ask");
-    const python = page.locator("#panel tr", {
-      has: page.locator("code", { hasText: /^run_python$/ }),
-    });
-    assertEquals(await python.locator("td").nth(3).textContent(), "ask");
+    const card = page.locator("#panel li[data-name=run_command]");
+    await card.waitFor();
+    assertEquals(await card.locator(".policy").textContent(), "allowlist, else ask");
+    const python = page.locator("#panel li[data-name=run_python]");
+    assertEquals(await python.locator(".policy").textContent(), "ask");
   });
 
   await t.step("the Schedules panel shows times in the user's zone, labelled", async () => {

@@ -5,7 +5,8 @@
  * chat: totals, one bar per day, the groups.
  */
 
-import { dailySeries, spendChart } from "../../src/web/usage_panel.ts";
+import { dailySeries, spendChart, usagePanel } from "../../src/web/usage_panel.ts";
+import type { UsageReport } from "../../src/app/usage.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { launchBrowser, pageProblems } from "../helpers/browser.ts";
@@ -53,6 +54,30 @@ Deno.test("spendChart draws a bar per day with a title and a description", async
   });
 });
 
+Deno.test("usagePanel at $0 says what will appear instead of drawing an empty chart", async (t) => {
+  const report = (calls: number): UsageReport => ({
+    since: "2026-11-01T00:00:00.000Z",
+    by: "model",
+    totals: { calls, input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 },
+    groups: [],
+    days: [],
+    budgets: [],
+  });
+  const now = new Date("2026-11-26T15:00:00Z");
+  await t.step("no calls: what the chart will show, once hob talks to a model", async () => {
+    const page = String(await usagePanel(report(0), now));
+    assertStringIncludes(page, "No model calls yet in this period");
+    assertStringIncludes(page, "a chart of what each day cost appears here");
+    assert(!page.includes("<svg"), "no chart");
+  });
+  await t.step("calls without a price: why nothing was spent, and how to price them", async () => {
+    const page = String(await usagePanel(report(3), now));
+    assertStringIncludes(page, "Nothing spent in this period");
+    assertStringIncludes(page, "usage.prices");
+    assert(!page.includes("<svg"), "no chart");
+  });
+});
+
 Deno.test("the page's Usage view shows totals, the daily chart and the groups", async () => {
   await using model = startFakeOpenAI({
     fallback: { text: "Hi!", usage: { prompt_tokens: 400, completion_tokens: 100 } },
@@ -87,8 +112,8 @@ usage:
   assertEquals(await chart.locator("rect.bar").count(), 30);
   assertEquals(await chart.locator("title").first().textContent(), "Model spend per day");
   assertMatch(
-    await page.locator("#panel > p").first().textContent() ?? "",
-    /\$0\.515 for 2 model call\(s\)/,
+    await page.locator("#panel .stats").textContent() ?? "",
+    /\$0\.515\s*spent\s*2\s*model calls/,
   );
   assertMatch(
     await page.locator("#panel .cards").textContent() ?? "",

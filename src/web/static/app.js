@@ -103,7 +103,16 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 function renderMarkdown(target, text) {
   const html = DOMPurify.sanitize(marked.parse(text), { USE_PROFILES: { html: true } });
   target.innerHTML = html;
+  // A table scrolls sideways inside the reply instead of widening it (and a phone's page).
+  for (const table of target.querySelectorAll("table")) {
+    const wrap = el("div", "table-wrap");
+    table.replaceWith(wrap);
+    wrap.append(table);
+  }
   for (const pre of target.querySelectorAll("pre")) {
+    // The language marked says which, in the strip above the code (CSS shows it, nothing reads it aloud).
+    const language = /\blanguage-([\w+#.-]+)/.exec(pre.querySelector("code")?.className ?? "");
+    pre.dataset.lang = language?.[1] ?? "code";
     const button = document.createElement("button");
     button.type = "button";
     button.className = "copy";
@@ -146,6 +155,7 @@ function clearMessages() {
 function showWelcome() {
   const welcome = el("div", "welcome");
   welcome.append(
+    el("h2", "", "What can I do for you?"),
     el(
       "p",
       "",
