@@ -28,9 +28,9 @@
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
 import { HOB_FLAGS } from "../tests/helpers/hob_process.ts";
-import { type Launcher, ProcessSandbox } from "../src/tools/sandbox/process.ts";
-import type { SandboxContext, ToSandbox } from "../src/tools/sandbox/protocol.ts";
-import { type ExchangeResult, NO_PERMISSIONS, ToolSpawner } from "../src/tools/sandbox/spawner.ts";
+import { type Launcher, ProcessSandbox } from "../src/sandbox/process.ts";
+import type { SandboxContext, ToSandbox } from "../src/sandbox/protocol.ts";
+import { type ExchangeResult, NO_PERMISSIONS, ToolSpawner } from "../src/sandbox/spawner.ts";
 import { ms, percentile } from "./stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

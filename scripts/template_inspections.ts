@@ -13,8 +13,8 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHome } from "../src/home/home.ts";
-import { ToolSpawner } from "../src/tools/sandbox/spawner.ts";
-import type { ToolDescription } from "../src/tools/sandbox/protocol.ts";
+import { ToolSpawner } from "../src/sandbox/spawner.ts";
+import type { ToolDescription } from "../src/sandbox/protocol.ts";
 import {
   type InspectionCache,
   type LoadProblem,

@@ -5,7 +5,7 @@
  * child.ts starts it by URL.
  */
 
-import { serveInWorker } from "../tools/sandbox/child.ts";
+import { serveInWorker } from "../sandbox/child.ts";
 import { DOCUMENT_TOOLS } from "./document_tools.ts";
 
 serveInWorker(DOCUMENT_TOOLS);

@@ -52,8 +52,8 @@ Deno.test("src/cli/serve.ts listens before it loads the runtime, the API and the
 Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", async () => {
   const graph = await staticGraph("src/runtime/runtime.ts");
   const tools = graph.filter((module) =>
-    module === "src/tools/catalog.ts" || module.startsWith("src/tools/builtin/") ||
-    module.startsWith("src/tools/web/") || module.startsWith("src/tools/shell/")
+    module.startsWith("src/builtins/") || module.startsWith("src/tools/web/") ||
+    module.startsWith("src/shell/")
   );
   assertEquals(tools, []);
 });
