@@ -1,7 +1,7 @@
 /**
- * The entry module of a tool process started with `deno run` (child.ts says
- * what runs there; its Worker, the worker way, runs child_worker.ts). Nothing
- * imports it; hob starts it by URL.
+ * The entry module of a tool process started with `deno run`
+ * (src/sandbox/child.ts says what runs there; its Worker, the worker way, runs
+ * process_worker.ts). Nothing imports it; hob starts it by URL.
  */
 
 import { runChild } from "../sandbox/child.ts";

@@ -1,7 +1,8 @@
 /**
- * A tool process, as child.ts runs it: its Worker's module (child_worker.ts)
- * and, for the direct way only, its tools (process_tools.ts), imported then.
- * main.ts and child_entry.ts start one with it without loading any tool.
+ * A tool process, as src/sandbox/child.ts runs it: its Worker's module
+ * (process_worker.ts) and, for the direct way only, its tools
+ * (process_tools.ts), imported then. main.ts and process_entry.ts start one
+ * with it without loading any tool.
  */
 
 import type { ProcessServes } from "../sandbox/child.ts";

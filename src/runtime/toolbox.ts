@@ -18,6 +18,7 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { PermissionScope } from "../sandbox/permissions.ts";
 import type { ToolDescription } from "../sandbox/protocol.ts";
 import { ToolSpawner } from "../sandbox/spawner.ts";
+import { SANDBOX_ENTRIES } from "../builtins/sandbox_entries.ts";
 import { TEMPLATE_INSPECTIONS } from "../tools/template_inspections.gen.ts";
 import {
   type InspectionCache,
@@ -76,7 +77,7 @@ export async function openToolbox(
 ): Promise<Toolbox> {
   const { home, config } = options;
   const scope = await permissionScope(home, config.tools.roots);
-  const spawner = new ToolSpawner();
+  const spawner = new ToolSpawner({ entries: SANDBOX_ENTRIES });
   const approvals = new SqliteApprovals(options.db);
   const events = new SqliteToolEvents(options.db);
   approvals.expireOverdue();

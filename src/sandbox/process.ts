@@ -52,8 +52,13 @@ export type Launcher =
 
 /** Options for {@linkcode ProcessSandbox}. */
 export interface ProcessSandboxOptions {
-  /** The process's entry module. @default {child_entry.ts beside this file} */
-  entry?: URL;
+  /**
+   * The process's entry module, for `deno run`: one that calls `runChild`
+   * (child.ts) with what its kind of process serves. The sandbox imports no
+   * tool: hob's tool processes start src/builtins/process_entry.ts
+   * (`SANDBOX_ENTRIES`), document processes src/memory/documents_entry.ts.
+   */
+  entry: URL;
   /** @default {"hob" in a compiled hob, else "worker"} */
   launcher?: Launcher;
   /**
@@ -147,8 +152,8 @@ export class ProcessSandbox {
   #active = 0;
   #closed = false;
 
-  constructor(options: ProcessSandboxOptions = {}) {
-    this.#entry = options.entry ?? new URL("../builtins/process_entry.ts", import.meta.url);
+  constructor(options: ProcessSandboxOptions) {
+    this.#entry = options.entry;
     this.#launcher = options.launcher ?? (Deno.build.standalone ? "hob" : "worker");
     this.#hob = options.hob;
     this.#command = options.command ?? SANDBOX_COMMAND;

@@ -48,10 +48,22 @@ export class SandboxError extends Error {
   override name = "SandboxError";
 }
 
+/**
+ * The modules the sandbox starts, which hold the tools it runs: the sandbox
+ * imports none of them, they are handed in (hob's are `SANDBOX_ENTRIES`, in
+ * src/builtins/sandbox_entries.ts).
+ */
+export interface SandboxEntries {
+  /** Every tool Worker's module: one that serves its tools (`serveTools`, runner.ts). */
+  worker: URL;
+  /** A tool process's module for `deno run`: one that calls `runChild` (child.ts). */
+  process: URL;
+}
+
 /** Options for {@linkcode ToolSpawner}. */
 export interface ToolSpawnerOptions {
-  /** The Worker entry module. @default {worker.ts beside this file} */
-  entry?: URL;
+  /** The modules tool Workers and tool processes start from. */
+  entries: SandboxEntries;
   /**
    * Workers kept started ahead, across all permission sets.
    * @default {4}
@@ -63,7 +75,7 @@ export interface ToolSpawnerOptions {
    */
   warmIdleMs?: number;
   /** How tool processes (for code from outside hob) are run. */
-  process?: ProcessSandboxOptions;
+  process?: Omit<ProcessSandboxOptions, "entry">;
 }
 
 export type { ExchangeOptions, ExchangeResult } from "./exchange.ts";
@@ -79,7 +91,7 @@ interface Started {
  *
  * @example
  * ```ts
- * const spawner = new ToolSpawner();
+ * const spawner = new ToolSpawner({ entries: SANDBOX_ENTRIES });
  * const result = await spawner.exchange(NO_PERMISSIONS, message, { timeoutMs: 5_000 });
  * spawner.close();
  * ```
@@ -93,11 +105,11 @@ export class ToolSpawner {
   readonly #processes: ProcessSandbox;
   #closed = false;
 
-  constructor(options: ToolSpawnerOptions = {}) {
-    this.#entry = options.entry ?? new URL("../builtins/worker_entry.ts", import.meta.url);
+  constructor(options: ToolSpawnerOptions) {
+    this.#entry = options.entries.worker;
     this.#maxWarm = options.maxWarm ?? 4;
     this.#warmIdleMs = options.warmIdleMs ?? 60_000;
-    this.#processes = new ProcessSandbox(options.process);
+    this.#processes = new ProcessSandbox({ ...options.process, entry: options.entries.process });
   }
 
   /**

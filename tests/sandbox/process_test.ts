@@ -11,6 +11,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { HOB_COMMAND, HOB_FLAGS } from "../helpers/hob_process.ts";
 import { busiestThreadSeconds, killMidway, processesWhere } from "../helpers/processes.ts";
 import { until } from "../helpers/until.ts";
+import { SANDBOX_ENTRIES } from "../../src/builtins/sandbox_entries.ts";
 import { loadUserTool } from "../../src/tools/user_tools.ts";
 import { tempRegistry, unmark } from "../helpers/tools.ts";
 import { childEnv, permissionFlags, ProcessSandbox } from "../../src/sandbox/process.ts";
@@ -93,6 +94,7 @@ for (const launcher of ["flags", "hob", "worker"] as const) {
     new ProcessSandbox({
       launcher,
       hob: HOB_COMMAND,
+      entry: SANDBOX_ENTRIES.process,
       heapMb: 64,
       maxWarm: launcher === "hob" ? 0 : 2,
     });
@@ -209,7 +211,13 @@ for (const launcher of ["flags", "hob", "worker"] as const) {
 
 for (const launcher of ["hob", "worker"] as const) {
   Deno.test(`[${launcher}] memory outside the heap counts against the cap`, async () => {
-    const processes = new ProcessSandbox({ launcher, hob: HOB_COMMAND, heapMb: 64, maxWarm: 0 });
+    const processes = new ProcessSandbox({
+      launcher,
+      entry: SANDBOX_ENTRIES.process,
+      hob: HOB_COMMAND,
+      heapMb: 64,
+      maxWarm: 0,
+    });
     try {
       const outcome = await processes.exchange(
         NO_PERMISSIONS,
@@ -232,9 +240,9 @@ Deno.test("[worker] a looping tool ends when hob does, however hob ends", async 
       `import { ProcessSandbox } from ${
         JSON.stringify(new URL("../../src/sandbox/process.ts", import.meta.url).href)
       };
-      const processes = new ProcessSandbox({ launcher: "worker", cwd: ${
-        JSON.stringify(cwd)
-      }, maxWarm: 0 });
+      const processes = new ProcessSandbox({ launcher: "worker", entry: new URL(${
+        JSON.stringify(SANDBOX_ENTRIES.process.href)
+      }), cwd: ${JSON.stringify(cwd)}, maxWarm: 0 });
       await processes.exchange(${JSON.stringify(NO_PERMISSIONS)}, ${
         JSON.stringify(runCode("for (;;) {}"))
       }, {
@@ -250,7 +258,11 @@ Deno.test("[worker] a looping tool ends when hob does, however hob ends", async 
 });
 
 Deno.test("[flags] the command line: exactly the tool's flags, a heap cap, nothing fetched", () => {
-  const processes = new ProcessSandbox({ launcher: "flags", heapMb: 200 });
+  const processes = new ProcessSandbox({
+    launcher: "flags",
+    entry: SANDBOX_ENTRIES.process,
+    heapMb: 200,
+  });
   const { command, args } = processes.commandFor({
     ...NO_PERMISSIONS,
     read: ["/data/in"],
@@ -301,7 +313,7 @@ Deno.test("a tool process's environment holds nothing of hob's", async () => {
     );
 
     // What a real tool process sees, through a program it may run.
-    const processes = new ProcessSandbox();
+    const processes = new ProcessSandbox({ entry: SANDBOX_ENTRIES.process });
     try {
       const outcome = await processes.exchange(
         { ...NO_PERMISSIONS, run: ["env"] },
@@ -323,7 +335,7 @@ Deno.test("a tool process's environment holds nothing of hob's", async () => {
 
 Deno.test("a timeout kills the tool process and everything it started", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-orphans-" }));
-  const processes = new ProcessSandbox();
+  const processes = new ProcessSandbox({ entry: SANDBOX_ENTRIES.process });
   try {
     const outcome = await processes.exchange(
       { ...NO_PERMISSIONS, write: [dir], run: ["sleep"] },
@@ -352,7 +364,7 @@ Deno.test("a timeout kills the tool process and everything it started", async ()
 
 Deno.test("an aborted call's process is killed, and the call says it was stopped", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-abort-" }));
-  const processes = new ProcessSandbox();
+  const processes = new ProcessSandbox({ entry: SANDBOX_ENTRIES.process });
   try {
     const controller = new AbortController();
     const pidFile = `${dir}/pid`;
@@ -386,7 +398,7 @@ Deno.test("a process started ahead neither keeps hob alive nor outlives it", asy
     await Deno.writeTextFile(
       script,
       `import { ProcessSandbox } from "${module}";
-       const processes = new ProcessSandbox();
+       const processes = new ProcessSandbox({ entry: new URL("${SANDBOX_ENTRIES.process.href}") });
        await processes.exchange({ read: false, write: false, net: false, env: false, run: false },
          { type: "describe", as: "tool", url: "data:application/typescript,export default { name: 'x', run() {} }" },
          { timeoutMs: 30000 });
@@ -448,7 +460,7 @@ Deno.test("a user tool that calls Deno.exit at load is refused with the reason",
 });
 
 Deno.test("a skill's service calls cross the process channel both ways", async () => {
-  const processes = new ProcessSandbox();
+  const processes = new ProcessSandbox({ entry: SANDBOX_ENTRIES.process });
   const skill = `export default {
     name: "echo", description: "echo",
     async run(input, skill) {
@@ -495,7 +507,7 @@ Deno.test("a skill's service calls cross the process channel both ways", async (
 });
 
 Deno.test("calls beyond maxRunning wait their turn instead of starting more processes", async () => {
-  const processes = new ProcessSandbox({ maxRunning: 1 });
+  const processes = new ProcessSandbox({ entry: SANDBOX_ENTRIES.process, maxRunning: 1 });
   const finished: string[] = [];
   try {
     const spin = processes.exchange(NO_PERMISSIONS, callSource("for (;;) {}"), {

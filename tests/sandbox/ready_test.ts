@@ -1,13 +1,17 @@
 /** A tool Worker that never becomes ready ends its call at the call's time, not never. */
 
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
+import { SANDBOX_ENTRIES } from "../../src/builtins/sandbox_entries.ts";
 import { NO_PERMISSIONS, ToolSpawner } from "../../src/sandbox/spawner.ts";
 import type { ToSandbox } from "../../src/sandbox/protocol.ts";
 
 Deno.test("a Worker that never says it is ready times the call out, and a stop ends the wait", async () => {
   const spawner = new ToolSpawner({
     maxWarm: 0,
-    entry: new URL("../fixtures/sandbox/never_ready_worker.ts", import.meta.url),
+    entries: {
+      worker: new URL("../fixtures/sandbox/never_ready_worker.ts", import.meta.url),
+      process: SANDBOX_ENTRIES.process,
+    },
   });
   try {
     const message: ToSandbox = {

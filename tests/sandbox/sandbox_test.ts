@@ -5,6 +5,7 @@
  */
 
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { SANDBOX_ENTRIES } from "../../src/builtins/sandbox_entries.ts";
 import { loadUserTool } from "../../src/tools/user_tools.ts";
 import { tempRegistry, unmark } from "../helpers/tools.ts";
 
@@ -172,7 +173,10 @@ Deno.test("ToolSpawner refuses a sandbox more than hob holds, with a reason", as
     await Deno.writeTextFile(
       script,
       `import { NO_PERMISSIONS, ToolSpawner } from "${spawnerUrl}";
-       const spawner = new ToolSpawner({ maxWarm: 0 });
+       const spawner = new ToolSpawner({ entries: {
+         worker: new URL("${SANDBOX_ENTRIES.worker.href}"),
+         process: new URL("${SANDBOX_ENTRIES.process.href}"),
+       }, maxWarm: 0 });
        const outcome = await spawner.exchange({ ...NO_PERMISSIONS, read: ["/etc"] },
          { type: "describe", url: "data:application/typescript,export default {}", as: "tool" }, { timeoutMs: 5000 });
        spawner.close();
