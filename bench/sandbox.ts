@@ -31,7 +31,8 @@ import { HOB_FLAGS } from "../tests/helpers/hob_process.ts";
 import { SANDBOX_ENTRIES } from "../src/builtins/sandbox_entries.ts";
 import { type Launcher, ProcessSandbox } from "../src/sandbox/process.ts";
 import type { SandboxContext, ToSandbox } from "../src/sandbox/protocol.ts";
-import { type ExchangeResult, NO_PERMISSIONS, ToolSpawner } from "../src/sandbox/spawner.ts";
+import { NO_PERMISSIONS } from "../src/sandbox/permissions.ts";
+import { type ExchangeResult, ToolSpawner } from "../src/sandbox/spawner.ts";
 import { ms, percentile } from "./stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

@@ -473,7 +473,7 @@ async function documentSandbox(
   // The process machinery loads with the first document that needs a parser.
   const [{ ProcessSandbox }, { NO_PERMISSIONS }] = await Promise.all([
     import("../sandbox/process.ts"),
-    import("../sandbox/spawner.ts"),
+    import("../sandbox/permissions.ts"),
   ]);
   const key = JSON.stringify([entry.href, options.memoryMb, options.launch]);
   let sandbox = processes.get(key);

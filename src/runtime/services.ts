@@ -14,7 +14,7 @@ import { completeText } from "../core/complete.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent, ImageContent } from "../core/types.ts";
 import type { HobServices, ServiceCallContext } from "../tools/registry.ts";
-import { NO_PERMISSIONS } from "../sandbox/spawner.ts";
+import { NO_PERMISSIONS } from "../sandbox/permissions.ts";
 import { resolveInRoots } from "../sandbox/paths.ts";
 import { extractVideoFrames } from "../media/video.ts";
 import { Buffer } from "node:buffer";

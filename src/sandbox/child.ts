@@ -21,7 +21,7 @@ import { encodeFrame, FrameReader, MAX_HOB_FRAME_BYTES } from "./channel.ts";
 import { type ChildOptions, MEMORY_CAP_EXIT_CODE, parseChildArgs } from "./launch.ts";
 import type { FromProcess, ToSandbox } from "./protocol.ts";
 import { type ServeOptions, serveTools, type ToolPort, workerPort } from "./runner.ts";
-import type { SandboxPermissions } from "./spawner.ts";
+import type { SandboxPermissions } from "./permissions.ts";
 
 /** How often the worker way checks the process's memory. */
 const MEMORY_CHECK_MS = 20;

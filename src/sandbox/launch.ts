@@ -3,7 +3,7 @@
  * by the hob process that starts it (process.ts) and the process (child.ts).
  */
 
-import type { SandboxPermissions } from "./spawner.ts";
+import type { SandboxPermissions } from "./permissions.ts";
 
 /** The hidden `hob` command a compiled hob starts its tool processes with. */
 export const SANDBOX_COMMAND = "__sandbox";

@@ -1,5 +1,5 @@
 /**
- * From what a tool declares to what its Worker gets: placeholders expanded to
+ * From what a tool declares to what its Worker gets (`SandboxPermissions`): placeholders expanded to
  * absolute paths, and a user tool's request checked against the most the
  * user's policy allows. The spawner enforces the result; Deno refuses anything
  * beyond the process's own permissions.
@@ -8,7 +8,25 @@
 import { isAbsolute, join, resolve } from "node:path";
 import type { PathGrant, ToolPermissions } from "./definition.ts";
 import { isInside } from "./paths.ts";
-import type { SandboxPermissions } from "./spawner.ts";
+
+/** Resolved, absolute permissions for one Worker. */
+export interface SandboxPermissions {
+  read: false | string[];
+  write: false | string[];
+  /** `true` for any host. */
+  net: boolean | string[];
+  env: false | string[];
+  run: false | string[];
+}
+
+/** No permissions at all: what run_code, skills and user-tool inspection get. */
+export const NO_PERMISSIONS: SandboxPermissions = {
+  read: false,
+  write: false,
+  net: false,
+  env: false,
+  run: false,
+};
 
 /** The directories placeholders stand for. */
 export interface PermissionScope {

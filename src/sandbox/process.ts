@@ -30,7 +30,8 @@ import {
   runExchange,
   serviceReply,
 } from "./exchange.ts";
-import { SandboxError, type SandboxPermissions } from "./spawner.ts";
+import { SandboxError } from "./errors.ts";
+import type { SandboxPermissions } from "./permissions.ts";
 
 /** How a tool process is started. */
 export type Launcher =

@@ -20,33 +20,11 @@ import {
   runExchange,
   serviceReply,
 } from "./exchange.ts";
+import { SandboxError } from "./errors.ts";
+import type { SandboxPermissions } from "./permissions.ts";
 import { ProcessSandbox, type ProcessSandboxOptions } from "./process.ts";
 import type { FromSandbox, ToSandbox } from "./protocol.ts";
 import { runsInProcess } from "./routing.ts";
-
-/** Resolved, absolute permissions for one Worker. */
-export interface SandboxPermissions {
-  read: false | string[];
-  write: false | string[];
-  /** `true` for any host. */
-  net: boolean | string[];
-  env: false | string[];
-  run: false | string[];
-}
-
-/** No permissions at all: what run_code, skills and user-tool inspection get. */
-export const NO_PERMISSIONS: SandboxPermissions = {
-  read: false,
-  write: false,
-  net: false,
-  env: false,
-  run: false,
-};
-
-/** Raised when a Worker cannot be started or dies; the message says why. */
-export class SandboxError extends Error {
-  override name = "SandboxError";
-}
 
 /**
  * The modules the sandbox starts, which hold the tools it runs: the sandbox

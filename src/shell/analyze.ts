@@ -16,7 +16,8 @@ import { expandWord, type Field, Unknowable } from "./expand.ts";
 import type { Finding, Risk } from "./findings.ts";
 import { loadShell, type Node, type Shell } from "./parse.ts";
 import { canonicalRoots, judgeGlob, judgePath, type PathScope } from "./paths.ts";
-import { BUILTINS, type CommandJudge, judgeProgram } from "./programs.ts";
+import type { CommandJudge } from "./command_judge.ts";
+import { BUILTINS, judgeProgram } from "./programs.ts";
 import { isInside } from "../sandbox/paths.ts";
 
 /** What the analysis needs to know about where the line runs. */

@@ -26,7 +26,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { Budget } from "./budget.ts";
 import type { Field } from "./expand.ts";
 import { type OptionTable, optionTable, parseArgs } from "./options.ts";
-import type { CommandJudge } from "./programs.ts";
+import type { CommandJudge } from "./command_judge.ts";
 import { isInside } from "../sandbox/paths.ts";
 import { isMissing } from "./paths.ts";
 

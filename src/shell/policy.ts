@@ -27,25 +27,11 @@ import { digest } from "./digest.ts";
 import { BENIGN, EXACT_ONLY, type Finding } from "./findings.ts";
 import { ShellSyntaxError, ShellTooDeep } from "./parse.ts";
 import { unjudgedVerdict } from "./unjudged.ts";
+import type { ShellPolicy, ShellVerdict } from "./verdict.ts";
 
 export type { Finding, Risk } from "./findings.ts";
+export type { ShellPolicy, ShellVerdict } from "./verdict.ts";
 export { digest };
-
-/** What the user's shell policy is: nothing runs, only the allowlist runs, or anything else asks. */
-export type ShellPolicy = "deny" | "allowlist" | "ask";
-
-/** The verdict on one command line. */
-export interface ShellVerdict {
-  decision: "allow" | "ask" | "deny";
-  /** Why, for the approval prompt and for the model when it is denied. */
-  reason: string;
-  /**
-   * What an "always" answer is remembered for: each program with the risk
-   * classes of its arguments (`curl[net,uploads]`), plus a digest of the
-   * exact line when a class is too broad to generalise (`#1a2b…`).
-   */
-  shape: string;
-}
 
 /** What a command line would do, as far as its syntax and expansion show. */
 export interface CommandAnalysis {

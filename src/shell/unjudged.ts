@@ -6,7 +6,7 @@
  */
 
 import { digest } from "./digest.ts";
-import type { ShellPolicy, ShellVerdict } from "./policy.ts";
+import type { ShellPolicy, ShellVerdict } from "./verdict.ts";
 
 /**
  * Asks (under 'allowlist', where nothing unjudged runs, denies), saying why;

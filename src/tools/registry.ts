@@ -35,8 +35,12 @@ import {
   type RegisteredTool,
   type ToolOrigin,
 } from "./registered.ts";
-import { type PermissionScope, resolvePermissions } from "../sandbox/permissions.ts";
-import type { SandboxPermissions, ToolSpawner } from "../sandbox/spawner.ts";
+import {
+  type PermissionScope,
+  resolvePermissions,
+  type SandboxPermissions,
+} from "../sandbox/permissions.ts";
+import type { ToolSpawner } from "../sandbox/spawner.ts";
 
 // The types callers of the registry use, defined beside the steps that share them.
 export type {

@@ -15,8 +15,8 @@ import { SANDBOX_ENTRIES } from "../../src/builtins/sandbox_entries.ts";
 import { loadUserTool } from "../../src/tools/user_tools.ts";
 import { tempRegistry, unmark } from "../helpers/tools.ts";
 import { childEnv, permissionFlags, ProcessSandbox } from "../../src/sandbox/process.ts";
-import type { ExchangeResult, SandboxPermissions } from "../../src/sandbox/spawner.ts";
-import { NO_PERMISSIONS } from "../../src/sandbox/spawner.ts";
+import type { ExchangeResult } from "../../src/sandbox/spawner.ts";
+import { NO_PERMISSIONS, type SandboxPermissions } from "../../src/sandbox/permissions.ts";
 import type { SandboxContext, ToSandbox } from "../../src/sandbox/protocol.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

@@ -2,7 +2,8 @@
 
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { SANDBOX_ENTRIES } from "../../src/builtins/sandbox_entries.ts";
-import { NO_PERMISSIONS, ToolSpawner } from "../../src/sandbox/spawner.ts";
+import { NO_PERMISSIONS } from "../../src/sandbox/permissions.ts";
+import { ToolSpawner } from "../../src/sandbox/spawner.ts";
 import type { ToSandbox } from "../../src/sandbox/protocol.ts";
 
 Deno.test("a Worker that never says it is ready times the call out, and a stop ends the wait", async () => {

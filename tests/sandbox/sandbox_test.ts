@@ -170,9 +170,11 @@ Deno.test("ToolSpawner refuses a sandbox more than hob holds, with a reason", as
   try {
     const script = `${dir}/probe.ts`;
     const spawnerUrl = new URL("../../src/sandbox/spawner.ts", import.meta.url).href;
+    const permissionsUrl = new URL("../../src/sandbox/permissions.ts", import.meta.url).href;
     await Deno.writeTextFile(
       script,
-      `import { NO_PERMISSIONS, ToolSpawner } from "${spawnerUrl}";
+      `import { ToolSpawner } from "${spawnerUrl}";
+       import { NO_PERMISSIONS } from "${permissionsUrl}";
        const spawner = new ToolSpawner({ entries: {
          worker: new URL("${SANDBOX_ENTRIES.worker.href}"),
          process: new URL("${SANDBOX_ENTRIES.process.href}"),
