@@ -129,7 +129,7 @@ function anchorText(links: PageLink[]) {
 
 /**
  * The page's links, absolute, after its text: the model sees where it may go
- * next, and a tainted turn may follow them unasked (call_reach.ts).
+ * next, and a tainted turn may follow them unasked (src/tools/call_reach.ts).
  */
 function linkList(links: PageLink[], page: URL): string {
   const seen = new Set([page.href.replace(/#.*$/, "")]);

@@ -1,7 +1,7 @@
 /**
- * What a tool process serves (child.ts runs it): code from outside, and as
- * built-in tools only those whose argument is code (routing.ts names them; a
- * test holds the two lists equal).
+ * What a tool process serves (src/sandbox/child.ts runs it): code from
+ * outside, and as built-in tools only those whose argument is code
+ * (src/sandbox/routing.ts names them; a test holds the two lists equal).
  */
 
 import runCode from "./run_code.ts";

@@ -14,7 +14,7 @@ export default defineTool({
   category: "files",
   side_effect: "none",
   untrusted_output: true,
-  // A file's text: links in it are ones a tainted turn may follow (call_reach.ts).
+  // A file's text: links in it are ones a tainted turn may follow (src/tools/call_reach.ts).
   output_links: true,
   permissions: { read: ["$ROOTS"] },
   max_output_chars: READ_CAP_CHARS,

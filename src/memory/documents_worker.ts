@@ -2,7 +2,7 @@
  * The Worker inside a document process (documents_process.ts): it parses one
  * document with no permissions at all. The parsers are imported statically:
  * a Worker without read permission loads nothing later. Nothing imports it;
- * child.ts starts it by URL.
+ * src/sandbox/child.ts starts it by URL.
  */
 
 import { serveInWorker } from "../sandbox/child.ts";

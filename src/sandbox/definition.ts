@@ -150,14 +150,14 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /**
    * Whether its output is content from outside whose links a tainted turn
    * may follow unasked: a page, search results, a file — never text it
-   * computed from its arguments (see call_reach.ts).
+   * computed from its arguments (see src/tools/call_reach.ts).
    * @default {false}
    */
   output_links?: boolean;
   /**
    * The addresses a call sends what the model gave it to (built-in tools
    * only): fetch_url's URL. In a tainted turn each must be one the turn was
-   * pointed at, or the owner is asked (call_reach.ts).
+   * pointed at, or the owner is asked (src/tools/call_reach.ts).
    */
   reaches?(args: Args, settings: Record<string, unknown>): string[];
   /** Services of the hob process the tool calls (built-in tools only). */

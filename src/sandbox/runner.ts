@@ -2,8 +2,9 @@
  * What runs inside a tool sandbox, whichever kind it is: it takes one call (or
  * describes one user tool or skill), runs it with the permissions its sandbox
  * was started with and reports back; hob services reach it only as replies
- * to messages it sent. The Worker entry (worker.ts) serves hob's own built-in
- * tools with it; the tool process (child.ts) serves code hob did not write.
+ * to messages it sent. A tool Worker's entry (src/builtins/worker_entry.ts)
+ * serves hob's own built-in tools with it; the tool process (child.ts) serves
+ * code hob did not write.
  */
 
 import type { ServicesApi, ToolContext, ToolDefinition } from "./definition.ts";
