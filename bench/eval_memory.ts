@@ -22,8 +22,8 @@ import {
   MemoryIndex,
 } from "../src/memory/search_index.ts";
 import { createUseLiteEmbedder } from "../src/memory/use_lite.ts";
-import searchMemory from "../src/tools/builtin/search_memory.ts";
-import type { ToolContext } from "../src/tools/definition.ts";
+import searchMemory from "../src/builtins/search_memory.ts";
+import type { ToolContext } from "../src/sandbox/definition.ts";
 
 /** The golden sets a run without arguments evaluates, by name. */
 export const GOLDEN_SETS: Record<string, string> = {

@@ -28,9 +28,11 @@
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
 import { HOB_FLAGS } from "../tests/helpers/hob_process.ts";
-import { type Launcher, ProcessSandbox } from "../src/tools/sandbox/process.ts";
-import type { SandboxContext, ToSandbox } from "../src/tools/sandbox/protocol.ts";
-import { type ExchangeResult, NO_PERMISSIONS, ToolSpawner } from "../src/tools/sandbox/spawner.ts";
+import { SANDBOX_ENTRIES } from "../src/builtins/sandbox_entries.ts";
+import { type Launcher, ProcessSandbox } from "../src/sandbox/process.ts";
+import type { SandboxContext, ToSandbox } from "../src/sandbox/protocol.ts";
+import { NO_PERMISSIONS } from "../src/sandbox/permissions.ts";
+import { type ExchangeResult, ToolSpawner } from "../src/sandbox/spawner.ts";
 import { ms, percentile } from "./stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -107,7 +109,7 @@ async function timeCalls(
 /** The Worker path, through ToolSpawner as hob uses it. */
 async function measureWorker(calls: number): Promise<Row> {
   const timed = async (maxWarm: number, gapMs: number) => {
-    const spawner = new ToolSpawner({ maxWarm });
+    const spawner = new ToolSpawner({ entries: SANDBOX_ENTRIES, maxWarm });
     try {
       const exchange: Exchange = (message) =>
         spawner.exchange(NO_PERMISSIONS, message, { timeoutMs: 60_000 });
@@ -140,7 +142,12 @@ async function measureProcess(
     `${ROOT}main.ts`,
   ];
   const timed = async (maxWarm: number, gapMs: number) => {
-    const processes = new ProcessSandbox({ maxWarm, launcher, hob });
+    const processes = new ProcessSandbox({
+      entry: SANDBOX_ENTRIES.process,
+      maxWarm,
+      launcher,
+      hob,
+    });
     try {
       const exchange: Exchange = (m) =>
         processes.exchange(NO_PERMISSIONS, m, { timeoutMs: 60_000 });
@@ -179,7 +186,7 @@ async function measureFloor(calls: number): Promise<number[]> {
 
 /** The resident memory of a tool process waiting for its call, in MB. */
 async function waitingProcessMb(): Promise<number> {
-  const processes = new ProcessSandbox();
+  const processes = new ProcessSandbox({ entry: SANDBOX_ENTRIES.process });
   try {
     await processes.exchange(NO_PERMISSIONS, MESSAGES.runCode, { timeoutMs: 60_000 });
     await sleep(THINK_MS);

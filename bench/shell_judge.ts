@@ -6,8 +6,8 @@
  * that /api/health feels.
  */
 
-import { judgeCommand, type ShellPolicySettings } from "../src/tools/shell/policy.ts";
-import { closeJudge, judgeInWorker } from "../src/tools/shell/judge_thread.ts";
+import { judgeCommand, type ShellPolicySettings } from "../src/shell/policy.ts";
+import { closeJudge, judgeInWorker } from "../src/shell/judge_thread.ts";
 
 /** A hostile line, and what it was measured to cost before the budget (issue 30). */
 interface Line {

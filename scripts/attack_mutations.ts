@@ -52,7 +52,7 @@ const MUTATIONS: Mutation[] = [
     name: "file names",
     defence: "list_directory and search_files are untrusted (names are outside text)",
     edits: ["list_directory", "search_files"].map((tool) => ({
-      file: `src/tools/builtin/${tool}.ts`,
+      file: `src/builtins/${tool}.ts`,
       find: `\n  name: "${tool}",\n`,
       replace: `\n  name: "${tool}",\n  untrusted_output: false,\n`,
     })),
@@ -96,7 +96,7 @@ const MUTATIONS: Mutation[] = [
     name: "code crash",
     defence: "run_code runs in a process of its own, not a Worker inside hob",
     edits: [{
-      file: "src/tools/sandbox/routing.ts",
+      file: "src/sandbox/routing.ts",
       find: 'new Set(["run_code"])',
       replace: "new Set<string>([])",
     }],
@@ -118,7 +118,7 @@ const MUTATIONS: Mutation[] = [
     name: "shell expansion",
     defence: "the shell policy judges the expanded argv (here: the raw words instead)",
     edits: [{
-      file: "src/tools/shell/policy.ts",
+      file: "src/shell/policy.ts",
       from: BEFORE,
       // What today's run_python imports from the new policy, so only the judging changes.
       append: `
@@ -169,7 +169,7 @@ export async function digest(text: string): Promise<string> {
     name: "always scope",
     defence: "an approval is remembered for a program and the risk class of its arguments",
     edits: [{
-      file: "src/tools/shell/policy.ts",
+      file: "src/shell/policy.ts",
       find: "const shape = await shapeOf(command, analysis);",
       replace: 'const shape = analysis.programs.join(" ");',
     }],
@@ -293,7 +293,7 @@ export async function digest(text: string): Promise<string> {
     defence: "judging a command line stops when it expands to too much, looks at too many files, " +
       "or takes too long (here: a budget with no limits)",
     edits: [{
-      file: "src/tools/shell/budget.ts",
+      file: "src/shell/budget.ts",
       find: "this.limits = { ...JUDGE_LIMITS, ...limits };",
       replace:
         "this.limits = { words: Infinity, chars: Infinity, entries: Infinity, ms: Infinity };",
@@ -305,12 +305,12 @@ export async function digest(text: string): Promise<string> {
     name: "file race",
     defence: "file tools check that what they opened is what the containment check resolved",
     edits: [{
-      file: "src/tools/sandbox/paths.ts",
+      file: "src/sandbox/paths.ts",
       find:
         "  const realRoots = roots.map(canonicalRootSync);\n  if (!realRoots.some((root) => isInside(real, root))) throw new PathChangedError(shown);",
       replace: "  return;",
     }],
-    test: "tests/tools/builtin/file_race_test.ts",
+    test: "tests/builtins/file_race_test.ts",
     filter: "swapped for a link",
   },
   {

@@ -37,16 +37,16 @@ export type Target = typeof TARGETS[number];
  * names them, so `deno compile` must be told to embed them and the bundle
  * check bundles each on its own. tests/scripts/compile_test.ts fails when src/
  * starts one that is not here. (A compiled hob starts its tool processes as
- * `hob __sandbox`, whose Worker is child_entry.ts.)
+ * `hob __sandbox`, whose Worker is process_worker.ts.)
  */
 export const WORKER_ENTRIES = [
-  "src/tools/sandbox/worker.ts",
-  "src/tools/sandbox/child_entry.ts",
-  "src/tools/sandbox/child_worker.ts",
+  "src/builtins/worker_entry.ts",
+  "src/builtins/process_entry.ts",
+  "src/builtins/process_worker.ts",
   "src/memory/use_lite_worker.ts",
   "src/memory/documents_entry.ts",
   "src/memory/documents_worker.ts",
-  "src/tools/shell/judge_worker.ts",
+  "src/shell/judge_worker.ts",
   "src/store/snapshot_worker.ts",
 ] as const;
 

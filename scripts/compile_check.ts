@@ -15,8 +15,8 @@
  *
  * What the bundle needs that `deno bundle` does not do, done here as a bundler
  * plugin would (the binary needs none of it):
- * 1. Worker URLs: `new URL("./worker.ts", import.meta.url)` is rewritten to the
- *    Worker's own bundle (the tool process's entry, child_entry.ts, too). An
+ * 1. Worker URLs: `new URL("./worker_entry.ts", import.meta.url)` is rewritten to the
+ *    Worker's own bundle (the tool process's entry, process_entry.ts, too). An
  *    unknown one fails the check: add it to `WORKER_ENTRIES` in
  *    scripts/compile.ts, which the binary `--include`s.
  * 2. `__dirname`/`__filename`, which npm code compiled from CommonJS reads, are

@@ -13,8 +13,9 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHome } from "../src/home/home.ts";
-import { ToolSpawner } from "../src/tools/sandbox/spawner.ts";
-import type { ToolDescription } from "../src/tools/sandbox/protocol.ts";
+import { SANDBOX_ENTRIES } from "../src/builtins/sandbox_entries.ts";
+import { ToolSpawner } from "../src/sandbox/spawner.ts";
+import type { ToolDescription } from "../src/sandbox/protocol.ts";
 import {
   type InspectionCache,
   type LoadProblem,
@@ -30,7 +31,7 @@ const TARGET = new URL("../src/tools/template_inspections.gen.ts", import.meta.u
  */
 export async function inspectTemplates(): Promise<Record<string, ToolDescription>> {
   const home = await Deno.makeTempDir({ prefix: "hob-templates-" });
-  const spawner = new ToolSpawner({ maxWarm: 0 });
+  const spawner = new ToolSpawner({ entries: SANDBOX_ENTRIES, maxWarm: 0 });
   try {
     await ensureHome(home);
     const said = new Map<string, ToolDescription>();

@@ -21,7 +21,7 @@ import {
   type MemoryHit,
 } from "../memory/search_index.ts";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
-import { PathError } from "../tools/sandbox/paths.ts";
+import { PathError } from "../sandbox/paths.ts";
 import { ActionError, checkInput } from "./errors.ts";
 import type { HistoryActions } from "./memory_history.ts";
 import type { SourceAccess, SourceActions } from "./memory_sources.ts";

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { DocumentError, MAX_DOCUMENT_BYTES } from "../memory/documents.ts";
 import type { AddedSource, Memory } from "../memory/memory.ts";
 import type { WrittenBy } from "../store/versions.ts";
-import { PathError, resolveInRoots } from "../tools/sandbox/paths.ts";
+import { PathError, resolveInRoots } from "../sandbox/paths.ts";
 import type { AddressPolicy } from "../tools/web/address.ts";
 import { ActionError, checkInput } from "./errors.ts";
 

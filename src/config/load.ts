@@ -21,21 +21,12 @@ import {
   PROVIDER_TYPES,
   type ProviderConfig,
 } from "./providers.ts";
+import { ENV_OVERRIDES } from "./env_overrides.ts";
+import { type Blame, ConfigError } from "./errors.ts";
 import type { HobConfig, ParsedConfig } from "./schema.ts";
 
-/** A configuration problem a user can fix; the message is one line. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-  /** The key at fault, dotted (`server.port`), or "" for the whole file. */
-  readonly key: string;
-  /** Where the bad value came from: a file path (with line) or an environment variable. */
-  readonly source: string;
-  constructor(source: string, key: string, problem: string) {
-    super(`${source}: ${key ? `${key}: ` : ""}${problem}`);
-    this.source = source;
-    this.key = key;
-  }
-}
+/** What loadConfig throws, for its callers (errors.ts has it, for parse.ts too). */
+export { ConfigError };
 
 /** Options for {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
@@ -52,13 +43,6 @@ export interface LoadedConfig {
   path: string;
   fileExists: boolean;
 }
-
-/** Environment variables that override single keys, and the key each sets. */
-export const ENV_OVERRIDES = [
-  { name: "HOB_MODEL", key: ["model"], kind: "string" },
-  { name: "HOB_HOST", key: ["server", "host"], kind: "string" },
-  { name: "HOB_PORT", key: ["server", "port"], kind: "port" },
-] as const;
 
 /**
  * Loads and validates the configuration of a home.
@@ -90,12 +74,6 @@ export async function loadConfig(
   await writeSnapshot(options.home, key, parsed);
   return { config, path, fileExists };
 }
-
-/**
- * Builds the error for a problem with `key` (dotted; `nodePath` its parts in
- * hob.yaml), naming where the bad value came from.
- */
-export type Blame = (key: string, nodePath: string[], problem: string) => ConfigError;
 
 /** Blames no line: only for a kept configuration, whose problems are read afresh. */
 const unlocated: Blame = (key, _nodePath, problem) => new ConfigError("hob.yaml", key, problem);

@@ -9,7 +9,8 @@
 
 import YAML from "yaml";
 import type { z } from "zod";
-import { type Blame, ConfigError, ENV_OVERRIDES } from "./load.ts";
+import { ENV_OVERRIDES } from "./env_overrides.ts";
+import { type Blame, ConfigError } from "./errors.ts";
 import { configSchema, type ParsedConfig } from "./schema.ts";
 
 /**

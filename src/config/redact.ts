@@ -12,15 +12,10 @@
  * hidden and {@linkcode scrubSecrets} takes it out of any JSON-like value.
  */
 
+import type { MarkTree } from "./mark_tree.ts";
 import { CONFIG_MARKS } from "./marks.gen.ts";
 import { BUILTIN_PROVIDERS } from "./providers.ts";
 import type { HobConfig, Sensitivity } from "./schema.ts";
-
-/**
- * Where a configuration's marked values are: a mark, or the marks under each
- * key (`*` standing for any key of a record, `[]` for any element of an array).
- */
-export type MarkTree = Exclude<Sensitivity, "public"> | { readonly [key: string]: MarkTree };
 
 /** What a secret is shown as. */
 export const REDACTED = "<redacted>";

@@ -6,7 +6,7 @@
  */
 
 import type { z } from "zod";
-import type { MarkTree } from "./redact.ts";
+import type { MarkTree } from "./mark_tree.ts";
 import { type Sensitivity, sensitivity } from "./schema.ts";
 
 type Schema = z.core.$ZodType;

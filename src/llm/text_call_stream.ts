@@ -10,16 +10,7 @@
  */
 
 import type { ChatMessage, LlmEvent, LlmRequest } from "../core/types.ts";
-
-/** The text forms recognised. */
-export type TextCallForm = "hermes" | "python_tag" | "mistral" | "json" | "fenced_json";
-
-/** The explicit markers, and the form each starts. */
-export const CALL_MARKERS: ReadonlyMap<string, TextCallForm> = new Map([
-  ["<tool_call>", "hermes"],
-  ["<|python_tag|>", "python_tag"],
-  ["[TOOL_CALLS]", "mistral"],
-]);
+import { CALL_MARKERS } from "./text_call_markers.ts";
 
 /** How a reply that may be a whole-reply JSON call starts. */
 const JSON_STARTS = ["{", "[", "```"];

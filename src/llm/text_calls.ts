@@ -8,7 +8,7 @@
  */
 
 import { jsonrepair } from "jsonrepair";
-import { CALL_MARKERS, type TextCallForm } from "./text_call_stream.ts";
+import { CALL_MARKERS, type TextCallForm } from "./text_call_markers.ts";
 
 /** A tool call recognised in a reply's text; `arguments` is JSON text, as a provider's would be. */
 export interface TextCall {

@@ -5,8 +5,8 @@
  * document is parsed: in the process's Worker (documents_worker.ts).
  */
 
-import type { ToolDefinition } from "../tools/definition.ts";
-import type { ServeOptions } from "../tools/sandbox/runner.ts";
+import type { ToolDefinition } from "../sandbox/definition.ts";
+import type { ServeOptions } from "../sandbox/runner.ts";
 import { convert } from "./document_convert.ts";
 import { CONVERT_TOOL, fromWire, type WireRequest } from "./documents.ts";
 

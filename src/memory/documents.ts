@@ -3,7 +3,7 @@
  * and CSV. This module names the format (from the bytes, the media type and
  * the name) and checks the limits; the parsers run in a document process
  * (documents_process.ts), one per document, started and killed by the tool
- * sandbox's machinery (src/tools/sandbox/process.ts): an OS process of its
+ * sandbox's machinery (src/sandbox/process.ts): an OS process of its
  * own whose parser runs in a Worker with no permissions at all, while its
  * main thread watches the process's memory and ends it when hob goes.
  * Importing this module loads no parser.
@@ -18,8 +18,8 @@
  * the caller saves and labels what it returns.
  */
 
-import { DOCUMENTS_COMMAND } from "../tools/sandbox/launch.ts";
-import type { ProcessSandbox, ProcessSandboxOptions } from "../tools/sandbox/process.ts";
+import { DOCUMENTS_COMMAND } from "../sandbox/launch.ts";
+import type { ProcessSandbox, ProcessSandboxOptions } from "../sandbox/process.ts";
 import { DocumentError, type DocumentProblem, SUPPORTED_FORMATS } from "./document_errors.ts";
 import { decodeText, firstHeading, titleFromName } from "./document_text.ts";
 
@@ -472,8 +472,8 @@ async function documentSandbox(
 ) {
   // The process machinery loads with the first document that needs a parser.
   const [{ ProcessSandbox }, { NO_PERMISSIONS }] = await Promise.all([
-    import("../tools/sandbox/process.ts"),
-    import("../tools/sandbox/spawner.ts"),
+    import("../sandbox/process.ts"),
+    import("../sandbox/permissions.ts"),
   ]);
   const key = JSON.stringify([entry.href, options.memoryMb, options.launch]);
   let sandbox = processes.get(key);

@@ -4,7 +4,7 @@
  * Nothing imports it; hob starts it by URL.
  */
 
-import { runChild } from "../tools/sandbox/child.ts";
+import { runChild } from "../sandbox/child.ts";
 import { DOCUMENT_PROCESS } from "./documents_process.ts";
 
 Deno.exit(await runChild(Deno.args, DOCUMENT_PROCESS));

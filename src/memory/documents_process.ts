@@ -1,5 +1,5 @@
 /**
- * A document process, as src/tools/sandbox/child.ts runs it: the worker way,
+ * A document process, as src/sandbox/child.ts runs it: the worker way,
  * the conversion in a Worker with no permissions (documents_worker.ts), the
  * process's memory capped: a parser a crafted file sends spinning is killed
  * with it, one that fills its memory ends only it. Its tools
@@ -7,7 +7,7 @@
  * documents_entry.ts start one with it without loading any parser.
  */
 
-import type { ProcessServes } from "../tools/sandbox/child.ts";
+import type { ProcessServes } from "../sandbox/child.ts";
 
 /** A document process. */
 export const DOCUMENT_PROCESS: ProcessServes = {

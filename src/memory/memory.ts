@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { HobConfig } from "../config/schema.ts";
 import type { PromptSources } from "../core/ports.ts";
 import { excerptLines, untrustedSource } from "../core/untrusted.ts";
-import { resolveInRoots } from "../tools/sandbox/paths.ts";
+import { resolveInRoots } from "../sandbox/paths.ts";
 import { memoryContext } from "./context.ts";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { Embedder } from "./embedder.ts";

@@ -15,9 +15,10 @@ import { SqliteApprovals } from "../store/approvals.ts";
 import { SqliteInspections } from "../store/inspections.ts";
 import { SqliteToolEvents } from "../store/tool_events.ts";
 import { ToolRegistry } from "../tools/registry.ts";
-import type { PermissionScope } from "../tools/sandbox/permissions.ts";
-import type { ToolDescription } from "../tools/sandbox/protocol.ts";
-import { ToolSpawner } from "../tools/sandbox/spawner.ts";
+import type { PermissionScope } from "../sandbox/permissions.ts";
+import type { ToolDescription } from "../sandbox/protocol.ts";
+import { ToolSpawner } from "../sandbox/spawner.ts";
+import { SANDBOX_ENTRIES } from "../builtins/sandbox_entries.ts";
 import { TEMPLATE_INSPECTIONS } from "../tools/template_inspections.gen.ts";
 import {
   type InspectionCache,
@@ -76,7 +77,7 @@ export async function openToolbox(
 ): Promise<Toolbox> {
   const { home, config } = options;
   const scope = await permissionScope(home, config.tools.roots);
-  const spawner = new ToolSpawner();
+  const spawner = new ToolSpawner({ entries: SANDBOX_ENTRIES });
   const approvals = new SqliteApprovals(options.db);
   const events = new SqliteToolEvents(options.db);
   approvals.expireOverdue();
@@ -198,8 +199,8 @@ function builtinLoader(registry: ToolRegistry): Builtins {
     names,
     load: () =>
       loading ??= Promise.all([
-        import("../tools/manifest.gen.ts"),
-        import("../tools/builtin_settings.ts"),
+        import("../builtins/manifest.gen.ts"),
+        import("../builtins/settings_dependent.ts"),
       ]).then(([{ BUILTIN_MANIFEST }, { SETTINGS_DEPENDENT }]) => {
         for (const entry of BUILTIN_MANIFEST) {
           names.add(entry.name);

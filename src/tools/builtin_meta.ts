@@ -1,7 +1,7 @@
 /**
  * A built-in tool as data: what listing it and offering it to a model need,
- * without its module. src/tools/manifest.gen.ts holds this for every built-in
- * (`deno task gen:tools` writes it from the catalog; tests/tools/manifest_test.ts
+ * without its module. src/builtins/manifest.gen.ts holds this for every built-in
+ * (`deno task gen:tools` writes it from the catalog; tests/builtins/manifest_test.ts
  * fails when it is stale), so a turn or `hob tool list` loads a tool's module
  * only when the tool is called.
  */
@@ -9,12 +9,13 @@
 import { z } from "zod";
 import type { JsonSchema } from "../core/types.ts";
 import type {
+  ReviewRange,
   ServiceName,
   SideEffect,
   ToolDefinition,
   ToolPermissions,
   ToolPolicy,
-} from "./definition.ts";
+} from "../sandbox/definition.ts";
 
 /** What the manifest keeps of a built-in tool. */
 export interface BuiltinMeta {
@@ -23,7 +24,7 @@ export interface BuiltinMeta {
   category: string;
   /** The parameters as JSON Schema, as the model is given them. */
   parameters: JsonSchema;
-  /** Absent when they depend on settings (builtin_settings.ts has the function). */
+  /** Absent when they depend on settings (src/builtins/settings_dependent.ts has the function). */
   permissions?: ToolPermissions;
   side_effect: SideEffect;
   default_policy?: ToolPolicy;
@@ -38,6 +39,16 @@ export interface BuiltinMeta {
 export interface ListedBuiltin extends BuiltinMeta {
   // deno-lint-ignore no-explicit-any
   load(): Promise<{ default: ToolDefinition<any> }>;
+}
+
+/**
+ * What a built-in's listing needs from hob.yaml's settings (its permissions,
+ * the range of its review), for a tool whose data alone cannot say: the
+ * built-ins hand these in (src/builtins/settings_dependent.ts).
+ */
+export interface SettingsDependent {
+  permissions?: (settings: Record<string, unknown>) => ToolPermissions;
+  review_range?: (settings: Record<string, unknown>) => ReviewRange;
 }
 
 /** The data of a built-in tool's definition (what the manifest holds for it). */

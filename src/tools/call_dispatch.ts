@@ -6,12 +6,12 @@
  */
 
 import type { ToolCallContext } from "../core/ports.ts";
-import type { ServiceName } from "./definition.ts";
+import type { ServiceName } from "../sandbox/definition.ts";
 import { carriedTaint, type RawOutput } from "./call_label.ts";
 import type { CallSource, HobServices, InProcessRun, RegisteredTool } from "./registered.ts";
-import type { PermissionScope } from "./sandbox/permissions.ts";
-import type { ToSandbox } from "./sandbox/protocol.ts";
-import type { ToolSpawner } from "./sandbox/spawner.ts";
+import type { PermissionScope } from "../sandbox/permissions.ts";
+import type { ToSandbox } from "../sandbox/protocol.ts";
+import type { ToolSpawner } from "../sandbox/spawner.ts";
 
 /** What dispatching runs on: the registry's sandbox and hob services. */
 export interface DispatchEnv {

@@ -14,7 +14,7 @@ import {
   untrusted,
   untrustedSource,
 } from "../core/untrusted.ts";
-import { capOutput } from "./output.ts";
+import { capOutput } from "../sandbox/output_cap.ts";
 import type { RegisteredTool } from "./registered.ts";
 
 /** What a call produced, before it is labelled. */

@@ -8,7 +8,7 @@
 import type { ModelView } from "../core/ports.ts";
 import { hobWrote } from "../core/untrusted.ts";
 import { reachable, unreachable } from "./call_reach.ts";
-import type { ToolPolicy, ToolReview } from "./definition.ts";
+import type { ToolPolicy, ToolReview } from "../sandbox/definition.ts";
 import type { CallSource, Refusal, RegisteredTool } from "./registered.ts";
 
 /** How strict each policy is: a review may move a call right, never left. */

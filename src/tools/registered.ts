@@ -18,9 +18,9 @@ import type {
   ToolPermissions,
   ToolPolicy,
   ToolReview,
-} from "./definition.ts";
-import type { ToolRef } from "./sandbox/protocol.ts";
-import type { SandboxPermissions } from "./sandbox/spawner.ts";
+} from "../sandbox/definition.ts";
+import type { ToolRef } from "../sandbox/protocol.ts";
+import type { SandboxPermissions } from "../sandbox/permissions.ts";
 
 /** Who made a call: the agent in a turn, or the owner directly. */
 export type CallSource = "agent" | "api" | "cli" | "skill" | "mcp";

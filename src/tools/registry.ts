@@ -10,12 +10,16 @@
 
 import type { ToolCallContext, ToolRegistryPort } from "../core/ports.ts";
 import type { JsonSchema, ToolCall, ToolResult, ToolSpec } from "../core/types.ts";
-import { builtinMeta, type ListedBuiltin, validatorOf } from "./builtin_meta.ts";
-import type { SettingsDependent } from "./builtin_settings.ts";
+import {
+  builtinMeta,
+  type ListedBuiltin,
+  type SettingsDependent,
+  validatorOf,
+} from "./builtin_meta.ts";
 import { hobWrote, unwrap } from "../core/untrusted.ts";
 import type { SqliteApprovals } from "../store/approvals.ts";
 import type { SqliteToolEvents } from "../store/tool_events.ts";
-import type { SideEffect, ToolDefinition, ToolPolicy } from "./definition.ts";
+import type { SideEffect, ToolDefinition, ToolPolicy } from "../sandbox/definition.ts";
 import { parseArguments } from "./call_arguments.ts";
 import { labelledSpec } from "./third_party.ts";
 import { auditCall, type LoggedResult } from "./call_audit.ts";
@@ -31,8 +35,12 @@ import {
   type RegisteredTool,
   type ToolOrigin,
 } from "./registered.ts";
-import { type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
-import type { SandboxPermissions, ToolSpawner } from "./sandbox/spawner.ts";
+import {
+  type PermissionScope,
+  resolvePermissions,
+  type SandboxPermissions,
+} from "../sandbox/permissions.ts";
+import type { ToolSpawner } from "../sandbox/spawner.ts";
 
 // The types callers of the registry use, defined beside the steps that share them.
 export type {

@@ -8,11 +8,16 @@
 
 import { basename, join } from "node:path";
 import { z } from "zod";
-import type { SideEffect, ToolPermissions } from "./definition.ts";
+import type { SideEffect, ToolPermissions } from "../sandbox/definition.ts";
 import { type RegisteredTool, TOOL_NAME } from "./registry.ts";
-import { excessOf, type PermissionScope, resolvePermissions } from "./sandbox/permissions.ts";
-import type { ToolDescription } from "./sandbox/protocol.ts";
-import { NO_PERMISSIONS, type ToolSpawner } from "./sandbox/spawner.ts";
+import {
+  excessOf,
+  NO_PERMISSIONS,
+  type PermissionScope,
+  resolvePermissions,
+} from "../sandbox/permissions.ts";
+import type { ToolDescription } from "../sandbox/protocol.ts";
+import type { ToolSpawner } from "../sandbox/spawner.ts";
 import { Buffer } from "node:buffer";
 import { compareText } from "../core/text_order.ts";
 

@@ -23,7 +23,7 @@ import {
   unwrap,
   vouched,
 } from "../../src/core/untrusted.ts";
-import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
+import { BUILTIN_TOOLS } from "../../src/builtins/catalog.ts";
 import { chunkMarkdown } from "../../src/memory/chunker.ts";
 
 Deno.test("untrusted labels outside text so it cannot close or forge its label", () => {

@@ -5,12 +5,13 @@ import { ensureHome } from "../../src/home/home.ts";
 import { SqliteApprovals } from "../../src/store/approvals.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { SqliteToolEvents } from "../../src/store/tool_events.ts";
-import { SETTINGS_DEPENDENT } from "../../src/tools/builtin_settings.ts";
-import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
-import { BUILTIN_MANIFEST } from "../../src/tools/manifest.gen.ts";
-import type { ToolPolicy } from "../../src/tools/definition.ts";
+import { SETTINGS_DEPENDENT } from "../../src/builtins/settings_dependent.ts";
+import { BUILTIN_TOOLS } from "../../src/builtins/catalog.ts";
+import { SANDBOX_ENTRIES } from "../../src/builtins/sandbox_entries.ts";
+import { BUILTIN_MANIFEST } from "../../src/builtins/manifest.gen.ts";
+import type { ToolPolicy } from "../../src/sandbox/definition.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
-import { ToolSpawner } from "../../src/tools/sandbox/spawner.ts";
+import { ToolSpawner } from "../../src/sandbox/spawner.ts";
 
 export interface TempRegistry extends AsyncDisposable {
   home: string;
@@ -40,7 +41,7 @@ export async function tempRegistry(options: TempRegistryOptions = {}): Promise<T
   const db = openDatabase(`${home}/hob.db`);
   const approvals = new SqliteApprovals(db);
   const events = new SqliteToolEvents(db);
-  const spawner = new ToolSpawner();
+  const spawner = new ToolSpawner({ entries: SANDBOX_ENTRIES });
   const roots = [workspace, ...(options.extraRoots ?? [])];
   const defaults = configSchema.parse({}).tools;
   const registry = new ToolRegistry({

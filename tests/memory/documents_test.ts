@@ -670,7 +670,7 @@ Deno.test("importing documents.ts loads no parser, and its process machinery onl
     "src/memory/document_errors.ts",
     "src/memory/document_text.ts",
     "src/memory/documents.ts",
-    "src/tools/sandbox/launch.ts",
+    "src/sandbox/launch.ts",
   ]);
   // Not even its import()s: the parsers load in the document process alone.
   const { code, stdout } = await new Deno.Command(Deno.execPath(), {

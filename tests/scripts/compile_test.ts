@@ -45,18 +45,22 @@ Deno.test("compileArgs bakes in the hob task's flags and embeds the Workers", ()
 
 Deno.test("rewriteWorkerUrls points each Worker URL at that Worker's bundle", async (t) => {
   await t.step("from main.js at the bundle's root", () => {
-    const text = 'a(new URL("./worker.ts", import.meta.url)); b(new URL("./use_lite_worker.ts", ' +
+    const text =
+      'a(new URL("./worker_entry.ts", import.meta.url)); b(new URL("./use_lite_worker.ts", ' +
       "import.meta.url));";
     assertEquals(
       rewriteWorkerUrls(text, "main.js"),
-      'a(new URL("./src/tools/sandbox/worker.js", import.meta.url)); ' +
+      'a(new URL("./src/builtins/worker_entry.js", import.meta.url)); ' +
         'b(new URL("./src/memory/use_lite_worker.js", import.meta.url));',
     );
   });
   await t.step("from a bundle in a subfolder", () => {
     assertEquals(
-      rewriteWorkerUrls('new URL("./worker.ts", import.meta.url)', "src/memory/use_lite_worker.js"),
-      'new URL("../tools/sandbox/worker.js", import.meta.url)',
+      rewriteWorkerUrls(
+        'new URL("./worker_entry.ts", import.meta.url)',
+        "src/memory/use_lite_worker.js",
+      ),
+      'new URL("../builtins/worker_entry.js", import.meta.url)',
     );
   });
   await t.step("an entry not in WORKER_ENTRIES fails the check", () => {

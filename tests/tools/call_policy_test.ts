@@ -8,10 +8,10 @@ import {
   type PolicyInput,
   taintOf,
 } from "../../src/tools/call_policy.ts";
-import runCommand from "../../src/tools/builtin/run_command.ts";
-import runPython from "../../src/tools/builtin/run_python.ts";
+import runCommand from "../../src/builtins/run_command.ts";
+import runPython from "../../src/builtins/run_python.ts";
 import { isRefusal } from "../../src/tools/registered.ts";
-import type { ToolReview } from "../../src/tools/definition.ts";
+import type { ToolReview } from "../../src/sandbox/definition.ts";
 
 /** A call of a tool with `side_effect`, optionally reviewing its arguments with `review`. */
 function input(

@@ -262,8 +262,8 @@ Deno.test("decidePolicy asks before a tainted turn reaches an address it compose
 });
 
 Deno.test("web_search and fetch_url declare what they reach, as the policy judges it", async (t) => {
-  const { default: webSearch } = await import("../../src/tools/builtin/web_search.ts");
-  const { default: fetchUrl } = await import("../../src/tools/builtin/fetch_url.ts");
+  const { default: webSearch } = await import("../../src/builtins/web_search.ts");
+  const { default: fetchUrl } = await import("../../src/builtins/fetch_url.ts");
   const seen = { system: "", messages: [user("Look up tides for me")] };
   const decide = (tool: typeof webSearch | typeof fetchUrl, args: Record<string, unknown>) =>
     decidePolicy({

@@ -8,8 +8,8 @@ import { assert, assertEquals } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { fakeProviderYaml } from "../helpers/home.ts";
 import { tempApi } from "../helpers/api.ts";
-import { BUILTIN_TOOLS } from "../../src/tools/catalog.ts";
-import type { SideEffect, ToolPermissions } from "../../src/tools/definition.ts";
+import { BUILTIN_TOOLS } from "../../src/builtins/catalog.ts";
+import type { SideEffect, ToolPermissions } from "../../src/sandbox/definition.ts";
 import {
   effectiveSideEffect,
   impliedSideEffect,
