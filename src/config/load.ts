@@ -23,17 +23,50 @@ import {
 } from "./providers.ts";
 import type { HobConfig, ParsedConfig } from "./schema.ts";
 
-/** A configuration problem a user can fix; the message is one line. */
+/**
+ * A configuration problem a user can fix, in one line — or every problem
+ * hob.yaml has, found at once, one line each (`problems`; the message is
+ * their lines, and `key` and `source` are the first's).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await loadConfig({ home });
+ * } catch (error) {
+ *   if (error instanceof ConfigError) for (const problem of error.problems) console.log(problem.key);
+ * }
+ * ```
+ */
 export class ConfigError extends Error {
   override name = "ConfigError";
   /** The key at fault, dotted (`server.port`), or "" for the whole file. */
   readonly key: string;
   /** Where the bad value came from: a file path (with line) or an environment variable. */
   readonly source: string;
-  constructor(source: string, key: string, problem: string) {
-    super(`${source}: ${key ? `${key}: ` : ""}${problem}`);
+  /** Every problem this error stands for, each a one-line ConfigError: itself alone, or several. */
+  readonly problems: readonly ConfigError[];
+  constructor(source: string, key: string, problem: string, several: ConfigError[] = []) {
+    super(
+      several.length > 1
+        ? several.map((each) => each.message).join("\n")
+        : `${source}: ${key ? `${key}: ` : ""}${problem}`,
+    );
     this.source = source;
     this.key = key;
+    this.problems = several.length > 1 ? several : [this];
+  }
+
+  /** One error for all of `errors` (at least one), in order of their lines in hob.yaml. */
+  static of(errors: ConfigError[]): ConfigError {
+    const each = errors.flatMap((error) => error.problems);
+    if (each.length === 1) return each[0];
+    // A variable's problem first, then the file's by line; the sort keeps the order of equals.
+    const line = (error: ConfigError) =>
+      error.source.startsWith("environment variable")
+        ? -1
+        : Number(/:(\d+)(?::\d+)?$/.exec(error.source)?.[1] ?? 0);
+    const sorted = [...each].sort((a, b) => line(a) - line(b));
+    return new ConfigError(sorted[0].source, sorted[0].key, "", sorted);
   }
 }
 
@@ -100,15 +133,43 @@ export type Blame = (key: string, nodePath: string[], problem: string) => Config
 /** Blames no line: only for a kept configuration, whose problems are read afresh. */
 const unlocated: Blame = (key, _nodePath, problem) => new ConfigError("hob.yaml", key, problem);
 
-/** The schema's output with the providers completed from the built-ins and the environment. */
+/**
+ * The schema's output with the providers completed from the built-ins and the
+ * environment; throws a ConfigError with every problem completing found.
+ */
 function complete(
   parsed: ParsedConfig,
   env: Record<string, string | undefined>,
   blame: Blame,
 ): HobConfig {
-  const providers = completeProviders(parsed.providers, env, blame);
-  checkEmbedder(parsed.memory.embedder, providers, blame);
+  const problems: ConfigError[] = [];
+  const providers = completeProviders(parsed.providers, env, blame, problems);
+  checkEmbedder(parsed.memory.embedder, providers, blame, problems);
+  if (problems.length > 0) throw ConfigError.of(problems);
   return { ...parsed, providers };
+}
+
+/**
+ * What completing would find wrong in hob.yaml's mapping as it was read, for
+ * when the schema refused it too: every problem is told at once, not the
+ * schema's first and the providers' after they are fixed.
+ */
+export function completionProblems(
+  data: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  blame: Blame,
+): ConfigError[] {
+  const mapping = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const own = Object.fromEntries(
+    Object.entries(mapping(data.providers) ? data.providers : {})
+      .filter(([, provider]) => mapping(provider)),
+  ) as ParsedConfig["providers"];
+  const problems: ConfigError[] = [];
+  const providers = completeProviders(own, env, blame, problems);
+  const embedder = mapping(data.memory) ? data.memory.embedder : undefined;
+  if (typeof embedder === "string") checkEmbedder(embedder, providers, blame, problems);
+  return problems;
 }
 
 /** Where the validated configuration is kept, in the home. */
@@ -183,11 +244,15 @@ async function readConfigFile(path: string): Promise<{ text: string; fileExists:
   }
 }
 
-/** The built-in providers and hob.yaml's, each with every field filled in. */
+/**
+ * The built-in providers and hob.yaml's, each with every field filled in; a
+ * provider that cannot be completed is left out, its problem added to `problems`.
+ */
 function completeProviders(
   own: ParsedConfig["providers"],
   env: Record<string, string | undefined>,
   blame: Blame,
+  problems: ConfigError[],
 ): Record<string, ProviderConfig> {
   const providers: Record<string, ProviderConfig> = {};
   const names = new Set([
@@ -195,22 +260,24 @@ function completeProviders(
     ...Object.keys(own),
   ]);
   for (const name of names) {
-    providers[name] = completeProvider(name, own[name] ?? {}, env, blame);
+    const provider = completeProvider(name, own[name] ?? {}, env, blame);
+    if (provider instanceof ConfigError) problems.push(provider);
+    else providers[name] = provider;
   }
   return providers;
 }
 
-/** One provider: hob.yaml's fields over the built-in's, then the defaults. */
+/** One provider: hob.yaml's fields over the built-in's, then the defaults; or what it lacks. */
 function completeProvider(
   name: string,
   own: ParsedConfig["providers"][string],
   env: Record<string, string | undefined>,
   blame: Blame,
-): ProviderConfig {
+): ProviderConfig | ConfigError {
   const builtin = BUILTIN_PROVIDERS[name];
   const type = own.type ?? builtin?.type;
   if (!type) {
-    throw blame(
+    return blame(
       `providers.${name}.type`,
       ["providers", name],
       `required for a provider that is not built in: one of ${PROVIDER_TYPES.join(", ")}`,
@@ -234,7 +301,7 @@ function completeProvider(
     builtin: builtin !== undefined,
   };
   if (type !== "claude-cli" && !provider.base_url) {
-    throw blame(
+    return blame(
       `providers.${name}.base_url`,
       ["providers", name],
       "required for an openai or anthropic provider, e.g. 'http://127.0.0.1:9000/v1'",
@@ -248,14 +315,15 @@ function checkEmbedder(
   embedder: string,
   providers: Record<string, ProviderConfig>,
   blame: Blame,
+  problems: ConfigError[],
 ): void {
   if (!/^[^:]+\/./.test(embedder) || embedder.startsWith("transformers:")) return;
   const provider = embedder.slice(0, embedder.indexOf("/"));
   if (!providers[provider] || providers[provider].type !== "openai") {
-    throw blame(
+    problems.push(blame(
       "memory.embedder",
       ["memory", "embedder"],
       `'${provider}' is not an OpenAI-compatible provider in providers:`,
-    );
+    ));
   }
 }
