@@ -2,9 +2,9 @@
  * Reading hob.yaml's text for the first time: the YAML parsed with its line
  * positions, the environment's overrides laid over it, and the schema's
  * validation — each problem one line naming the key and the line (or the
- * variable) it came from, and all of them told at once. load.ts imports this only when hob.yaml (or an
- * override) changed since it was last read, so unchanged configurations cost
- * no YAML parser and no schema.
+ * variable) it came from, and all of them told at once. load.ts imports this
+ * only when hob.yaml (or an override) changed since it was last read, so
+ * unchanged configurations cost no YAML parser and no schema.
  */
 
 import YAML from "yaml";
@@ -38,14 +38,14 @@ export function parseConfig(
   if (result.success && problems.length === 0) return { parsed: result.data, blame };
   if (!result.success) {
     problems.push(...result.error.issues.flatMap((issue) => describeIssue(issue, origin)));
-    // What completing the providers will find, unless the schema said it of the same key.
-    const told = problems.map((problem) => problem.key);
-    problems.push(
-      ...completionProblems(data, env, blame).filter((problem) =>
-        !told.some((key) => problem.key === key || problem.key.startsWith(`${key}.`))
-      ),
-    );
   }
+  // What completing the providers will find, unless the schema said it of the same key.
+  const told = problems.map((problem) => problem.key);
+  problems.push(
+    ...completionProblems(data, env, blame).filter((problem) =>
+      !told.some((key) => problem.key === key || problem.key.startsWith(`${key}.`))
+    ),
+  );
   throw ConfigError.of(problems);
 }
 

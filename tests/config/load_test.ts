@@ -202,6 +202,15 @@ Deno.test("loadConfig names every problem at once, each with its key, line and r
       ],
     );
   });
+  await t.step("a variable's problem with a provider's, when the schema has none", async () => {
+    const error = await configError("providers:\n  mine: { base_url: 'http://x:1/v1' }\n", {
+      HOB_PORT: "http",
+    });
+    assertEquals(error.problems.map((problem) => problem.key), [
+      "server.port",
+      "providers.mine.type",
+    ]);
+  });
   await t.step("the providers' problems together when the schema has none", async () => {
     const error = await configError(
       "providers:\n  one: { base_url: 'http://x:1/v1' }\n  two: { type: openai }\n",
