@@ -3,7 +3,8 @@
  * hear and say — each defined once: `/v1/audio/*`, `GET /api/speech`, the
  * page, `hob transcribe` / `hob say`, the channels and the turn (audio sent
  * with a message) are translators over these. A missing provider or program
- * is an `unavailable` refusal that says what to set or install; a provider
+ * is an `unavailable` refusal that says what to set or install; a file that
+ * is not audio hob can read is `invalid` input naming `audio`; a provider
  * that fails is `failed`.
  */
 
@@ -11,7 +12,7 @@ import type { Token, Tokens } from "marked";
 import { z } from "zod";
 import type { Attachment } from "../core/types.ts";
 import type { AudioClip } from "../media/audio.ts";
-import { SPEECH_FORMATS } from "../media/audio.ts";
+import { AUDIO_KINDS, sniffAudio, SPEECH_FORMATS, UnreadableAudioError } from "../media/audio.ts";
 import type { MediaCapabilities } from "../media/capabilities.ts";
 import { MissingProgramError } from "../media/programs.ts";
 import {
@@ -66,7 +67,7 @@ export interface SpeechDeps {
 
 /** The voice actions. */
 export interface SpeechActions {
-  /** `unavailable` without a provider, `failed` when it fails, `invalid` for bad input. */
+  /** `unavailable` without a provider, `failed` when it fails, `invalid` for bad input or no audio. */
   transcribe(input: TranscribeInput, signal?: AbortSignal): Promise<Transcript>;
   speak(input: SpeakInput, signal?: AbortSignal): Promise<AudioClip>;
   capabilities(): MediaCapabilities;
@@ -89,6 +90,14 @@ export interface SpeechActions {
 export function createSpeechActions(deps: SpeechDeps): SpeechActions {
   const transcribe: SpeechActions["transcribe"] = async (input, signal) => {
     const { audio, type, name, language, prompt } = checkInput(transcribeInput, input);
+    // Refused before any provider or program sees it: a PDF is no one's audio.
+    if (!sniffAudio(audio)) {
+      throw new ActionError(
+        "invalid",
+        `'audio': ${name ?? "the file"} is not audio hob can read — it reads ${AUDIO_KINDS}`,
+        { field: "audio" },
+      );
+    }
     const provider = ready(deps.transcriber());
     return await failing(() =>
       provider.transcribe({ bytes: audio, type, name }, { language, prompt, signal })
@@ -139,6 +148,12 @@ async function failing<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof MissingProgramError) {
       throw new ActionError("unavailable", error.message, { cause: error });
+    }
+    if (error instanceof UnreadableAudioError) {
+      throw new ActionError("invalid", `'audio': ${error.message} — hob reads ${AUDIO_KINDS}`, {
+        field: "audio",
+        cause: error,
+      });
     }
     if (error instanceof SpeechError && error.status === 400) {
       throw new ActionError("invalid", error.message, { cause: error });

@@ -121,7 +121,9 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      report({ name: "config", ok: false, detail: error.message });
+      for (const problem of error.problems) {
+        report({ name: "config", ok: false, detail: problem.message });
+      }
     } finally {
       await runtime?.close();
     }

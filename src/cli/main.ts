@@ -132,7 +132,15 @@ async function report(error: unknown, debug: boolean, args: string[]): Promise<n
     import("../store/database.ts"),
   ]);
   if (error instanceof ConfigError) {
-    err(`hob: ${red("bad config")}: ${error.message}\n`);
+    // Every problem hob.yaml has, each on a line of its own: one round of fixing, not several.
+    const { problems } = error;
+    err(
+      problems.length === 1
+        ? `hob: ${red("bad config")}: ${error.message}\n`
+        : `hob: ${red("bad config")}: ${problems.length} problems:\n${
+          problems.map((problem) => `  ${problem.message}\n`).join("")
+        }`,
+    );
     return EXIT.usage;
   }
   if (debug) {

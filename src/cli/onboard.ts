@@ -333,7 +333,7 @@ async function testChat(home: string): Promise<number> {
   ]);
   const runtime = await openRuntime({ home });
   try {
-    const turn = await renderTurn(runtime.turn({ message: TEST_MESSAGE }));
+    const turn = await renderTurn(runtime.turn({ message: TEST_MESSAGE }), { afterPrompt: true });
     if (turn.failed || turn.status !== "complete") {
       err(
         `\nhob onboard: the test chat did not answer. hob.yaml is written; ` +

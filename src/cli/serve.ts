@@ -60,6 +60,7 @@ Options:
       stopping: stopping.signal,
     });
     announce(runtime, { host, token, started }, server.addr as Deno.NetAddr);
+    adviseOnModel(runtime, stopping.signal);
     await serveUntilStopped(runtime, server, stopping);
     return EXIT.ok;
   },
@@ -315,6 +316,21 @@ function announce(
   ));
   const warning = exposureWarning(hostname, options.host);
   if (warning) err(`${warning}\n`);
+}
+
+/**
+ * Says on stderr, once it is known, that hob.yaml's model cannot answer and
+ * what to do (the page banner's words): a missing key at once, a server that
+ * does not answer after one request for its models, beside the start, never
+ * in its way; nothing when it answers or hob is stopping.
+ */
+function adviseOnModel(runtime: Runtime, stopping: AbortSignal): void {
+  import("../runtime/model_advice.ts")
+    .then(({ startAdvice }) => startAdvice(runtime.llm, runtime.config, stopping))
+    .then((advice) => {
+      if (advice && !stopping.aborted) err(`hob: ${advice}\n`);
+    })
+    .catch(() => {/* stderr gone: the page's banner says it too */});
 }
 
 /** The answer to an error that escaped the app: a bug, logged, and a bare 500. */

@@ -150,7 +150,11 @@ async function acting<T>(command: string, action: () => Promise<T>): Promise<T> 
   } catch (error) {
     if (!(error instanceof ActionError)) throw error;
     if (error.code === "invalid" && error.field) {
-      throw new UsageError(`hob ${command}: ${error.message}`);
+      // The audio is the FILE given, which the message names: the action's name for it is no help.
+      const message = error.field === "audio"
+        ? error.message.replace(/^'audio': /, "")
+        : error.message;
+      throw new UsageError(`hob ${command}: ${message}`);
     }
     throw new CommandError(error.message);
   }

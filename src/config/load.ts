@@ -12,15 +12,7 @@
 
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import {
-  BUILTIN_PROVIDERS,
-  DEFAULT_CLI_IDLE_TIMEOUT_MS,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
-  PROVIDER_TYPES,
-  type ProviderConfig,
-} from "./providers.ts";
+import { complete } from "./complete.ts";
 import { ENV_OVERRIDES } from "./env_overrides.ts";
 import { type Blame, ConfigError } from "./errors.ts";
 import type { HobConfig, ParsedConfig } from "./schema.ts";
@@ -78,17 +70,6 @@ export async function loadConfig(
 /** Blames no line: only for a kept configuration, whose problems are read afresh. */
 const unlocated: Blame = (key, _nodePath, problem) => new ConfigError("hob.yaml", key, problem);
 
-/** The schema's output with the providers completed from the built-ins and the environment. */
-function complete(
-  parsed: ParsedConfig,
-  env: Record<string, string | undefined>,
-  blame: Blame,
-): HobConfig {
-  const providers = completeProviders(parsed.providers, env, blame);
-  checkEmbedder(parsed.memory.embedder, providers, blame);
-  return { ...parsed, providers };
-}
-
 /** Where the validated configuration is kept, in the home. */
 const SNAPSHOT = ".cache/config.json";
 
@@ -105,7 +86,15 @@ async function snapshotKey(text: string, env: Record<string, string | undefined>
       return 0; // a compiled hob's modules are not files; its executable is
     }
   };
-  const sources = ["./load.ts", "./parse.ts", "./schema.ts", "./providers.ts"]
+  const sources = [
+    "./load.ts",
+    "./parse.ts",
+    "./schema.ts",
+    "./providers.ts",
+    "./complete.ts",
+    "./errors.ts",
+    "./env_overrides.ts",
+  ]
     .map((file) => new URL(file, import.meta.url))
     .filter((url) => url.protocol === "file:");
   const material = JSON.stringify({
@@ -158,82 +147,5 @@ async function readConfigFile(path: string): Promise<{ text: string; fileExists:
       );
     }
     return { text: "", fileExists: false };
-  }
-}
-
-/** The built-in providers and hob.yaml's, each with every field filled in. */
-function completeProviders(
-  own: ParsedConfig["providers"],
-  env: Record<string, string | undefined>,
-  blame: Blame,
-): Record<string, ProviderConfig> {
-  const providers: Record<string, ProviderConfig> = {};
-  const names = new Set([
-    ...Object.keys(BUILTIN_PROVIDERS),
-    ...Object.keys(own),
-  ]);
-  for (const name of names) {
-    providers[name] = completeProvider(name, own[name] ?? {}, env, blame);
-  }
-  return providers;
-}
-
-/** One provider: hob.yaml's fields over the built-in's, then the defaults. */
-function completeProvider(
-  name: string,
-  own: ParsedConfig["providers"][string],
-  env: Record<string, string | undefined>,
-  blame: Blame,
-): ProviderConfig {
-  const builtin = BUILTIN_PROVIDERS[name];
-  const type = own.type ?? builtin?.type;
-  if (!type) {
-    throw blame(
-      `providers.${name}.type`,
-      ["providers", name],
-      `required for a provider that is not built in: one of ${PROVIDER_TYPES.join(", ")}`,
-    );
-  }
-  const keyEnv = own.api_key_env ?? builtin?.api_key_env;
-  const provider: ProviderConfig = {
-    name,
-    type,
-    base_url: own.base_url ?? builtin?.base_url,
-    api_key: (keyEnv ? env[keyEnv] : undefined) || own.api_key ||
-      builtin?.api_key,
-    api_key_env: keyEnv,
-    headers: own.headers ?? {},
-    models: own.models ?? [],
-    command: own.command ?? builtin?.command,
-    timeout_ms: own.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    idle_timeout_ms: own.idle_timeout_ms ??
-      (type === "claude-cli" ? DEFAULT_CLI_IDLE_TIMEOUT_MS : DEFAULT_IDLE_TIMEOUT_MS),
-    max_retries: own.max_retries ?? DEFAULT_MAX_RETRIES,
-    builtin: builtin !== undefined,
-  };
-  if (type !== "claude-cli" && !provider.base_url) {
-    throw blame(
-      `providers.${name}.base_url`,
-      ["providers", name],
-      "required for an openai or anthropic provider, e.g. 'http://127.0.0.1:9000/v1'",
-    );
-  }
-  return provider;
-}
-
-/** An embedder served by a provider must name an OpenAI-compatible one. */
-function checkEmbedder(
-  embedder: string,
-  providers: Record<string, ProviderConfig>,
-  blame: Blame,
-): void {
-  if (!/^[^:]+\/./.test(embedder) || embedder.startsWith("transformers:")) return;
-  const provider = embedder.slice(0, embedder.indexOf("/"));
-  if (!providers[provider] || providers[provider].type !== "openai") {
-    throw blame(
-      "memory.embedder",
-      ["memory", "embedder"],
-      `'${provider}' is not an OpenAI-compatible provider in providers:`,
-    );
   }
 }

@@ -1,14 +1,15 @@
 /**
  * Reading hob.yaml's text for the first time: the YAML parsed with its line
  * positions, the environment's overrides laid over it, and the schema's
- * validation — each problem one ConfigError naming the key and the line (or
- * the variable) it came from. load.ts imports this only when hob.yaml (or an
- * override) changed since it was last read, so unchanged configurations cost
- * no YAML parser and no schema.
+ * validation — each problem one line naming the key and the line (or the
+ * variable) it came from, and all of them told at once. load.ts imports this
+ * only when hob.yaml (or an override) changed since it was last read, so
+ * unchanged configurations cost no YAML parser and no schema.
  */
 
 import YAML from "yaml";
 import type { z } from "zod";
+import { completionProblems } from "./complete.ts";
 import { ENV_OVERRIDES } from "./env_overrides.ts";
 import { type Blame, ConfigError } from "./errors.ts";
 import { configSchema, type ParsedConfig } from "./schema.ts";
@@ -16,7 +17,8 @@ import { configSchema, type ParsedConfig } from "./schema.ts";
 /**
  * Parses and validates hob.yaml's `text` with the environment's overrides;
  * returns what the schema made of it, and how to blame a key on its line.
- * Throws a ConfigError for the first problem.
+ * Throws a ConfigError with every problem found: the YAML's, or else the
+ * variables', the schema's and the providers' together.
  *
  * @example
  * ```ts
@@ -30,14 +32,23 @@ export function parseConfig(
   env: Record<string, string | undefined>,
 ): { parsed: ParsedConfig; blame: Blame } {
   const { doc, lines, data } = parseYaml(text, path);
-  const fromEnv = applyEnvOverrides(data, env);
+  const problems: ConfigError[] = [];
+  const fromEnv = applyEnvOverrides(data, env, problems);
   const origin: Origin = { path, doc, lines, fromEnv };
+  const blame: Blame = (key, nodePath, problem) => locate(key, nodePath, problem, origin);
   const result = configSchema.safeParse(data);
-  if (!result.success) throw describeIssue(result.error.issues[0], origin);
-  return {
-    parsed: result.data,
-    blame: (key, nodePath, problem) => locate(key, nodePath, problem, origin),
-  };
+  if (result.success && problems.length === 0) return { parsed: result.data, blame };
+  if (!result.success) {
+    problems.push(...result.error.issues.flatMap((issue) => describeIssue(issue, origin)));
+  }
+  // What completing the providers will find, unless the schema said it of the same key.
+  const told = problems.map((problem) => problem.key);
+  problems.push(
+    ...completionProblems(data, env, blame).filter((problem) =>
+      !told.some((key) => problem.key === key || problem.key.startsWith(`${key}.`))
+    ),
+  );
+  throw ConfigError.of(problems);
 }
 
 /** The YAML document (kept to find lines for errors) and its top-level mapping. */
@@ -51,13 +62,14 @@ function parseYaml(
     prettyErrors: false,
   });
   if (doc.errors.length > 0) {
-    const error = doc.errors[0];
-    const { line, col } = lines.linePos(error.pos[0]);
-    throw new ConfigError(
-      `${path}:${line}:${col}`,
-      "",
-      `invalid YAML: ${error.message.split("\n")[0]}`,
-    );
+    throw ConfigError.of(doc.errors.map((error) => {
+      const { line, col } = lines.linePos(error.pos[0]);
+      return new ConfigError(
+        `${path}:${line}:${col}`,
+        "",
+        `invalid YAML: ${error.message.split("\n")[0]}`,
+      );
+    }));
   }
   const raw: unknown = doc.toJS() ?? {};
   if (typeof raw !== "object" || Array.isArray(raw)) {
@@ -73,11 +85,12 @@ function parseYaml(
 /**
  * The environment layer: sets the keys its variables name in `data`, and
  * returns which keys it set (by dotted key, the variable's name), to blame it
- * for them.
+ * for them; a value that cannot be used is added to `problems`.
  */
 function applyEnvOverrides(
   data: Record<string, unknown>,
   env: Record<string, string | undefined>,
+  problems: ConfigError[],
 ): Map<string, string> {
   const fromEnv = new Map<string, string>();
   for (const override of ENV_OVERRIDES) {
@@ -87,11 +100,14 @@ function applyEnvOverrides(
     if (override.kind === "port") {
       parsed = Number(value);
       if (!/^\d+$/.test(value) || parsed > 65_535) {
-        throw new ConfigError(
-          `environment variable ${override.name}`,
-          override.key.join("."),
-          `expected a port number 0-65535, got '${value}'`,
+        problems.push(
+          new ConfigError(
+            `environment variable ${override.name}`,
+            override.key.join("."),
+            `expected a port number 0-65535, got '${value}'`,
+          ),
         );
+        continue;
       }
     }
     setIn(data, override.key, parsed);
@@ -107,18 +123,20 @@ interface Origin {
   fromEnv: Map<string, string>;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, origin: Origin): ConfigError {
+/** The schema's issue as one ConfigError per key: an issue of unknown keys names each. */
+function describeIssue(issue: z.core.$ZodIssue, origin: Origin): ConfigError[] {
   const keyPath = issue.path.map(String);
   if (issue.code === "unrecognized_keys") {
-    const unknown = issue.keys[0];
-    return locate(
-      [...keyPath, unknown].join("."),
-      [...keyPath, unknown],
-      "unknown key — check its spelling against docs/configuration.md",
-      origin,
+    return issue.keys.map((unknown) =>
+      locate(
+        [...keyPath, unknown].join("."),
+        [...keyPath, unknown],
+        "unknown key — check its spelling against docs/configuration.md",
+        origin,
+      )
     );
   }
-  return locate(keyPath.join("."), keyPath, issue.message, origin);
+  return [locate(keyPath.join("."), keyPath, issue.message, origin)];
 }
 
 /** Builds the error, blaming the environment variable or the file line that set the key. */

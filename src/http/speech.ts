@@ -144,7 +144,13 @@ async function transcription(c: Context, runtime: Runtime): Promise<Response> {
       language: text("language") || undefined,
       prompt: text("prompt") || undefined,
     }, controller.signal)
-  );
+  ).catch((error) => {
+    // The action's audio is this form's field 'file'.
+    if (error instanceof ApiError && error.field === "audio") {
+      throw new ApiError(400, error.code, error.message.replace(/^'audio'/, "'file'"), "file");
+    }
+    throw error;
+  });
   const duration = transcript.duration_s ?? 0;
   switch (format) {
     case "text":

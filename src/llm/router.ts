@@ -26,6 +26,8 @@ export interface ProviderStatus {
   ok: boolean;
   models: number;
   error?: string;
+  /** The variable to set, when the provider needs a key and has none (known without asking it). */
+  missing_key?: string;
 }
 
 /** Every model found, and how each provider answered. */
@@ -38,6 +40,11 @@ export interface DiscoveryReport {
 export interface LlmRouter extends LlmPort {
   /** Asks every provider for its models, concurrently, each with a short timeout. */
   discover(signal?: AbortSignal): Promise<DiscoveryReport>;
+  /**
+   * How the provider of `model` answers, asked as discovery asks it — and
+   * not asked at all when it has no key; null when no provider has its name.
+   */
+  reach(model: string, signal?: AbortSignal): Promise<ProviderStatus | null>;
   /** Why `model` cannot be used, or null when it names a configured provider. */
   checkModel(model: string): string | null;
   /** Loads what `model`'s first answer needs, ahead of it. Never throws. */
@@ -107,49 +114,54 @@ export function createLlmRouter(config: HobConfig): LlmRouter {
     },
 
     async discover(signal = new AbortController().signal) {
-      const providers = Object.values(config.providers);
-      const answers = await Promise.all(providers.map(async (provider) => {
-        const status: ProviderStatus = {
-          name: provider.name,
-          type: provider.type,
-          base_url: provider.base_url,
-          builtin: provider.builtin,
-          ok: false,
-          models: 0,
-        };
-        if (
-          provider.type !== "claude-cli" && needsKey(provider) &&
-          !provider.api_key
-        ) {
-          status.error = `no API key${
-            provider.api_key_env ? ` — set ${provider.api_key_env}` : ""
-          }`;
-          return { status, models: [] as ModelInfo[] };
-        }
-        try {
-          const found = await adapterFor(provider).listModels(signal);
-          const listed = provider.models
-            .map((name) => ({
-              id: `${provider.name}/${name}`,
-              provider: provider.name,
-              name,
-            }))
-            .filter((m) => !found.some((f) => f.id === m.id));
-          const models = [...found, ...listed];
-          status.ok = true;
-          status.models = models.length;
-          return { status, models };
-        } catch (error) {
-          status.error = (error as Error).message;
-          return { status, models: [] as ModelInfo[] };
-        }
-      }));
+      const answers = await Promise.all(
+        Object.values(config.providers).map((provider) => probe(provider, adapterFor, signal)),
+      );
       return {
         models: answers.flatMap((a) => a.models),
         providers: answers.map((a) => a.status),
       };
     },
+
+    async reach(model, signal = new AbortController().signal) {
+      const provider = config.providers[split(model).provider];
+      return provider ? (await probe(provider, adapterFor, signal)).status : null;
+    },
   };
+}
+
+/** One provider's models and status: asked for its list, unless it has no key to ask with. */
+async function probe(
+  provider: ProviderConfig,
+  adapterFor: (provider: ProviderConfig) => ProviderAdapter,
+  signal: AbortSignal,
+): Promise<{ status: ProviderStatus; models: ModelInfo[] }> {
+  const status: ProviderStatus = {
+    name: provider.name,
+    type: provider.type,
+    base_url: provider.base_url,
+    builtin: provider.builtin,
+    ok: false,
+    models: 0,
+  };
+  if (provider.type !== "claude-cli" && needsKey(provider) && !provider.api_key) {
+    status.error = `no API key${provider.api_key_env ? ` — set ${provider.api_key_env}` : ""}`;
+    status.missing_key = provider.api_key_env;
+    return { status, models: [] };
+  }
+  try {
+    const found = await adapterFor(provider).listModels(signal);
+    const listed = provider.models
+      .map((name) => ({ id: `${provider.name}/${name}`, provider: provider.name, name }))
+      .filter((m) => !found.some((f) => f.id === m.id));
+    const models = [...found, ...listed];
+    status.ok = true;
+    status.models = models.length;
+    return { status, models };
+  } catch (error) {
+    status.error = (error as Error).message;
+    return { status, models: [] };
+  }
 }
 
 /** Remote services need a key; local servers and custom endpoints may not. */

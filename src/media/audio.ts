@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import { runProgram } from "./programs.ts";
+import { ProgramError, runProgram } from "./programs.ts";
 
 /** A piece of audio: its bytes and its media type (`audio/wav`, `audio/ogg`, …). */
 export interface AudioClip {
@@ -89,20 +89,62 @@ export function wavInfo(bytes: Uint8Array): WavInfo | null {
   return null;
 }
 
-/** The media type of audio or video bytes, from their first bytes; null when unknown. */
+/** The kinds of audio hob reads, as people name them: those {@linkcode sniffAudio} knows. */
+export const AUDIO_KINDS = "WAV, MP3, Ogg/Opus, FLAC, WebM, M4A/MP4, AAC, AIFF, AMR, CAF and WMA";
+
+/** Container atoms an MP4 or QuickTime file may begin with (its `ftyp`, or an old MOV's). */
+const MP4_ATOMS = new Set(["ftyp", "moov", "mdat", "wide", "free", "skip"]);
+
+/**
+ * The media type of audio or video bytes, from their first bytes: one of the
+ * containers ffmpeg is let read ({@linkcode AUDIO_FORMATS}); null when they
+ * are none of them (a PDF, a picture, text).
+ *
+ * @example
+ * ```ts
+ * sniffAudio(await Deno.readFile("note.ogg")); // "audio/ogg"
+ * sniffAudio(await Deno.readFile("plan.pdf")); // null
+ * ```
+ */
 export function sniffAudio(bytes: Uint8Array): string | null {
   const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
-  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WAVE") return "audio/wav";
-  if (ascii(0, 4) === "OggS") return "audio/ogg";
-  if (ascii(0, 4) === "fLaC") return "audio/flac";
-  if (ascii(0, 3) === "ID3" || (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)) {
-    return "audio/mpeg";
-  }
+  const head = ascii(0, 4);
+  const magic: Record<string, string> = {
+    OggS: "audio/ogg",
+    fLaC: "audio/flac",
+    caff: "audio/x-caf",
+    // Sony Wave64: a GUID that begins 'riff'.
+    riff: "audio/wav",
+  };
+  if (magic[head]) return magic[head];
+  if (head === "RIFF" && ascii(8, 12) === "WAVE") return "audio/wav";
+  if (head === "FORM" && /^AIF[FC]$/.test(ascii(8, 12))) return "audio/aiff";
+  if (ascii(0, 5) === "#!AMR") return "audio/amr";
+  if (ascii(0, 3) === "ID3") return "audio/mpeg";
+  // ADTS (AAC) and MPEG audio frames share the 0xFFF sync; ADTS's layer bits are 00.
+  if (bytes[0] === 0xff && (bytes[1] & 0xf6) === 0xf0) return "audio/aac";
+  if (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0) return "audio/mpeg";
   if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) {
     return "audio/webm";
   }
-  if (ascii(4, 8) === "ftyp") return "audio/mp4";
+  // ASF (WMA, WMV): its header object's GUID.
+  if (bytes[0] === 0x30 && bytes[1] === 0x26 && bytes[2] === 0xb2 && bytes[3] === 0x75) {
+    return "audio/x-ms-wma";
+  }
+  if (MP4_ATOMS.has(ascii(4, 8))) return "audio/mp4";
   return null;
+}
+
+/**
+ * Raised when ffmpeg could not read a clip as audio (damaged, or not audio
+ * at all); the message names the clip as it came and says what ffmpeg said,
+ * in one line without hob's temporary file.
+ */
+export class UnreadableAudioError extends Error {
+  override name = "UnreadableAudioError";
+  constructor(readonly clipName: string, reason: string, options?: ErrorOptions) {
+    super(`${clipName} could not be read as audio${reason ? ` (ffmpeg: ${reason})` : ""}`, options);
+  }
 }
 
 /** Whether the clip is already what speech programs read: 16 kHz, mono, 16-bit PCM WAV. */
@@ -151,8 +193,25 @@ export async function toSpeechWav(clip: AudioClip, signal?: AbortSignal): Promis
         "pipe:1",
       ],
       { timeoutMs: CONVERT_TIMEOUT_MS, signal, purpose: `Reading ${describe(clip)}` },
-    );
+    ).catch((error) => {
+      throw unreadable(error, clip, input);
+    });
     return fixStreamedWav(stdout);
+  });
+}
+
+/**
+ * ffmpeg's refusal of a clip as an {@linkcode UnreadableAudioError}: its last
+ * line, without the temporary file's path. Anything else (no ffmpeg, a
+ * timeout, an abort) stays as it was.
+ */
+function unreadable(error: unknown, clip: AudioClip, input: string): unknown {
+  if (!(error instanceof ProgramError)) return error;
+  const said = error.stderr.split("\n").map((line) => line.split(input).join("").trim())
+    .map((line) => line.replace(/^:\s*/, ""))
+    .filter(Boolean);
+  return new UnreadableAudioError(clip.name ?? "the audio", said.at(-1)?.slice(0, 200) ?? "", {
+    cause: error,
   });
 }
 

@@ -58,6 +58,18 @@ export function requireProgram(program: string, purpose: string): string {
   return found;
 }
 
+/**
+ * Raised when a program hob ran exited non-zero; the message quotes the tail
+ * of its stderr, and `stderr` keeps all of it for a caller that can say more.
+ */
+export class ProgramError extends Error {
+  override name = "ProgramError";
+  constructor(readonly program: string, readonly code: number, readonly stderr: string) {
+    const tail = stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500);
+    super(`${program} failed (exit ${code})${tail ? `: ${tail}` : ""}`);
+  }
+}
+
 /** What a finished program left: its exit code and both streams. */
 export interface ProgramResult {
   code: number;
@@ -67,9 +79,9 @@ export interface ProgramResult {
 
 /**
  * Runs a program to its end with no shell, a timeout and optional input,
- * and returns its streams; throws when it cannot start, times out, or
- * exits non-zero (with the tail of its stderr). The input is written while
- * the output is read — a converter fills its output pipe long before it has
+ * and returns its streams; throws when it cannot start, times out, or exits
+ * non-zero (a {@linkcode ProgramError}). The input is written while the
+ * output is read — a converter fills its output pipe long before it has
  * read all its input — and a program past its time is killed outright
  * (SIGKILL: one blocked writing would not hear SIGTERM).
  */
@@ -104,10 +116,7 @@ export async function runProgram(
     throw new Error(`${program} took longer than ${Math.round(options.timeoutMs / 1000)} s`);
   }
   if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-  if (output.code !== 0) {
-    const tail = stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500);
-    throw new Error(`${program} failed (exit ${output.code})${tail ? `: ${tail}` : ""}`);
-  }
+  if (output.code !== 0) throw new ProgramError(program, output.code, stderr);
   return { code: output.code, stdout: output.stdout, stderr };
 }
 

@@ -36,6 +36,7 @@ export function countingRouter(router: LlmRouter, deps: CountingDeps): LlmRouter
     checkModel: (model) => router.checkModel(model),
     prepare: (model) => router.prepare(model),
     discover: (signal) => router.discover(signal),
+    reach: (model, signal) => router.reach(model, signal),
     async *stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
       const tokens = { input_tokens: 0, output_tokens: 0, cached_tokens: 0 };
       let error: string | null = null;

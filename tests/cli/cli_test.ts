@@ -182,6 +182,34 @@ Deno.test("a bad hob.yaml exits 2 with one line naming the key and the file", as
   }
 });
 
+Deno.test("a hob.yaml with three problems has all three named, wherever it is read", async (t) => {
+  await using home = await tempHome(
+    "model: llama3\nserver:\n  port: eighty\nagent: { max_tool_iterations: 0 }\n",
+  );
+  const problems = [
+    /hob\.yaml:1: model: expected '<provider>\/<model>'/,
+    /hob\.yaml:3: server\.port: Invalid input: expected number, received string/,
+    /hob\.yaml:4: agent\.max_tool_iterations: Too small: expected number to be >=1/,
+  ];
+  for (const command of [["serve"], ["config", "show"], ["ask", "hi"]]) {
+    await t.step(`hob ${command.join(" ")}`, async () => {
+      const result = await runHob([...command, "--home", home.home]);
+      assertEquals(result.code, 2, result.stderr);
+      const lines = result.stderr.trimEnd().split("\n");
+      assertEquals(lines[0], "hob: bad config: 3 problems:");
+      assertEquals(lines.length, 4, result.stderr);
+      problems.forEach((problem, index) => assertMatch(lines[index + 1], problem));
+    });
+  }
+  await t.step("hob doctor: a failed check for each", async () => {
+    const result = await runHob(["doctor", "--home", home.home]);
+    assertEquals(result.code, 1);
+    const failed = result.stdout.split("\n").filter((line) => line.startsWith("✗ config"));
+    assertEquals(failed.length, 3, result.stdout);
+    problems.forEach((problem, index) => assertMatch(failed[index], problem));
+  });
+});
+
 Deno.test("hob ask streams a reply, shows tool activity and continues conversations", async (t) => {
   await using fake = startFakeOpenAI();
   await using home = await tempHome(fakeProviderYaml(fake.url));

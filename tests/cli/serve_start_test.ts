@@ -1,6 +1,14 @@
-/** How `hob serve` starts: loading in steps that let requests in between, the SDK on first use. */
+/**
+ * How `hob serve` starts: loading in steps that let requests in between, the
+ * SDK on first use, and a word when its model cannot answer.
+ */
 
-import { assertEquals } from "../helpers/assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
+import { startFakeOpenAI } from "../fakes/openai_server.ts";
+import { fakeProviderYaml, tempHome } from "../helpers/home.ts";
+import { startHob } from "../helpers/hob_process.ts";
+import { closedPort } from "../helpers/providers.ts";
+import { until } from "../helpers/until.ts";
 import { loadInSteps, preparingOnFirstUse } from "../../src/cli/serve.ts";
 
 Deno.test("loadInSteps lets what is waiting run before each step", async () => {
@@ -94,4 +102,49 @@ Deno.test("preparingOnFirstUse passes on a request whose URL does not parse, and
   const response = await fetch(request);
   assertEquals(await response.text(), "the app's answer");
   assertEquals([waiting.size, prepared], [0, []]);
+});
+
+Deno.test("hob serve says at start when its model cannot answer, and what to do", async (t) => {
+  await t.step("no API key: said at once, and the provider is not asked", async () => {
+    await using fake = startFakeOpenAI();
+    await using home = await tempHome(`model: openai/gpt-4o-mini
+providers:
+  openai: { base_url: "${fake.url}" }
+memory: { embedder: none }
+`);
+    await using hob = await startHob(home.home);
+    await until(() => hob.stderr().includes("needs an API key"), "the advice");
+    assertStringIncludes(
+      hob.stderr(),
+      "hob: The model openai/gpt-4o-mini needs an API key: set OPENAI_API_KEY and restart hob, or run 'hob onboard' to choose another model.\n",
+    );
+    assertEquals([fake.listings.length, fake.requests.length], [0, 0]);
+  });
+
+  await t.step("a server that does not answer: said once it has not", async () => {
+    await using home = await tempHome(`model: ollama/llama3.2
+providers:
+  ollama: { base_url: "http://127.0.0.1:${closedPort()}/v1" }
+memory: { embedder: none }
+`);
+    await using hob = await startHob(home.home);
+    await until(() => hob.stderr().includes("is not reachable"), "the advice");
+    const said = hob.stderr().split("\n").find((line) => line.includes("is not reachable"))!;
+    assert(said.startsWith("hob: The model ollama/llama3.2 is not reachable ("), said);
+    assertStringIncludes(said, "run 'hob onboard' to choose a model");
+    assertStringIncludes(said, "OPENAI_API_KEY, OPENROUTER_API_KEY or ANTHROPIC_API_KEY");
+  });
+
+  await t.step(
+    "a provider that answers: asked for its models once, no chat, nothing said",
+    async () => {
+      await using fake = startFakeOpenAI();
+      await using home = await tempHome(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
+      await using hob = await startHob(home.home);
+      await until(() => fake.listings.length === 1, "the provider asked for its models");
+      assertEquals(await hob.stop(), 0);
+      assertEquals(fake.requests.length, 0);
+      assert(!hob.stderr().includes("hob: The model"), hob.stderr());
+    },
+  );
 });

@@ -161,6 +161,83 @@ Deno.test("loadConfig names the key, the source and what was expected", async (t
   });
 });
 
+Deno.test("loadConfig names every problem at once, each with its key, line and rule", async (t) => {
+  await t.step("three problems of the schema, in the order of their lines", async () => {
+    const error = await configError(
+      "model: llama3\nserver:\n  port: eighty\nsever: { port: 1 }\n",
+    );
+    assertEquals(error.problems.map((problem) => problem.key), ["model", "server.port", "sever"]);
+    const lines = error.message.split("\n");
+    assertEquals(lines.length, 3);
+    assert(
+      lines[0].endsWith("hob.yaml:1: model: expected '<provider>/<model>', e.g. 'ollama/llama3.2'"),
+    );
+    assert(
+      /hob\.yaml:3: server\.port: .*expected number, received string$/.test(lines[1]),
+      lines[1],
+    );
+    assert(
+      lines[2].endsWith(
+        "hob.yaml:4: sever: unknown key — check its spelling against docs/configuration.md",
+      ),
+    );
+    // The first problem's key and source, for callers that name one.
+    assertEquals(error.key, "model");
+  });
+  await t.step("several unknown keys of one mapping are each named", async () => {
+    const error = await configError("agent: { colour: blue, mood: calm }\n");
+    assertEquals(error.problems.map((problem) => problem.key), ["agent.colour", "agent.mood"]);
+  });
+  await t.step("a provider's problem with the schema's, and a variable's", async () => {
+    const error = await configError(
+      "agent: { max_tool_iterations: 0 }\nproviders:\n  mine: { base_url: 'http://x:1/v1' }\n",
+      { HOB_PORT: "http" },
+    );
+    assertEquals(
+      error.problems.map((problem) => [problem.source.replace(/^.*\//, ""), problem.key]),
+      [
+        ["environment variable HOB_PORT", "server.port"],
+        ["hob.yaml:1", "agent.max_tool_iterations"],
+        ["hob.yaml:3", "providers.mine.type"],
+      ],
+    );
+  });
+  await t.step("a variable's problem with a provider's, when the schema has none", async () => {
+    const error = await configError("providers:\n  mine: { base_url: 'http://x:1/v1' }\n", {
+      HOB_PORT: "http",
+    });
+    assertEquals(error.problems.map((problem) => problem.key), [
+      "server.port",
+      "providers.mine.type",
+    ]);
+  });
+  await t.step("the providers' problems together when the schema has none", async () => {
+    const error = await configError(
+      "providers:\n  one: { base_url: 'http://x:1/v1' }\n  two: { type: openai }\n",
+    );
+    assertEquals(error.problems.map((problem) => problem.key), [
+      "providers.one.type",
+      "providers.two.base_url",
+    ]);
+  });
+  await t.step("a key the schema refused is not blamed twice", async () => {
+    const error = await configError(
+      "providers:\n  mine: { type: gemini, base_url: 'http://x:1/v1' }\nmemory: { embedder: 'nobody/ x' }\n",
+    );
+    assertEquals(error.problems.map((problem) => problem.key), [
+      "providers.mine.type",
+      "memory.embedder",
+    ]);
+  });
+  await t.step("every line of YAML that does not parse", async () => {
+    const error = await configError("model: [unclosed\nserver: {port: 1\n");
+    assert(error.problems.length >= 2, error.message);
+    for (const problem of error.problems) {
+      assert(/hob\.yaml:\d+:\d+: invalid YAML/.test(problem.message), problem.message);
+    }
+  });
+});
+
 Deno.test("redactConfig hides keys and every header value", async () => {
   await withHome(
     "providers:\n  corp: { type: openai, base_url: 'http://x:1/v1', api_key: sk-123, headers: { Authorization: 'Bearer t', X-Team: blue } }\n",

@@ -124,6 +124,74 @@ Deno.test("without a speech provider, /v1/audio answers 503 saying what to set",
   assertStringIncludes(error.message, "set speech.transcribe in hob.yaml");
 });
 
+Deno.test({
+  name:
+    "a file that is not audio is refused naming it: hob transcribe and /v1/audio/transcriptions",
+  ignore: !findProgram("ffmpeg"),
+  async fn(t) {
+    // A local program stands in for the recogniser: what reaches it goes through ffmpeg first.
+    await using home = await tempHome(`memory: { embedder: none }
+speech:
+  transcribe: { provider: command, command: [echo, heard] }
+`);
+    const pdf = `${home.home}/plan.pdf`;
+    await Deno.writeTextFile(pdf, "%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n");
+    // An Ogg file's first bytes and nothing an Ogg file holds: only ffmpeg finds out.
+    const damaged = new Uint8Array(4096).map((_, i) => (i * 7919) % 251);
+    damaged.set(new TextEncoder().encode("OggS"));
+    await Deno.writeFile(`${home.home}/memo.ogg`, damaged);
+    await Deno.writeFile(`${home.home}/tone.wav`, toneWav(0.5));
+    const kinds = "WAV, MP3, Ogg/Opus, FLAC, WebM, M4A/MP4, AAC, AIFF, AMR, CAF and WMA";
+
+    await t.step("hob transcribe: one line naming the file, exit 2", async () => {
+      const heard = await runHob(["transcribe", "--home", home.home, `${home.home}/tone.wav`]);
+      assertEquals([heard.code, heard.stdout.trim()], [0, "heard"], heard.stderr);
+      const notAudio = await runHob(["transcribe", "--home", home.home, pdf]);
+      assertEquals([notAudio.code, notAudio.stdout], [2, ""]);
+      assertEquals(
+        notAudio.stderr,
+        `hob transcribe: ${pdf} is not audio hob can read — it reads ${kinds}\n`,
+      );
+      const unreadable = await runHob(["transcribe", "--home", home.home, `${home.home}/memo.ogg`]);
+      assertEquals(unreadable.code, 2, unreadable.stderr);
+      assertMatch(
+        unreadable.stderr,
+        new RegExp(
+          `^hob transcribe: ${home.home}/memo\\.ogg could not be read as audio \\(ffmpeg: [^\\n]+\\) — hob reads ${kinds}\\n$`,
+        ),
+      );
+      assert(!unreadable.stderr.includes("hob-media-"), unreadable.stderr);
+    });
+
+    await t.step("the API: a 400 naming the field 'file', not a 500 or a 502", async () => {
+      await using hob = await startHob(home.home);
+      const send = async (name: string, bytes: Uint8Array) => {
+        const form = new FormData();
+        form.append("model", "whisper-1");
+        form.append("file", new File([bytes as Uint8Array<ArrayBuffer>], name));
+        const response = await hob.fetch("/v1/audio/transcriptions", {
+          method: "POST",
+          body: form,
+        });
+        return { status: response.status, error: (await response.json()).error };
+      };
+      const notAudio = await send("plan.pdf", await Deno.readFile(pdf));
+      assertEquals([notAudio.status, notAudio.error.param], [400, "file"]);
+      assertEquals(
+        notAudio.error.message,
+        `'file': plan.pdf is not audio hob can read — it reads ${kinds}`,
+      );
+      const unreadable = await send("memo.ogg", damaged);
+      assertEquals([unreadable.status, unreadable.error.param], [400, "file"]);
+      assertMatch(
+        unreadable.error.message,
+        /^'file': memo\.ogg could not be read as audio \(ffmpeg: /,
+      );
+      assert(!unreadable.error.message.includes("hob-media-"), unreadable.error.message);
+    });
+  },
+});
+
 Deno.test("audio sent with a chat message is heard before the turn", async () => {
   await using speech = startFakeSpeech({ key: "sk-voice", fallback: "please summarise my week" });
   await using llm = startFakeOpenAI({ replies: [{ text: "Here is your week." }] });

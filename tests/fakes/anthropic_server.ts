@@ -47,6 +47,8 @@ export interface FakeAnthropic extends AsyncDisposable {
   /** Base URL, without `/v1`, as the SDK's `baseURL` takes it. */
   url: string;
   requests: RecordedAnthropicRequest[];
+  /** hob's requests for the model list (`/v1/models`), not in `requests`: discovery and `hob serve`'s start ask them. */
+  listings: RecordedAnthropicRequest[];
   enqueue(...replies: FakeAnthropicReply[]): void;
   close(): Promise<void>;
 }
@@ -72,6 +74,7 @@ export function startFakeAnthropic(
   const fallback = options.fallback ?? { text: "ok" };
   const models = options.models ?? ["claude-fake-1"];
   const requests: RecordedAnthropicRequest[] = [];
+  const listings: RecordedAnthropicRequest[] = [];
   const controller = new AbortController();
 
   const server = Deno.serve({
@@ -82,7 +85,7 @@ export function startFakeAnthropic(
   }, async (request) => {
     const url = new URL(request.url);
     const body = request.method === "POST" ? await request.json().catch(() => ({})) : {};
-    requests.push({
+    (url.pathname === "/v1/models" ? listings : requests).push({
       path: url.pathname,
       headers: Object.fromEntries(request.headers),
       body,
@@ -133,6 +136,7 @@ export function startFakeAnthropic(
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,
+    listings,
     enqueue: (...replies) => queue.push(...replies),
     close,
     [Symbol.asyncDispose]: close,

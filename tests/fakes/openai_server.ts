@@ -79,6 +79,11 @@ export interface FakeOpenAI extends AsyncDisposable {
   requests: RecordedRequest[];
   /** hob's requests to title a new conversation, answered apart from the queue (not in `requests`). */
   titleRequests: RecordedRequest[];
+  /**
+   * hob's requests for the model list (`/v1/models`, `/api/tags`), not in `requests`: model
+   * discovery and `hob serve`'s start ask them beside whatever a test counts.
+   */
+  listings: RecordedRequest[];
   /** Every usage the fake sent (titles' too), in order: what hob was told it spent. */
   reported: FakeUsage[];
   /** Adds replies to the end of the queue. */
@@ -115,6 +120,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
   const models = options.models ?? ["fake-model"];
   const requests: RecordedRequest[] = [];
   const titleRequests: RecordedRequest[] = [];
+  const listings: RecordedRequest[] = [];
   const reported: FakeUsage[] = [];
   const report = (usage: FakeUsage) => reported.push(usage);
   const controller = new AbortController();
@@ -134,7 +140,8 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
       body,
       arrived,
     };
-    requests.push(record);
+    const listing = url.pathname === "/v1/models" || url.pathname === "/api/tags";
+    (listing ? listings : requests).push(record);
     const finished = () => record.duration_ms = performance.now() - arrived;
     if (url.pathname === "/v1/models") {
       return Response.json({
@@ -214,6 +221,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): FakeOpenAI {
     port: server.addr.port,
     requests,
     titleRequests,
+    listings,
     reported,
     enqueue: (...replies) => queue.push(...replies),
     close,

@@ -108,6 +108,7 @@ export interface TerminalResult {
  * Runs `hob <args>` in a pseudo-terminal (tests/fakes/pty_drive.py), typing
  * each answer once its text shows: where a permission hob lacked would be a
  * prompt. Throws when hob asked for a permission its flags do not grant.
+ * `env` adds to its environment (`NO_COLOR: ""` lets it use colour).
  *
  * @example
  * ```ts
@@ -117,11 +118,12 @@ export interface TerminalResult {
 export async function runHobInTerminal(
   args: string[],
   steps: [string, string][] = [],
+  options: { env?: Record<string, string> } = {},
 ): Promise<TerminalResult> {
   const audit = await permissionAudit();
   const output = await new Deno.Command("python3", {
     args: [`${ROOT}tests/fakes/pty_drive.py`, JSON.stringify(steps), ...hobArgv(args)],
-    env: { ...cleanEnv(), DENO_AUDIT_PERMISSIONS: audit.path },
+    env: { ...cleanEnv(options.env), DENO_AUDIT_PERMISSIONS: audit.path },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

@@ -199,7 +199,7 @@ Deno.test("createAnthropicProvider lists models with the key", async () => {
   await using fake = startFakeAnthropic({ models: ["claude-a", "claude-b"] });
   const models = await anthropic(fake.url).listModels(new AbortController().signal);
   assertEquals(models.map((m) => m.id), ["anthropic/claude-a", "anthropic/claude-b"]);
-  assertEquals(fake.requests[0].headers["anthropic-version"], "2023-06-01");
+  assertEquals(fake.listings[0].headers["anthropic-version"], "2023-06-01");
 });
 
 Deno.test("toAnthropicMessages merges neighbours of one role and skips empty text", () => {

@@ -197,7 +197,7 @@ Deno.test("createOpenAiCompatProvider lists models", async (t) => {
     );
     const models = await provider.listModels(new AbortController().signal);
     assertEquals(models.map((m) => m.id), ["lmstudio/alpha", "lmstudio/beta"]);
-    assertEquals(fake.requests.at(-1)!.path, "/v1/models");
+    assertEquals(fake.listings.at(-1)!.path, "/v1/models");
   });
   await t.step("from Ollama's /api/tags", async () => {
     const provider = createOpenAiCompatProvider(
@@ -205,7 +205,7 @@ Deno.test("createOpenAiCompatProvider lists models", async (t) => {
     );
     const models = await provider.listModels(new AbortController().signal);
     assertEquals(models.map((m) => m.id), ["ollama/alpha", "ollama/beta"]);
-    assertEquals(fake.requests.at(-1)!.path, "/api/tags");
+    assertEquals(fake.listings.at(-1)!.path, "/api/tags");
   });
   await t.step("a server that is down is an error naming the URL", async () => {
     const base = `http://127.0.0.1:${closedPort()}/v1`;

@@ -12,7 +12,7 @@ import { loadConfig } from "../../src/config/load.ts";
 import { createSpeechActions } from "../../src/app/speech.ts";
 import { speechDeps } from "../../src/runtime/media.ts";
 import { findProgram } from "../../src/media/programs.ts";
-import { wavInfo } from "../../src/media/audio.ts";
+import { toSpeechWav, UnreadableAudioError, wavInfo } from "../../src/media/audio.ts";
 import { tempHome } from "../helpers/home.ts";
 import { festival, OFFLINE_SPEECH_YAML, SENTENCES, wordErrorRate } from "../helpers/speech.ts";
 
@@ -103,12 +103,15 @@ Deno.test({
       const playlist =
         `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile://${elsewhere}\n#EXT-X-ENDLIST\n`;
       try {
-        const error = await speech.transcribe({
-          audio: new TextEncoder().encode(playlist),
-          type: "audio/ogg",
-        }).then(() => null, (error: Error) => error);
+        const bytes = new TextEncoder().encode(playlist);
+        const error = await speech.transcribe({ audio: bytes, type: "audio/ogg" })
+          .then(() => null, (error: Error) => error);
         assert(error, "the playlist was transcribed");
-        assertMatch(error.message, /ffmpeg failed/);
+        assertMatch(error.message, /is not audio hob can read/);
+        // Nor does ffmpeg follow it when handed it directly: it reads one recording or nothing.
+        const read = await toSpeechWav({ bytes, type: "audio/ogg" })
+          .then(() => null, (error: Error) => error);
+        assert(read instanceof UnreadableAudioError, String(read));
       } finally {
         await Deno.remove(elsewhere);
       }
