@@ -187,10 +187,12 @@ export class TaskWorker {
       while (!signal.aborted) {
         let result: TaskRunResult | undefined;
         try {
-          if (!registered) this.register();
+          // Through the write lock: workers starting together (four `hob worker` at once)
+          // wait their turn instead of one failing on a busy hob.db.
+          if (!registered) await this.#deps.tasks.write(() => this.register());
           registered = true;
           result = await this.runOnce(signal);
-          if (!result && !options.once) this.register();
+          if (!result && !options.once) await this.#deps.tasks.write(() => this.register());
           paused = false;
         } catch (error) {
           // A full disk or a read-only home can be fixed while hob runs: wait, then work on.

@@ -4,6 +4,7 @@
  * an approval), priorities and blockers, cancellation, stale claims.
  */
 
+import { DatabaseSync } from "node:sqlite";
 import { NUDGE, TaskWorker } from "../../src/tasks/worker.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import {
@@ -293,4 +294,27 @@ Deno.test("taint follows a task: created by a tainted turn it runs tainted, and 
   const result = events.find((e) => e.type === "tool_result") as { content: string };
   assertMatch(result.content, /^<untrusted source="view_task, with what tasks.get returned">/);
   assert(events.some((e) => e.type === "notice" && e.code === "tainted"));
+});
+
+Deno.test("a worker --once started while another program holds hob.db's write lock waits for it, then runs", async () => {
+  await using fake = startFakeOpenAI();
+  await using env = await tempRuntime(fakeProviderYaml(fake.url));
+  const task = env.runtime.background.tasks.add({ title: "Sum", prompt: "Add 2 and 3." });
+  fake.enqueue(complete("2 + 3 = 5"));
+
+  // Another program (sqlite3, a backup tool, a second worker) holds the write lock a while.
+  const other = new DatabaseSync(`${env.home.home}/hob.db`);
+  other.exec("BEGIN IMMEDIATE");
+  const release = setTimeout(() => other.exec("COMMIT"), 400);
+  try {
+    const ran = await env.runtime.background.worker("test").loop(new AbortController().signal, {
+      once: true,
+    });
+    assertEquals(ran, 1);
+    assertEquals(env.runtime.background.tasks.get(task.id)!.status, "complete");
+  } finally {
+    clearTimeout(release);
+    if (other.isTransaction) other.exec("ROLLBACK");
+    other.close();
+  }
 });
