@@ -9,7 +9,7 @@
 
 import { loadConfig } from "../src/config/load.ts";
 import { createSpeechActions } from "../src/app/speech.ts";
-import { speechDeps } from "../src/runtime/media.ts";
+import { speechDeps } from "../src/runtime/voice_deps.ts";
 import { findProgram } from "../src/media/programs.ts";
 import { durationOf } from "../src/media/audio.ts";
 import { startFakeSpeech } from "../tests/fakes/speech_server.ts";

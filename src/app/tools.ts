@@ -10,7 +10,7 @@
  */
 
 import { z } from "zod";
-import type { CallSource } from "../tools/registered.ts";
+import type { CallSource } from "../tools/registry_types.ts";
 import type { InvokeResult, ToolInfo, ToolRegistry } from "../tools/registry.ts";
 import type { LoadProblem, Skill } from "../tools/user_tools.ts";
 import { ActionError, checkInput } from "./errors.ts";

@@ -2,7 +2,7 @@
 
 import type { AgentEvent } from "../core/types.ts";
 import type { ApprovalActions } from "../app/approvals.ts";
-import type { LineQueue } from "./lines.ts";
+import type { LineQueue } from "./stdin_lines.ts";
 import { err } from "./output.ts";
 
 /**

@@ -14,7 +14,7 @@ import { openOrCreateHome } from "./open.ts";
 import { dim, err, outJson } from "./output.ts";
 import { renderTurn } from "./render.ts";
 import { promptApprovals } from "./approval_prompt.ts";
-import { LineQueue, stdinLines } from "./lines.ts";
+import { LineQueue, stdinLines } from "./stdin_lines.ts";
 
 export const ask: Command = {
   name: "ask",

@@ -9,7 +9,7 @@ import { ActionError } from "../app/errors.ts";
 import type { ConversationActions } from "../app/conversations.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { promptApprovals } from "./approval_prompt.ts";
-import { LineQueue, stdinLines } from "./lines.ts";
+import { LineQueue, stdinLines } from "./stdin_lines.ts";
 import { openOrCreateHome } from "./open.ts";
 import { dim, err, out, red } from "./output.ts";
 import { renderTurn } from "./render.ts";

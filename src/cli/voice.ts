@@ -138,7 +138,7 @@ async function speechOf(parsed: ParsedArgs): Promise<SpeechActions> {
   const [{ config }, { createSpeechActions }, { speechDeps }] = await Promise.all([
     loadConfig({ home }),
     import("../app/speech.ts"),
-    import("../runtime/media.ts"),
+    import("../runtime/voice_deps.ts"),
   ]);
   return createSpeechActions(speechDeps(home, config));
 }

@@ -36,7 +36,7 @@ import { createMemoryReset } from "./reset.ts";
 import { createStatusProbes } from "./status.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
 import { attachmentPort, findUpload } from "./uploads.ts";
-import { speechDeps } from "./media.ts";
+import { speechDeps } from "./voice_deps.ts";
 import { countingRouter } from "./model_calls.ts";
 import { SqliteModelCalls } from "../store/model_calls.ts";
 import { budgetWarning } from "../app/budgets.ts";

@@ -12,7 +12,7 @@ import { hobWrote } from "../core/untrusted.ts";
 import type { SqliteApprovals } from "../store/approvals.ts";
 import type { ClearedBy } from "../store/tool_events.ts";
 import type { PolicyDecision } from "./call_policy.ts";
-import type { CallSource, Refusal } from "./registered.ts";
+import type { CallSource, Refusal } from "./registry_types.ts";
 
 /** What clearing needs of the approval store. */
 export type ApprovalDesk = Pick<SqliteApprovals, "remembered" | "request" | "wait" | "write">;

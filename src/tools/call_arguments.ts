@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ToolCall } from "../core/types.ts";
 import { hobWrote } from "../core/untrusted.ts";
-import type { Refusal } from "./registered.ts";
+import type { Refusal } from "./registry_types.ts";
 
 /**
  * The call's arguments, parsed and validated (with the schema's defaults and

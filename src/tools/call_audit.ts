@@ -9,7 +9,7 @@
 import type { ToolCallContext } from "../core/ports.ts";
 import type { ToolCall, ToolResult } from "../core/types.ts";
 import type { ClearedBy, SqliteToolEvents } from "../store/tool_events.ts";
-import type { CallSource, Refusal } from "./registered.ts";
+import type { CallSource, Refusal } from "./registry_types.ts";
 import type { SandboxPermissions } from "../sandbox/permissions.ts";
 
 /** A call's result as the registry logs it. */

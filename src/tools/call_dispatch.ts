@@ -8,7 +8,7 @@
 import type { ToolCallContext } from "../core/ports.ts";
 import type { ServiceName } from "../sandbox/definition.ts";
 import { carriedTaint, type RawOutput } from "./call_label.ts";
-import type { CallSource, HobServices, InProcessRun, RegisteredTool } from "./registered.ts";
+import type { CallSource, HobServices, InProcessRun, RegisteredTool } from "./registry_types.ts";
 import type { PermissionScope } from "../sandbox/permissions.ts";
 import type { ToSandbox } from "../sandbox/protocol.ts";
 import type { ToolSpawner } from "../sandbox/spawner.ts";

@@ -15,7 +15,7 @@ import {
   untrustedSource,
 } from "../core/untrusted.ts";
 import { capOutput } from "../sandbox/output_cap.ts";
-import type { RegisteredTool } from "./registered.ts";
+import type { RegisteredTool } from "./registry_types.ts";
 
 /** What a call produced, before it is labelled. */
 export interface RawOutput {

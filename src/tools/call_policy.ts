@@ -9,7 +9,7 @@ import type { ModelView } from "../core/ports.ts";
 import { hobWrote } from "../core/untrusted.ts";
 import { reachable, unreachable } from "./call_reach.ts";
 import type { ToolPolicy, ToolReview } from "../sandbox/definition.ts";
-import type { CallSource, Refusal, RegisteredTool } from "./registered.ts";
+import type { CallSource, Refusal, RegisteredTool } from "./registry_types.ts";
 
 /** How strict each policy is: a review may move a call right, never left. */
 const STRICTNESS: Record<ToolPolicy, number> = { allow: 0, ask: 1, deny: 2 };

@@ -34,7 +34,7 @@ import {
   type ListedTool,
   type RegisteredTool,
   type ToolOrigin,
-} from "./registered.ts";
+} from "./registry_types.ts";
 import {
   type PermissionScope,
   resolvePermissions,
@@ -51,7 +51,7 @@ export type {
   RegisteredTool,
   ServiceCallContext,
   ToolOrigin,
-} from "./registered.ts";
+} from "./registry_types.ts";
 
 /** Default time one tool call may take. */
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;

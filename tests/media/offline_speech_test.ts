@@ -10,7 +10,7 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { createSpeechActions } from "../../src/app/speech.ts";
-import { speechDeps } from "../../src/runtime/media.ts";
+import { speechDeps } from "../../src/runtime/voice_deps.ts";
 import { findProgram } from "../../src/media/programs.ts";
 import { toSpeechWav, UnreadableAudioError, wavInfo } from "../../src/media/audio.ts";
 import { tempHome } from "../helpers/home.ts";

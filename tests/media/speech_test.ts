@@ -8,7 +8,7 @@ import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/ass
 import { loadConfig } from "../../src/config/load.ts";
 import { createSpeechActions } from "../../src/app/speech.ts";
 import { ActionError } from "../../src/app/errors.ts";
-import { speechDeps } from "../../src/runtime/media.ts";
+import { speechDeps } from "../../src/runtime/voice_deps.ts";
 import { mediaCapabilities } from "../../src/media/capabilities.ts";
 import { wavInfo } from "../../src/media/audio.ts";
 import { startFakeSpeech, toneWav } from "../fakes/speech_server.ts";

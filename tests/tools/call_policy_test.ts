@@ -10,7 +10,7 @@ import {
 } from "../../src/tools/call_policy.ts";
 import runCommand from "../../src/builtins/run_command.ts";
 import runPython from "../../src/builtins/run_python.ts";
-import { isRefusal } from "../../src/tools/registered.ts";
+import { isRefusal } from "../../src/tools/registry_types.ts";
 import type { ToolReview } from "../../src/sandbox/definition.ts";
 
 /** A call of a tool with `side_effect`, optionally reviewing its arguments with `review`. */

@@ -1,4 +1,4 @@
-import { LineQueue, stdinLines } from "../../src/cli/lines.ts";
+import { LineQueue, stdinLines } from "../../src/cli/stdin_lines.ts";
 import { assertEquals, assertRejects } from "../helpers/assert.ts";
 
 /** A stream whose chunks the test pushes when it likes. */
