@@ -62,6 +62,7 @@ import { createStatusActions, type StatusActions, type StatusProbes } from "./st
 import { createTaskActions, type TaskActions } from "./tasks.ts";
 import { createToolActions, type ToolActions, type ToolDeps } from "./tools.ts";
 import { createMcpActions, type McpActions, type McpDeps } from "./mcp.ts";
+import { createSkillActions, type SkillActions, type SkillDeps } from "./skills.ts";
 
 /** The actions of one hob home. */
 export interface AppActions {
@@ -74,6 +75,8 @@ export interface AppActions {
   conversations: ConversationActions;
   approvals: ApprovalActions;
   tools: ToolActions;
+  /** The Agent Skills of the home: installed, reviewed, accepted, read by models. */
+  skills: SkillActions;
   mcp: McpActions;
   channels: ChannelActions;
   speech: SpeechActions;
@@ -106,6 +109,8 @@ export interface AppDeps {
   toolbox: ToolDeps & { approvals: SqliteApprovals; events: SqliteToolEvents };
   /** The MCP servers of hob.yaml and their tools (the runtime's hub). */
   mcp: McpDeps;
+  /** The skill folders of the home and their installs. */
+  skills: SkillDeps;
   /** Runs one turn (the runtime's, which closing interrupts). */
   turn(input: TurnInput): AsyncGenerator<AgentEvent>;
   /** An earlier upload by its home-relative path; throws, saying why, when it is not one. */
@@ -137,6 +142,7 @@ export interface AppDeps {
  *   channels: new SqliteChannels(db, kv),
  *   toolbox,
  *   mcp,
+ *   skills: { shelf, knownTools, workflows: () => [] },
  *   turn,
  *   findUpload: (path) => findUpload(home, path),
  *   speech,
@@ -180,6 +186,7 @@ export function createAppActions(deps: AppDeps): AppActions {
     }),
     approvals: createApprovalActions(deps.toolbox.approvals),
     tools: createToolActions(deps.toolbox),
+    skills: createSkillActions(deps.skills),
     mcp: createMcpActions(deps.mcp),
     channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
     speech,

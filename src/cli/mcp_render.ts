@@ -7,7 +7,7 @@
  * would act on them.
  */
 
-import { revealed } from "../app/mcp.ts";
+import { revealed } from "../core/revealed.ts";
 import type { McpServerStatus, McpToolInfo } from "../mcp/client.ts";
 import { dim, green, red } from "./output.ts";
 

@@ -41,6 +41,9 @@ import { countingRouter } from "./model_calls.ts";
 import { SqliteModelCalls } from "../store/model_calls.ts";
 import { budgetWarning } from "../app/budgets.ts";
 import type { BackupActionsDeps } from "../app/backups.ts";
+import type { SkillDeps } from "../app/skills.ts";
+import { SkillShelf } from "../skills/shelf.ts";
+import { SqliteSkillInstalls } from "../store/skill_installs.ts";
 
 /** How often a streaming reply's partial text is written to the database. */
 const DRAFT_SAVE_INTERVAL_MS = 250;
@@ -393,6 +396,19 @@ function backupDeps(
   };
 }
 
+/** The skill folders of HOME/skills, their installs in hob.db, and what the review knows of tools. */
+function skillDeps(home: string, db: DatabaseSync, toolbox: Toolbox): SkillDeps {
+  return {
+    shelf: new SkillShelf(join(home, "skills"), new SqliteSkillInstalls(db)),
+    knownTools: async () => {
+      await toolbox.ready;
+      return toolbox.registry.list().map(({ name, side_effect }) => ({ name, side_effect }));
+    },
+    workflows: () =>
+      [...toolbox.skills.values()].map(({ name, description }) => ({ name, description })),
+  };
+}
+
 /** What the ways in reach hob.db through: the app's actions and the small stores. */
 function openAccess(
   parts:
@@ -444,6 +460,7 @@ function openAccess(
       channels: channelStore,
       toolbox: parts.toolbox,
       mcp: parts.mcp,
+      skills: skillDeps(home, parts.db, parts.toolbox),
       turn: parts.turn,
       findUpload: (path) => findUpload(home, path),
       speech: speechDeps(home, parts.config),

@@ -433,6 +433,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: "Agent Skills installed, and the content the owner accepted",
+    sql: `
+      -- One row per skill folder in HOME/skills that hob installed: where it came from, who
+      -- installed it, and the hash of the files the owner accepted (NULL until then). A skill is
+      -- offered to models only while its files hash to the accepted one.
+      CREATE TABLE skill_installs (
+        name          TEXT PRIMARY KEY,  -- the skill's name, its folder's name
+        source        TEXT NOT NULL,     -- the path or URL it was installed from
+        installed_by  TEXT NOT NULL,     -- cli, api, page, agent
+        installed_at  TEXT NOT NULL,
+        hash          TEXT NOT NULL,     -- SHA-256 of the files as installed
+        accepted_hash TEXT,              -- the files the owner accepted; NULL: not yet
+        accepted_at   TEXT,
+        granted_tools TEXT NOT NULL DEFAULT '[]', -- JSON: hob tools it may run unasked
+        granted_hosts TEXT NOT NULL DEFAULT '[]'  -- JSON: hosts its scripts may reach
+      );
+    `,
+  },
 ];
 
 /** The schema version this build of hob writes. */

@@ -8,7 +8,8 @@
 
 import { html } from "hono/html";
 import type { ToolInfo } from "../tools/registry.ts";
-import { type McpServerStatus, type McpToolInfo, revealed } from "../app/mcp.ts";
+import type { McpServerStatus, McpToolInfo } from "../app/mcp.ts";
+import { revealed } from "../core/revealed.ts";
 import { at, cut, type Flash, flash, type Html, shortPath, viewHead } from "./view_parts.ts";
 
 /** The MCP servers and their tools, for the Tools panel. */
