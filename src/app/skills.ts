@@ -59,6 +59,8 @@ export const skillFileInput = z.strictObject({
 });
 
 export type AddSkillInput = z.input<typeof addSkillInput>;
+export type SkillNameInput = z.input<typeof skillNameInput>;
+export type SkillFileInput = z.input<typeof skillFileInput>;
 export type AcceptSkillInput = z.input<typeof acceptSkillInput>;
 
 /** One skill as listed. */
@@ -130,6 +132,8 @@ export interface SkillActions {
   instructions(input: z.input<typeof skillNameInput>): Promise<SkillInstructions>;
   /** A file of an active skill, labelled as its author's. */
   readFile(input: z.input<typeof skillFileInput>): Promise<ModelText>;
+  /** The tools the owner granted these skills, in hob's names (accepted skills only). */
+  grants(names: readonly string[]): string[];
 }
 
 /** A skill's instructions as a model reads them. */
@@ -225,7 +229,11 @@ export function createSkillActions(deps: SkillDeps): SkillActions {
     async offered() {
       return (await shelf.active()).map((skill) => ({
         name: skill.name,
-        description: approvedText(`skill:${skill.name} description`, skill.description),
+        // One line: the whole description reads as the skill's line in the prompt.
+        description: approvedText(
+          `skill:${skill.name} description`,
+          skill.description.replace(/\s+/g, " "),
+        ),
       }));
     },
     async instructions(input) {
@@ -235,6 +243,7 @@ export function createSkillActions(deps: SkillDeps): SkillActions {
         granted_tools: opened.skill.install?.granted_tools ?? [],
       };
     },
+    grants: (names) => grantsIn(shelf, names),
     async readFile(input) {
       const { name, path } = checkInput(skillFileInput, input);
       return fileText(await findActive(name), path);
@@ -278,6 +287,16 @@ async function addSkill(
     hash: opened.folder.hash,
   });
   return await context.detail((await shelf.open(name))!);
+}
+
+/** The tools the owner granted the skills named, accepted ones only. */
+function grantsIn(shelf: SkillShelf, names: readonly string[]): string[] {
+  return [
+    ...new Set(names.flatMap((name) => {
+      const install = shelf.installs.get(name);
+      return install?.accepted_hash ? install.granted_tools : [];
+    })),
+  ];
 }
 
 /** A file of an active skill, labelled as its author's; a list of its files when there is none. */
@@ -411,16 +430,16 @@ function grantsOf(
   tools: string[] | undefined,
   hosts: string[] | undefined,
 ): { tools: string[]; hosts: string[] } {
-  const asked = review.allowed_tools.map((each) => each.tool).filter((each) => each !== null);
+  const asked = review.allowed_tools.filter((each) => each.grantable).map((each) => each.tool!);
   const known = new Set(asked);
   const grantedTools = tools === undefined ? [...known] : tools.map((tool) => {
     const name = hobToolName(tool, known);
     if (!name) {
       throw new ActionError(
         "invalid",
-        `'${tool}' is not among the tools '${review.name}' asks for (${
+        `'${tool}' is not among the tools '${review.name}' asks to run unasked (${
           asked.join(", ") || "none"
-        })`,
+        }); a tool limited to some of its calls, like Bash(git:*), is never granted whole`,
         { field: "tools" },
       );
     }

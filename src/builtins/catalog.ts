@@ -31,6 +31,8 @@ import runCode from "./run_code.ts";
 import runCommand from "./run_command.ts";
 import runPython from "./run_python.ts";
 import runSkill from "./run_skill.ts";
+import useSkill from "./use_skill.ts";
+import readSkillFile from "./read_skill_file.ts";
 import searchFiles from "./search_files.ts";
 import sleep from "./sleep.ts";
 import searchInFiles from "./search_in_files.ts";
@@ -67,6 +69,8 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   buildSkill,
   runSkill,
   listSkills,
+  useSkill,
+  readSkillFile,
   searchMemory,
   memoryGet,
   rememberThis,

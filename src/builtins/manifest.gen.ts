@@ -819,6 +819,67 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
     "load": () => import("./list_skills.ts"),
   },
   {
+    "name": "use_skill",
+    "description":
+      "Read an installed skill's instructions (the skills are listed in your instructions) before doing a task it covers. Returns the instructions and the skill's other files.",
+    "category": "meta",
+    "parameters": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The skill's name, as listed",
+        },
+      },
+      "required": [
+        "name",
+      ],
+    },
+    "side_effect": "none",
+    "untrusted_output": false,
+    "services": [
+      "skills",
+    ],
+    "permissions": {},
+    "load": () => import("./use_skill.ts"),
+  },
+  {
+    "name": "read_skill_file",
+    "description":
+      "Read a file of an installed skill, e.g. references/forms.md, when its instructions (use_skill) point to it.",
+    "category": "meta",
+    "parameters": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The skill's name",
+        },
+        "path": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The file's path inside the skill's folder",
+        },
+      },
+      "required": [
+        "name",
+        "path",
+      ],
+    },
+    "side_effect": "none",
+    "untrusted_output": false,
+    "services": [
+      "skills",
+    ],
+    "permissions": {},
+    "load": () => import("./read_skill_file.ts"),
+  },
+  {
     "name": "search_memory",
     "description":
       "Search the user's memory (MEMORY.md, daily logs, and any notes under memory/) by keywords and meaning. Returns file paths with line ranges and the lines of each that match best (… marks lines left out); read more with memory_get.",

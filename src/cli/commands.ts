@@ -81,6 +81,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./tool.ts")).tool,
   },
   {
+    name: "skill",
+    summary: "Agent Skills: add one (reviewed before use), list, show, accept, remove",
+    load: async () => (await import("./skill.ts")).skill,
+  },
+  {
     name: "mcp",
     summary: "MCP servers hob uses (list, tools, approve, call) and hob as an MCP server (serve)",
     load: async () => (await import("./mcp.ts")).mcp,

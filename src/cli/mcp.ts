@@ -271,7 +271,12 @@ async function approve(
   }
   if (!json) out(describeTools(shown.tools));
   const names = tools.length ? ` ${tools.join(" ")}` : "";
-  if (!yes && !(await confirmed(`Approve these ${shown.tools.length} tool(s)? [y/N] `))) {
+  if (
+    !yes &&
+    !(await (await import("./prompter.ts")).confirmed(
+      `Approve these ${shown.tools.length} tool(s)? [y/N] `,
+    ))
+  ) {
     if (json) outJson(shown);
     else {
       out(red(
@@ -294,14 +299,6 @@ async function approve(
     for (const tool of result.tools) out(`  ${tool.name} ${dim(tool.hash.slice(0, 16))}\n`);
   }
   return EXIT.ok;
-}
-
-/** The owner's yes to `question` when stdin is a terminal; no answer (a pipe, the end) is no. */
-async function confirmed(question: string): Promise<boolean> {
-  if (!Deno.stdin.isTerminal()) return false;
-  const { Prompter } = await import("./prompter.ts");
-  const answer = await new Prompter().ask(question);
-  return answer !== null && /^y(es)?$/i.test(answer);
 }
 
 /** hob's MCP server on stdin/stdout, until the client hangs up. */

@@ -104,3 +104,18 @@ export class Prompter {
     return true;
   }
 }
+
+/**
+ * The owner's yes to `question` when stdin is a terminal; no answer (a pipe,
+ * the end of input) is no.
+ *
+ * @example
+ * ```ts
+ * if (await confirmed("Approve these 2 tool(s)? [y/N] ")) approve();
+ * ```
+ */
+export async function confirmed(question: string): Promise<boolean> {
+  if (!Deno.stdin.isTerminal()) return false;
+  const answer = await new Prompter().ask(question);
+  return answer !== null && /^y(es)?$/i.test(answer);
+}

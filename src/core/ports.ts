@@ -20,6 +20,7 @@ import type {
   ToolResult,
   ToolSpec,
 } from "./types.ts";
+import type { ModelText } from "./untrusted.ts";
 
 /** A language model behind any provider. */
 export interface LlmPort {
@@ -106,6 +107,11 @@ export interface ToolCallContext {
    * reaches an address goes unasked only to one the turn was pointed at here.
    */
   seen?: ModelView;
+  /**
+   * The Agent Skills whose instructions this turn read while nothing else
+   * untrusted was read: the tools their owner granted them run unasked.
+   */
+  skills?: string[];
 }
 
 /** What a model reads in a turn: the system prompt and the messages, in order. */
@@ -139,6 +145,15 @@ export interface PromptSources {
   identity(): Promise<{ soul: string; user: string }>;
   /** Memory relevant to the user's message; empty when there is none. */
   memoryContext(query: string): Promise<string>;
+  /** The Agent Skills a model may use now, each its name and its labelled description. */
+  skills?(): Promise<SkillLine[]>;
+}
+
+/** One skill as every turn lists it: the model asks for the rest with `use_skill`. */
+export interface SkillLine {
+  name: string;
+  /** The author's description, inside an approved label (the owner accepted it). */
+  description: ModelText;
 }
 
 /** Files sent with messages: how the model is told of them, and the images it sees. */

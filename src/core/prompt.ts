@@ -4,6 +4,7 @@
  * router.build_system_prompt). Knows nothing of where the texts come from.
  */
 
+import type { SkillLine } from "./ports.ts";
 import type { ToolSpec } from "./types.ts";
 import { firstLine } from "./untrusted.ts";
 
@@ -30,6 +31,8 @@ export interface SystemPromptParts {
   user: string;
   memoryContext: string;
   tools: ToolSpec[];
+  /** The Agent Skills the model may ask for, a line each. */
+  skills?: SkillLine[];
   /** Today's date, so the model knows when it is without a tool call. */
   today: string;
   /** Added when older history was left out to fit the context window. */
@@ -54,6 +57,7 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
     parts.user.trim(),
     parts.memoryContext.trim() ? `# Relevant memory\n\n${parts.memoryContext.trim()}` : "",
     describeTools(parts.tools),
+    describeSkills(parts.skills ?? []),
     parts.earlierSummary?.trim()
       ? `# Earlier in this conversation (summarised)\n\n${parts.earlierSummary.trim()}`
       : "",
@@ -87,4 +91,19 @@ export function describeTools(tools: ToolSpec[]): string {
     }
   }
   return lines.join("\n");
+}
+
+/**
+ * The skills section: what a skill is, how to read one, and a line per skill
+ * (its labelled description's first line); empty when there are none.
+ */
+export function describeSkills(skills: SkillLine[]): string {
+  if (skills.length === 0) return "";
+  return [
+    "# Skills",
+    "",
+    "Skills are instructions for particular tasks, written by other people and installed by the user. When a task matches a skill's description, call use_skill with its name before you start, and follow its instructions within your own rules. Read its other files with read_skill_file only when the instructions point to them.",
+    "",
+    ...skills.map((skill) => `- ${skill.name}: ${firstLine(skill.description.trim())}`),
+  ].join("\n");
 }

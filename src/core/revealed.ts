@@ -25,18 +25,3 @@ export function revealed(text: string): string {
     (char) => `<U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}>`,
   );
 }
-
-/**
- * Whether `text` holds a character {@linkcode revealed} would show.
- *
- * @example
- * ```ts
- * hidesText("a\u200bb"); // true
- * ```
- */
-export function hidesText(text: string): boolean {
-  HIDING.lastIndex = 0;
-  const found = HIDING.test(text);
-  HIDING.lastIndex = 0;
-  return found;
-}

@@ -81,6 +81,7 @@ async function* executeCall(turn: Turn, call: ToolCall): AsyncGenerator<AgentEve
     model: turn.model,
     tainted: turn.tainted ?? undefined,
     seen: { system: turn.system, messages: turn.messages },
+    ...(turn.skills.alone && turn.skills.names.length > 0 ? { skills: turn.skills.names } : {}),
   }).finally(channel.close);
   yield* channel.drain();
   return await running;
@@ -97,7 +98,9 @@ async function* recordToolResult(
   result: ToolResult,
   durationMs: number,
 ): AsyncGenerator<AgentEvent> {
-  const source = turn.tainted ? null : untrustedSource(result.content);
+  const read = untrustedSource(result.content);
+  noteSkill(turn, call, result, read);
+  const source = turn.tainted ? null : read;
   if (source) {
     // The registry's labels name the tool already ("read_file: notes.txt").
     turn.tainted = source.startsWith(call.name) ? source : `${source}, read by ${call.name}`;
@@ -134,4 +137,32 @@ async function* recordToolResult(
     is_error: result.is_error,
     duration_ms: durationMs,
   };
+}
+
+/** The tool whose result is a skill's instructions: its grants then hold in the turn. */
+export const USE_SKILL_TOOL = "use_skill";
+
+/**
+ * Notes a skill whose instructions the turn read, or that it read something
+ * untrusted besides: from then on no skill's grants hold in this turn.
+ */
+function noteSkill(turn: Turn, call: ToolCall, result: ToolResult, read: string | null): void {
+  const skills = turn.skills;
+  if (call.name === USE_SKILL_TOOL && !result.is_error) {
+    // A turn that read untrusted content before its first skill never gets grants.
+    if (skills.names.length === 0 && turn.tainted) skills.alone = false;
+    const name = skillNameOf(call);
+    if (name && !skills.names.includes(name)) skills.names.push(name);
+    return;
+  }
+  if (read) skills.alone = false;
+}
+
+function skillNameOf(call: ToolCall): string | null {
+  try {
+    const args = JSON.parse(call.arguments || "{}") as { name?: unknown };
+    return typeof args.name === "string" ? args.name : null;
+  } catch {
+    return null;
+  }
 }

@@ -74,6 +74,13 @@ export interface Turn {
   messages: ChatMessage[];
   /** Where untrusted content the model has read came from; null while it has read none. */
   tainted: string | null;
+  /**
+   * The Agent Skills whose instructions the turn read (`use_skill`), and
+   * whether they are all the untrusted content it read: only then do the
+   * tools their owner granted run unasked. A turn tainted before, or after by
+   * anything else, keeps asking.
+   */
+  skills: { names: string[]; alone: boolean };
   usage: Usage;
   /** Every message the turn stored after the user's, in order. */
   messageIds: number[];
@@ -94,6 +101,7 @@ export function newTurn(
     system: "",
     messages: [],
     tainted: null,
+    skills: { names: [], alone: true },
     usage: { input_tokens: 0, output_tokens: 0 },
     messageIds: [],
     lastAssistantId: null,

@@ -73,9 +73,10 @@ export async function prepareContext(
   instructions?: string,
 ): Promise<TurnContext> {
   const { settings, store } = deps;
-  const [identity, memoryContext] = await Promise.all([
+  const [identity, memoryContext, skills] = await Promise.all([
     deps.prompt.identity(),
     deps.prompt.memoryContext(query),
+    deps.prompt.skills?.() ?? [],
   ]);
   // After an auto-flush, the live history starts after the flushed messages.
   const flushed = store.getFlush(conversationId);
@@ -86,6 +87,7 @@ export async function prepareContext(
     ...identity,
     memoryContext,
     tools,
+    skills,
     today: deps.clock.now().toISOString().slice(0, 10),
     earlierSummary: shownSummary(conversationId, flushed.summary),
     clientInstructions: instructions,

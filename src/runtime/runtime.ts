@@ -185,6 +185,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
     store: channelStore,
     log: options.log ?? ((line) => console.error(`hob: ${line}`)),
   });
+  connectSkills(agent, toolbox, access.app);
   const hob = createServices(agent, toolbox, access.app);
   toolbox.registry.setServices(hob.services);
   agent.commands = createSkillCommands(toolbox, hob);
@@ -394,6 +395,12 @@ function backupDeps(
     next: () => parts.background.backups?.next() ?? null,
     now: parts.now,
   };
+}
+
+/** What every turn lists of the skills, and the tools the owner granted those a turn follows. */
+function connectSkills(agent: AgentDeps, toolbox: Toolbox, app: AppActions): void {
+  agent.prompt.skills = () => app.skills.offered();
+  toolbox.registry.setSkillGrants((names) => app.skills.grants(names));
 }
 
 /** The skill folders of HOME/skills, their installs in hob.db, and what the review knows of tools. */

@@ -25,6 +25,7 @@ import type { ConversationActions } from "../app/conversations.ts";
 import { ActionError } from "../app/errors.ts";
 import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
 import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
+import type { SkillActions, SkillFileInput, SkillNameInput } from "../app/skills.ts";
 
 /** How deep sub-agents may nest: a sub-agent may not spawn another. */
 export const MAX_AGENT_DEPTH = 1;
@@ -114,6 +115,7 @@ export function createServices(
     modelServices(agent, (tool) => toolbox.skills.has(tool)),
     backgroundServices(app),
     toolServices(toolbox, runSkill, agent.store),
+    agentSkillServices(app.skills),
     mediaServices(toolbox),
   );
   return { services, runSkill };
@@ -302,6 +304,19 @@ function toolServices(
       const { name, input } = skillParams.parse(params);
       return await runSkill(name, input, context);
     },
+  };
+}
+
+/**
+ * An Agent Skill's instructions and files, over the skill actions (which
+ * check the input, the skill's state and its hash, and label the author's words).
+ */
+function agentSkillServices(skills: SkillActions): HobServices {
+  return {
+    async "skills.use"(params) {
+      return (await skills.instructions(params as SkillNameInput)).text;
+    },
+    "skills.file": (params) => skills.readFile(params as SkillFileInput),
   };
 }
 

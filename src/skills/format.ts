@@ -218,7 +218,7 @@ function checkAllowedTools(value: unknown, problems: SkillProblem[]): string[] {
   if (value === undefined || value === null) return [];
   // The specification says a space-separated string; some skills write a YAML list.
   const items = typeof value === "string"
-    ? value.split(/[\s,]+/)
+    ? splitTools(value)
     : Array.isArray(value) && value.every((item) => typeof item === "string")
     ? value
     : null;
@@ -227,4 +227,29 @@ function checkAllowedTools(value: unknown, problems: SkillProblem[]): string[] {
     return [];
   }
   return [...new Set(items.map((item) => item.trim()).filter(Boolean))];
+}
+
+/**
+ * An `allowed-tools` string split on spaces and commas outside parentheses,
+ * so `Bash(npx playwright:*)` stays one entry.
+ *
+ * @example
+ * ```ts
+ * splitTools("Read Bash(npx playwright:*), Grep"); // ["Read", "Bash(npx playwright:*)", "Grep"]
+ * ```
+ */
+export function splitTools(text: string): string[] {
+  const items: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const char of text) {
+    if (char === "(") depth++;
+    else if (char === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && /[\s,]/.test(char)) {
+      if (current) items.push(current);
+      current = "";
+    } else current += char;
+  }
+  if (current) items.push(current);
+  return items;
 }

@@ -8,7 +8,7 @@
  * and tool names, not where they came from.
  */
 
-import { hidesText, revealed } from "../core/revealed.ts";
+import { revealed } from "../core/revealed.ts";
 import type { SkillFrontMatter } from "./format.ts";
 import type { SkillFile } from "./folder.ts";
 
@@ -43,6 +43,12 @@ export interface AllowedToolReview {
   /** hob's tool of that name, when there is one. */
   tool: string | null;
   side_effect: KnownTool["side_effect"] | null;
+  /**
+   * Whether the owner can let it run unasked: hob grants a tool whole, so an
+   * entry limited to some of its calls (`Bash(git:*)`) is never granted — its
+   * calls ask, as any other tool's do.
+   */
+  grantable: boolean;
 }
 
 /** The review of one skill. */
@@ -106,19 +112,27 @@ const NEEDS: [string, RegExp][] = [
 const URL_PATTERN = /\bhttps?:\/\/([a-z0-9.-]+\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?/gi;
 const RED_FLAGS: [RegExp, string][] = [
   [
-    /\btoken\b|\.hob\b|hob\.yaml|\bapi[_-]?keys?\b|\.ssh\b|id_rsa|\.env\b|\bpasswords?\b|credentials/i,
-    "names secrets or hob's home (token, hob.yaml, API keys, SSH keys, passwords)",
+    /\.hob\b|hob\.yaml|\bHOB_HOME\b|\/token\b|~\/\.ssh|\.ssh\/|\bid_(?:rsa|ed25519)\b|\.aws\/credentials|\.netrc\b|\/etc\/(?:passwd|shadow)\b|\bkeychain\b/i,
+    "reaches for hob's home or well-known secret files",
   ],
   [
-    /\bbuild_skill\b|\bbuild_tool\b|skill add|install (?:another|more|this|a) skill|skills\//i,
-    "talks of installing or writing skills or tools",
+    /\bbuild_skill\b|\bbuild_tool\b|\bhob skill add\b|install (?:another|more|other|new|this|these) skills?\b|(?:\.hob|\.claude|\.codex)\/skills\b/i,
+    "talks of installing skills or building tools",
   ],
-  [/\|\s*(?:ba|z)?sh\b|curl[^\n]*\|\s*\w+/i, "pipes a download into a program"],
   [
-    /ignore (?:all |your |previous |the )*(?:instructions|rules)|do not tell the user|without asking/i,
+    /\|\s*(?:ba|z)?sh\b|\bcurl\b[^\n|]*\|\s*(?:python|node|deno|perl)\b/i,
+    "pipes a download into a program",
+  ],
+  [
+    /ignore (?:all |your |any |previous |prior |the )*(?:instructions|rules)|do not tell the user|don't tell the user|without asking (?:the user|them)/i,
     "tells the model to ignore its rules or keep things from you",
   ],
 ];
+/** Characters that hide or reorder text (escapes, zero-width, direction overrides). */
+// deno-lint-ignore no-control-regex
+const DECEPTIVE = /[\u001b\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]/;
+/** Files read for their words, not instructions: a licence's wording is not a warning. */
+const LEGAL = /^(?:LICEN[CS]E|NOTICE|COPYING)(?:\.[a-z]+)?$/i;
 
 /**
  * Reviews a skill read from its folder.
@@ -179,7 +193,12 @@ export function hobToolName(listed: string, known: ReadonlySet<string>): string 
 
 function allowedTool(listed: string, byName: Map<string, KnownTool>): AllowedToolReview {
   const tool = hobToolName(listed, new Set(byName.keys()));
-  return { listed, tool, side_effect: tool ? byName.get(tool)!.side_effect : null };
+  return {
+    listed,
+    tool,
+    side_effect: tool ? byName.get(tool)!.side_effect : null,
+    grantable: tool !== null && !/\(.*\)$/.test(listed),
+  };
 }
 
 /** Whether a file is a script hob would have to run: under `scripts/`, or by its extension. */
@@ -215,12 +234,12 @@ export function hostsIn(text: string): string[] {
 function warningsOf(body: string, texts: { path: string; text: string | null }[]): string[] {
   const warnings: string[] = [];
   for (const { path, text } of texts) {
-    if (text === null) continue;
+    if (text === null || LEGAL.test(path)) continue;
     for (const [pattern, what] of RED_FLAGS) {
       const match = pattern.exec(text);
       if (match) warnings.push(`${path} ${what}: "${lineAround(text, match.index)}"`);
     }
-    if (hidesText(text)) {
+    if (DECEPTIVE.test(text)) {
       warnings.push(`${path} holds invisible or control characters (shown as <U+…>)`);
     }
   }

@@ -38,6 +38,11 @@ export interface PolicyInput {
   taint?: TaintRule;
   /** The turn's taint: where the untrusted content it read came from. */
   tainted?: string;
+  /**
+   * Tools the owner granted the Agent Skills the turn is following (when
+   * their instructions are all the untrusted content it read): exempt like `taint.exempt`.
+   */
+  granted?: string[];
   /** What the model had read when it made the call, for the addresses it may reach. */
   seen?: ModelView;
   /** Whether a tool's output is outside content whose links the turn may follow. */
@@ -114,10 +119,11 @@ export function taintOf(
   tainted: string | undefined,
   source: CallSource,
   rule: TaintRule = DEFAULT_TAINT_RULE,
+  granted: readonly string[] = [],
 ): string | null {
   if (!tainted || !rule.enabled || tool.side_effect === "none") return null;
   if (source !== "agent" && source !== "skill") return null;
-  return rule.exempt.includes(tool.name) ? null : tainted;
+  return rule.exempt.includes(tool.name) || granted.includes(tool.name) ? null : tainted;
 }
 
 /**
@@ -146,7 +152,7 @@ export async function decidePolicy(input: PolicyInput): Promise<PolicyDecision |
     };
   }
   // After untrusted content, a side effect may be an injected instruction: the user decides.
-  const tainted = taintOf(tool, input.tainted, input.source, input.taint);
+  const tainted = taintOf(tool, input.tainted, input.source, input.taint, input.granted);
   // So may an address the model composed: reading must not carry what the turn read away.
   const away = tainted ? null : awayFrom(input);
   if (!tainted && !away) return { policy, reason, shape, tainted: null };
@@ -171,6 +177,7 @@ function awayFrom(input: PolicyInput): string | null {
   const { tool } = input;
   const rule = input.taint ?? DEFAULT_TAINT_RULE;
   if (!input.tainted || !rule.enabled || rule.exempt.includes(tool.name)) return null;
+  if (input.granted?.includes(tool.name)) return null;
   if (input.source !== "agent" && input.source !== "skill") return null;
   if (tool.origin?.kind === "mcp") {
     return `it sends what the model wrote to the MCP server '${tool.origin.server}'`;

@@ -127,6 +127,7 @@ export class ToolRegistry implements ToolRegistryPort {
   readonly #loading = new Map<string, Promise<RegisteredTool>>();
   readonly #options: ToolRegistryOptions;
   #services: HobServices = {};
+  #skillGrants: (skills: readonly string[]) => string[] = () => [];
   #specs: ToolSpec[] | null = null;
 
   constructor(options: ToolRegistryOptions) {
@@ -136,6 +137,14 @@ export class ToolRegistry implements ToolRegistryPort {
   /** Connects the hob services tools may call (set once the agent exists). */
   setServices(services: HobServices): void {
     this.#services = services;
+  }
+
+  /**
+   * How the tools the owner granted Agent Skills are looked up (by the
+   * skills' names): until set, a skill grants nothing.
+   */
+  setSkillGrants(grants: (skills: readonly string[]) => string[]): void {
+    this.#skillGrants = grants;
   }
 
   /** Registers a built-in tool from its module. */
@@ -333,6 +342,7 @@ export class ToolRegistry implements ToolRegistryPort {
       policies: this.#options.policies,
       taint: this.#options.taint,
       tainted: context.tainted,
+      granted: context.skills ? this.#skillGrants(context.skills) : [],
       seen: context.seen,
       linksFrom: (name) => this.#tools.get(name)?.output_links === true,
       source,
