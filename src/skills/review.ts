@@ -166,7 +166,7 @@ export function reviewSkill(
     addresses: hostsIn(texts.map((each) => each.text ?? "").join("\n")),
     files: files.map((file) => ({ path: file.path, size: file.bytes.length })),
     size: { lines: body.split("\n").length, chars: body.length },
-    warnings: warningsOf(body, texts),
+    warnings: [...descriptionWarnings(front.description, tools), ...warningsOf(body, texts)],
     hash,
   };
   if (front.license) review.license = front.license;
@@ -229,6 +229,29 @@ export function hostsIn(text: string): string[] {
   const hosts = new Set<string>();
   for (const match of text.matchAll(URL_PATTERN)) hosts.add(match[1].toLowerCase());
   return [...hosts].sort();
+}
+
+/**
+ * What a description should not do: it reaches the model in every turn,
+ * unasked for, so one that names tools or addresses is trying to steer.
+ */
+function descriptionWarnings(description: string, tools: KnownTool[]): string[] {
+  const named = tools.map((tool) => tool.name).filter((name) =>
+    new RegExp(`\\b${name}\\b`).test(description)
+  );
+  const hosts = hostsIn(description);
+  const warnings: string[] = [];
+  if (named.length > 0) {
+    warnings.push(
+      `its description, which every turn reads, names tools (${
+        named.join(", ")
+      }): a description says what a skill is for, not what to do`,
+    );
+  }
+  if (hosts.length > 0) {
+    warnings.push(`its description, which every turn reads, names addresses (${hosts.join(", ")})`);
+  }
+  return warnings;
 }
 
 function warningsOf(body: string, texts: { path: string; text: string | null }[]): string[] {
