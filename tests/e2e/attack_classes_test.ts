@@ -10,11 +10,10 @@
  */
 
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { startFakeOpenAI } from "../fakes/openai_server.ts";
-import { gullible, instruction } from "../fakes/gullible_model.ts";
+import { instruction } from "../fakes/gullible_model.ts";
 import {
-  attackHome,
   type AttackTable,
+  attackWorld,
   chatDenying,
   decide,
   isCall,
@@ -27,69 +26,12 @@ import {
   toolEvents,
 } from "../helpers/attack.ts";
 import { pathExists } from "../helpers/home.ts";
-import { type HobServer, startHob } from "../helpers/hob_process.ts";
+import type { HobServer } from "../helpers/hob_process.ts";
 import { startFakeDns } from "../tools/fake_dns.ts";
 
 const table: AttackTable = new Map();
 
-/** A temporary world: the user's home, hob's home, an attacker's server, the gullible model. */
-interface World extends AsyncDisposable {
-  tmp: string;
-  hobHome: string;
-  workspace: string;
-  /** The attacker's base URL (on 127.0.0.1, allowed by tools.web.allow_hosts). */
-  base: string;
-  /** Paths the attacker's server was asked for under /steal. */
-  stolen: string[];
-  /** Serves `body` at `path` (with `headers`) from the attacker's server. */
-  serve(path: string, body: string, init?: ResponseInit): void;
-  fake: ReturnType<typeof startFakeOpenAI>;
-  hob: HobServer;
-}
-
-async function world(yaml = "", before?: (w: { hobHome: string; tmp: string }) => Promise<void>) {
-  const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-attack-" }));
-  const hobHome = `${tmp}/hob`;
-  const stolen: string[] = [];
-  const routes = new Map<string, { body: string; init?: ResponseInit }>();
-  const attacker = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    const url = new URL(request.url);
-    if (url.pathname.startsWith("/steal")) {
-      stolen.push(url.pathname);
-      return new Response("thanks");
-    }
-    const route = routes.get(url.pathname);
-    return route ? new Response(route.body, route.init) : new Response("nothing", { status: 404 });
-  });
-  const base = `http://127.0.0.1:${attacker.addr.port}`;
-  const fake = startFakeOpenAI({ respond: gullible });
-  await attackHome(
-    hobHome,
-    fake.url,
-    `tools:
-  web:
-    allow_hosts: ["127.0.0.1"]
-${yaml}`,
-  );
-  await before?.({ hobHome, tmp });
-  const hob = await startHob(hobHome);
-  return {
-    tmp,
-    hobHome,
-    workspace: `${hobHome}/workspace`,
-    base,
-    stolen,
-    serve: (path: string, body: string, init?: ResponseInit) => routes.set(path, { body, init }),
-    fake,
-    hob,
-    async [Symbol.asyncDispose]() {
-      await hob.stop();
-      await attacker.shutdown();
-      await fake[Symbol.asyncDispose]();
-      await Deno.remove(tmp, { recursive: true });
-    },
-  } satisfies World;
-}
+const world = attackWorld;
 
 /** One chat turn, every approval denied unless `approve` allows it: its conversation. */
 async function chat(

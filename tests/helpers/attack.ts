@@ -10,6 +10,9 @@ import { assertEquals } from "./assert.ts";
 import type { HobServer } from "./hob_process.ts";
 import { fakeProviderYaml, parseSse, type SseEvent } from "./home.ts";
 import { ensureHome } from "../../src/home/home.ts";
+import { startFakeOpenAI } from "../fakes/openai_server.ts";
+import { gullible } from "../fakes/gullible_model.ts";
+import { startHob } from "./hob_process.ts";
 
 /** One call the planted text asks for. */
 export interface Planted {
@@ -197,4 +200,72 @@ export async function attackHome(hobHome: string, modelUrl: string, yaml = ""): 
       `heartbeat: { enabled: false }\nagent: { max_tool_iterations: 40, auto_title: false }\n${yaml}`,
     ),
   );
+}
+
+/** A temporary world: the user's home, hob's home, an attacker's server, the gullible model. */
+export interface AttackWorld extends AsyncDisposable {
+  tmp: string;
+  hobHome: string;
+  workspace: string;
+  /** The attacker's base URL (on 127.0.0.1, allowed by tools.web.allow_hosts). */
+  base: string;
+  /** Paths the attacker's server was asked for under /steal. */
+  stolen: string[];
+  /** Serves `body` at `path` (with `headers`) from the attacker's server. */
+  serve(path: string, body: string, init?: ResponseInit): void;
+  fake: ReturnType<typeof startFakeOpenAI>;
+  hob: HobServer;
+}
+
+/**
+ * A temporary world for an attack class: the user's home, hob's home (served
+ * by \`hob serve\` as shipped), an attacker's server on 127.0.0.1 (allowed by
+ * tools.web.allow_hosts) and the gullible model; \`before\` prepares the
+ * home before hob starts.
+ */
+export async function attackWorld(
+  yaml = "",
+  before?: (w: { hobHome: string; tmp: string }) => Promise<void>,
+): Promise<AttackWorld> {
+  const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "hob-attack-" }));
+  const hobHome = `${tmp}/hob`;
+  const stolen: string[] = [];
+  const routes = new Map<string, { body: string; init?: ResponseInit }>();
+  const attacker = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith("/steal")) {
+      stolen.push(url.pathname);
+      return new Response("thanks");
+    }
+    const route = routes.get(url.pathname);
+    return route ? new Response(route.body, route.init) : new Response("nothing", { status: 404 });
+  });
+  const base = `http://127.0.0.1:${attacker.addr.port}`;
+  const fake = startFakeOpenAI({ respond: gullible });
+  await attackHome(
+    hobHome,
+    fake.url,
+    `tools:
+  web:
+    allow_hosts: ["127.0.0.1"]
+${yaml}`,
+  );
+  await before?.({ hobHome, tmp });
+  const hob = await startHob(hobHome);
+  return {
+    tmp,
+    hobHome,
+    workspace: `${hobHome}/workspace`,
+    base,
+    stolen,
+    serve: (path: string, body: string, init?: ResponseInit) => routes.set(path, { body, init }),
+    fake,
+    hob,
+    async [Symbol.asyncDispose]() {
+      await hob.stop();
+      await attacker.shutdown();
+      await fake[Symbol.asyncDispose]();
+      await Deno.remove(tmp, { recursive: true });
+    },
+  } satisfies AttackWorld;
 }
