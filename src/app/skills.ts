@@ -31,7 +31,9 @@ import {
   type SkillState,
 } from "../skills/shelf.ts";
 import { readSkillSource, SkillSourceError, type SourcedSkill } from "../skills/source.ts";
+import type { AddressPolicy } from "../tools/web/address.ts";
 import { ActionError, checkInput } from "./errors.ts";
+import { skillFetch } from "./skill_web.ts";
 
 /** One skill, by name. */
 export const skillNameInput = z.strictObject({ name: z.string().min(1).max(64) });
@@ -99,9 +101,14 @@ export interface SkillDeps {
   workflows(): { name: string; description: string }[];
   /** Where a relative path is resolved (the CLI's working directory). */
   cwd?: string;
-  /** Reads a source other than a folder (an archive, a URL); folders only when left out. */
+  /** Where a URL may be fetched from: hob.yaml's `tools.web` (the public internet when left out). */
+  web?: AddressPolicy;
+  /** Reads a source in place of {@linkcode readSkillSource} (with `web`). */
   readSource?: (source: string, cwd: string) => Promise<SourcedSkill>;
 }
+
+/** The web hob reaches when hob.yaml says nothing: the public internet. */
+const PUBLIC_WEB: AddressPolicy = { allow_private: false, allow_hosts: [] };
 
 /** Who adds, accepts or removes: recorded with the install. */
 export interface SkillActor {
@@ -268,7 +275,10 @@ async function addSkill(
 ): Promise<SkillDetail> {
   const { deps, shelf } = context;
   const { source } = checkInput(addSkillInput, input);
-  const sourced = await readFrom(deps.readSource ?? readSkillSource, source, context.cwd);
+  const read = deps.readSource ??
+    ((source: string, cwd: string) =>
+      readSkillSource(source, cwd, { fetch: skillFetch(deps.web ?? PUBLIC_WEB) }));
+  const sourced = await readFrom(read, source, context.cwd);
   const name = await checkSourced(sourced);
   if (await shelf.open(name)) {
     throw new ActionError(

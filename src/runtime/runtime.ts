@@ -404,8 +404,14 @@ function connectSkills(agent: AgentDeps, toolbox: Toolbox, app: AppActions): voi
 }
 
 /** The skill folders of HOME/skills, their installs in hob.db, and what the review knows of tools. */
-function skillDeps(home: string, db: DatabaseSync, toolbox: Toolbox): SkillDeps {
+function skillDeps(
+  home: string,
+  db: DatabaseSync,
+  toolbox: Toolbox,
+  web: HobConfig["tools"]["web"],
+): SkillDeps {
   return {
+    web,
     shelf: new SkillShelf(join(home, "skills"), new SqliteSkillInstalls(db)),
     knownTools: async () => {
       await toolbox.ready;
@@ -467,7 +473,7 @@ function openAccess(
       channels: channelStore,
       toolbox: parts.toolbox,
       mcp: parts.mcp,
-      skills: skillDeps(home, parts.db, parts.toolbox),
+      skills: skillDeps(home, parts.db, parts.toolbox, parts.config.tools.web),
       turn: parts.turn,
       findUpload: (path) => findUpload(home, path),
       speech: speechDeps(home, parts.config),
