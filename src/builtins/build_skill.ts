@@ -1,4 +1,8 @@
-/** The `build_skill` tool: the model writes a multi-step workflow the user can run as `/name args`. */
+/**
+ * The `build_skill` tool: the model writes a skill — in the open Agent Skills
+ * format (a SKILL.md of instructions, listed to every later turn and read
+ * with use_skill), and/or a TypeScript workflow the user runs as `/name input`.
+ */
 
 import { z } from "zod";
 import { defineTool } from "../sandbox/definition.ts";
@@ -6,7 +10,7 @@ import { defineTool } from "../sandbox/definition.ts";
 export default defineTool({
   name: "build_skill",
   description:
-    `Create a skill: a multi-step workflow the user runs by typing /<name> <input> in chat, or through run_skill. \`steps\` is a TypeScript module:
+    `Create a skill. With \`instructions\` (Markdown), an Agent Skill: a SKILL.md whose name and description every later turn sees, and whose instructions are read with use_skill when a task matches it. With \`steps\`, a workflow the user runs by typing /<name> <input> in chat, or through run_skill. \`steps\` is a TypeScript module:
 export default {
   name: "<name>", description: "…",
   async run(input, skill) {
@@ -22,14 +26,35 @@ It has no other access. Existing skills are never overwritten.`,
   services: ["skills"],
   timeout_ms: 60_000,
   parameters: z.object({
-    name: z.string().regex(
-      /^[a-z][a-z0-9_-]{0,63}$/,
-      "lower-case letters, digits, _ and -, starting with a letter",
+    // Checked where the skill is written: an Agent Skill's name and a workflow's differ.
+    name: z.string().min(1).max(64).describe(
+      "Lower-case letters, digits and single hyphens (a workflow's may hold _)",
     ),
-    description: z.string().min(1).max(2_000),
-    steps: z.string().min(1).max(100_000).describe("The skill module's TypeScript source"),
+    description: z.string().min(1).max(1_024).describe(
+      "What it does and when to use it",
+    ),
+    instructions: z.string().min(1).max(100_000).optional().describe(
+      "An Agent Skill's instructions, in Markdown",
+    ),
+    steps: z.string().min(1).max(100_000).optional().describe(
+      "A workflow's TypeScript source",
+    ),
+  }).refine((args) => args.instructions !== undefined || args.steps !== undefined, {
+    message: "give instructions (an Agent Skill), steps (a workflow), or both",
+    path: ["instructions"],
   }),
-  async run({ name, description, steps }, context) {
-    return String(await context.services.call("skills.build", { name, description, code: steps }));
+  async run({ name, description, instructions, steps }, context) {
+    const built: string[] = [];
+    if (instructions !== undefined) {
+      built.push(
+        String(await context.services.call("skills.create", { name, description, instructions })),
+      );
+    }
+    if (steps !== undefined) {
+      built.push(
+        String(await context.services.call("skills.build", { name, description, code: steps })),
+      );
+    }
+    return built.join("\n");
   },
 });

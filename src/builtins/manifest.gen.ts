@@ -734,31 +734,39 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
   {
     "name": "build_skill",
     "description":
-      'Create a skill: a multi-step workflow the user runs by typing /<name> <input> in chat, or through run_skill. `steps` is a TypeScript module:\nexport default {\n  name: "<name>", description: "…",\n  async run(input, skill) {\n    const text = await skill.tool("read_file", { path: input });  // any tool, under the same policies\n    return await skill.model("Summarise:\\n" + text);               // one answer from the current model\n  },\n};\nIt has no other access. Existing skills are never overwritten.',
+      'Create a skill. With `instructions` (Markdown), an Agent Skill: a SKILL.md whose name and description every later turn sees, and whose instructions are read with use_skill when a task matches it. With `steps`, a workflow the user runs by typing /<name> <input> in chat, or through run_skill. `steps` is a TypeScript module:\nexport default {\n  name: "<name>", description: "…",\n  async run(input, skill) {\n    const text = await skill.tool("read_file", { path: input });  // any tool, under the same policies\n    return await skill.model("Summarise:\\n" + text);               // one answer from the current model\n  },\n};\nIt has no other access. Existing skills are never overwritten.',
     "category": "meta",
     "parameters": {
       "type": "object",
       "properties": {
         "name": {
           "type": "string",
-          "pattern": "^[a-z][a-z0-9_-]{0,63}$",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "Lower-case letters, digits and single hyphens (a workflow's may hold _)",
         },
         "description": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 2000,
+          "maxLength": 1024,
+          "description": "What it does and when to use it",
         },
-        "steps": {
+        "instructions": {
+          "description": "An Agent Skill's instructions, in Markdown",
           "type": "string",
           "minLength": 1,
           "maxLength": 100000,
-          "description": "The skill module's TypeScript source",
+        },
+        "steps": {
+          "description": "A workflow's TypeScript source",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100000,
         },
       },
       "required": [
         "name",
         "description",
-        "steps",
       ],
     },
     "side_effect": "local",
@@ -838,7 +846,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
       ],
     },
     "side_effect": "none",
-    "untrusted_output": false,
+    "untrusted_output": true,
     "services": [
       "skills",
     ],
@@ -872,7 +880,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
       ],
     },
     "side_effect": "none",
-    "untrusted_output": false,
+    "untrusted_output": true,
     "services": [
       "skills",
     ],

@@ -13,7 +13,7 @@ export default defineTool({
     "Read a file of an installed skill, e.g. references/forms.md, when its instructions (use_skill) point to it.",
   category: "meta",
   side_effect: "none",
-  untrusted_output: false,
+  untrusted_output: true,
   services: ["skills"],
   parameters: z.object({
     name: z.string().min(1).max(64).describe("The skill's name"),

@@ -15,8 +15,8 @@ export default defineTool({
     "Read an installed skill's instructions (the skills are listed in your instructions) before doing a task it covers. Returns the instructions and the skill's other files.",
   category: "meta",
   side_effect: "none",
-  // hob labels the author's words itself; its own header stays readable as hob's.
-  untrusted_output: false,
+  // The author's words: labelled, and the turn that reads them is tainted.
+  untrusted_output: true,
   services: ["skills"],
   parameters: z.object({
     name: z.string().min(1).max(64).describe("The skill's name, as listed"),

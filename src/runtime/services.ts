@@ -25,7 +25,12 @@ import type { ConversationActions } from "../app/conversations.ts";
 import { ActionError } from "../app/errors.ts";
 import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
 import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
-import type { SkillActions, SkillFileInput, SkillNameInput } from "../app/skills.ts";
+import type {
+  CreateSkillInput,
+  SkillActions,
+  SkillFileInput,
+  SkillNameInput,
+} from "../app/skills.ts";
 
 /** How deep sub-agents may nest: a sub-agent may not spawn another. */
 export const MAX_AGENT_DEPTH = 1;
@@ -115,7 +120,7 @@ export function createServices(
     modelServices(agent, (tool) => toolbox.skills.has(tool)),
     backgroundServices(app),
     toolServices(toolbox, runSkill, agent.store),
-    agentSkillServices(app.skills),
+    agentSkillServices(app.skills, agent.store),
     mediaServices(toolbox),
   );
   return { services, runSkill };
@@ -311,8 +316,18 @@ function toolServices(
  * An Agent Skill's instructions and files, over the skill actions (which
  * check the input, the skill's state and its hash, and label the author's words).
  */
-function agentSkillServices(skills: SkillActions): HobServices {
+function agentSkillServices(
+  skills: SkillActions,
+  conversations: ConversationStore,
+): HobServices {
   return {
+    async "skills.create"(params, context) {
+      const by = writtenBy(context, conversations).author;
+      const skill = await skills.create(params as CreateSkillInput, by);
+      return `Built the skill '${skill.name}' (${
+        skill.review?.size.lines ?? 0
+      } lines of instructions). Later turns list it; use_skill reads it.`;
+    },
     async "skills.use"(params) {
       return (await skills.instructions(params as SkillNameInput)).text;
     },

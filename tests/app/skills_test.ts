@@ -258,3 +258,50 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("build_skill writes an Agent Skill in the open format, listed to later turns", async () => {
+  const script: FakeReply[] = [];
+  await using fake = startFakeOpenAI({ respond: () => script.shift() ?? { text: "ok" } });
+  await using world = await tempRuntime(
+    fakeProviderYaml(fake.url, "tools: { policies: { build_skill: allow } }"),
+  );
+  const { runtime, home } = world;
+  const instructions = "# Weekly review\n\n1. Read this week's log.\n2. List what is open.\n";
+  script.push({
+    tool_calls: [{
+      name: "build_skill",
+      arguments: { name: "weekly-review", description: "Reviews the week.", instructions },
+    }],
+  });
+  const { results } = await turn(runtime, "Make a skill for my weekly review");
+  assertEquals(results[0].is_error, false, results[0].content);
+  assertMatch(results[0].content, /Built the skill 'weekly-review'/);
+  const written = await Deno.readTextFile(
+    join(home.home, "skills", "weekly-review", "SKILL.md"),
+  );
+  assertEquals(
+    written,
+    `---\nname: weekly-review\ndescription: Reviews the week.\n---\n\n${instructions}`,
+  );
+  const detail = await runtime.app.skills.show({ name: "weekly-review" });
+  assertEquals([detail.state, detail.installed_by, detail.granted_tools], [
+    "active",
+    "agent",
+    [],
+  ]);
+  await turn(runtime, "hello");
+  assertMatch(
+    systemOf(fake.requests.at(-1)!.body),
+    /- weekly-review: <untrusted source="skill:weekly-review description" approved>\nReviews the week\./,
+  );
+
+  script.push({
+    tool_calls: [{
+      name: "build_skill",
+      arguments: { name: "Weekly", description: "x", instructions: "y" },
+    }],
+  });
+  const bad = await turn(runtime, "Another");
+  assert(bad.results[0].is_error);
+  assertMatch(bad.results[0].content, /'name' must be lower-case letters/);
+});

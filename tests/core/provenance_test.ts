@@ -254,6 +254,9 @@ Deno.test("approvedText labels what the owner approved, and only hob can write t
  * written. Add a line only after checking that no outside text reaches it.
  */
 const REVIEWED_VOUCHERS: Record<string, number> = {
+  // a skill's accepted (pinned) description; use_skill's header (a checked name, hob's tool names);
+  // a file that is not text (its size)
+  "src/app/skills.ts": 3,
   "src/core/flush.ts": 1, // a refusal of a tool outside the save set
   "src/core/history.ts": 2, // the missing-result message; stored tool results (labelled on write)
   "src/core/tool_offer.ts": 4, // find_tools: its answers (names and descriptions, as the prompt has them), its bad query; the not-offered refusal
