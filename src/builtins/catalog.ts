@@ -31,6 +31,7 @@ import runCode from "./run_code.ts";
 import runCommand from "./run_command.ts";
 import runPython from "./run_python.ts";
 import runSkill from "./run_skill.ts";
+import runSkillScript from "./run_skill_script.ts";
 import searchFiles from "./search_files.ts";
 import sleep from "./sleep.ts";
 import searchInFiles from "./search_in_files.ts";
@@ -66,6 +67,7 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   buildTool,
   buildSkill,
   runSkill,
+  runSkillScript,
   listSkills,
   searchMemory,
   memoryGet,
