@@ -18,8 +18,10 @@ import { approvedText, hobWrote, type ModelText, untrusted } from "../core/untru
 import { writeSkillFolder } from "../skills/folder.ts";
 import {
   hobToolName,
+  isScript,
   type KnownTool,
   reviewSkill,
+  scriptLanguage,
   type SkillReview,
   textOf,
 } from "../skills/review.ts";
@@ -154,6 +156,29 @@ export interface SkillActions {
    * nothing. `invalid` naming the field, `duplicate` when the name is taken.
    */
   create(input: z.input<typeof createSkillInput>, by: string): Promise<SkillDetail>;
+  /**
+   * A script of an active skill, to run in a tool process: its code as
+   * checked now, and what it may reach. `invalid` for a file hob cannot
+   * contain (Python, shell: run_python or run_command, which ask) or that is
+   * no script; `conflict` for a skill not active.
+   */
+  script(input: z.input<typeof skillFileInput>): Promise<SkillScript>;
+}
+
+/** A script of an active skill, as it is to run: the bytes just checked, never read again. */
+export interface SkillScript {
+  name: string;
+  /** Its path inside the skill. */
+  path: string;
+  /** The skill's folder: what the script may read besides the workspace. */
+  folder: string;
+  /** The absolute path of the script, for the script's own `import.meta`. */
+  file: string;
+  language: "typescript" | "javascript";
+  /** The code whose hash was just checked. */
+  code: string;
+  /** The hosts the owner granted its scripts at install. */
+  hosts: string[];
 }
 
 /** A skill's instructions as a model reads them. */
@@ -269,6 +294,10 @@ export function createSkillActions(deps: SkillDeps): SkillActions {
       const { name, path } = checkInput(skillFileInput, input);
       return fileText(await findActive(name), path);
     },
+    async script(input) {
+      const { name, path } = checkInput(skillFileInput, input);
+      return scriptOf(await findActive(name), join(shelf.dir, name), path);
+    },
   };
 }
 
@@ -373,6 +402,54 @@ function fileText(opened: OpenedSkill, path: string): ModelText {
     ? `${text.slice(0, MAX_FILE_CHARS)}\n[cut at ${MAX_FILE_CHARS} of ${text.length} characters]`
     : text;
   return untrusted(`skill:${name}/${file.path}`, shown);
+}
+
+/**
+ * A script of an active skill from the files just hashed: TypeScript or
+ * JavaScript only, the only code hob can hold to the permissions granted at
+ * install.
+ */
+function scriptOf(opened: OpenedSkill, folder: string, path: string): SkillScript {
+  const { name, install } = opened.skill;
+  const file = skillFile(opened, path);
+  if (!file) {
+    throw new ActionError(
+      "not_found",
+      `The skill '${name}' has no file '${path}'; its scripts: ${
+        opened.folder.files.filter((each) => isScript(each.path)).map((each) => each.path)
+          .join(", ") || "none"
+      }`,
+      { field: "path" },
+    );
+  }
+  const language = scriptLanguage(file.path);
+  if (language === "python" || language === "shell") {
+    const tool = language === "python" ? "run_python" : "run_command";
+    throw new ActionError(
+      "invalid",
+      `${file.path} is a ${
+        language === "python" ? "Python" : "shell"
+      } script: hob cannot contain it to the permissions granted at install, so it does not run it as a skill script. It can run only through ${tool}, which asks the user each time.`,
+      { field: "path" },
+    );
+  }
+  const code = textOf(file.bytes);
+  if ((language !== "typescript" && language !== "javascript") || code === null) {
+    throw new ActionError(
+      "invalid",
+      `${file.path} is not a script hob runs: only TypeScript or JavaScript (.ts, .mts, .js, .mjs)`,
+      { field: "path" },
+    );
+  }
+  return {
+    name,
+    path: file.path,
+    folder,
+    file: join(folder, file.path),
+    language,
+    code,
+    hosts: install?.granted_hosts ?? [],
+  };
 }
 
 /** What a model reads when it asks for a skill: hob's header, then the author's words, labelled. */

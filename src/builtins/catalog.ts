@@ -33,6 +33,7 @@ import runPython from "./run_python.ts";
 import runSkill from "./run_skill.ts";
 import useSkill from "./use_skill.ts";
 import readSkillFile from "./read_skill_file.ts";
+import runSkillScript from "./run_skill_script.ts";
 import searchFiles from "./search_files.ts";
 import sleep from "./sleep.ts";
 import searchInFiles from "./search_in_files.ts";
@@ -68,6 +69,7 @@ export const BUILTIN_TOOLS: ToolDefinition<any>[] = [
   buildTool,
   buildSkill,
   runSkill,
+  runSkillScript,
   listSkills,
   useSkill,
   readSkillFile,

@@ -811,6 +811,62 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
     "load": () => import("./run_skill.ts"),
   },
   {
+    "name": "run_skill_script",
+    "description":
+      "Run a TypeScript or JavaScript script of an installed skill (e.g. scripts/fill.ts) in a sandbox holding only what the user granted the skill at install: read its own folder and the workspace, write the workspace, reach the hosts granted. The script gets `args` as Deno.args, runs in the workspace, reads `stdin` if given; you get its exit code, stdout and stderr. Python and shell scripts cannot run here. Timeout 30 s by default, 120 s at most.",
+    "category": "meta",
+    "parameters": {
+      "type": "object",
+      "properties": {
+        "skill": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64,
+          "description": "The skill's name",
+        },
+        "script": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The script's path inside the skill, e.g. scripts/fill.ts",
+        },
+        "args": {
+          "default": [],
+          "description": "Its command-line arguments (Deno.args)",
+          "maxItems": 200,
+          "type": "array",
+          "items": {
+            "type": "string",
+            "maxLength": 10000,
+          },
+        },
+        "stdin": {
+          "description": "What it reads from standard input",
+          "type": "string",
+          "maxLength": 200000,
+        },
+        "timeout": {
+          "description": "Seconds before it is killed",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 120,
+        },
+      },
+      "required": [
+        "skill",
+        "script",
+      ],
+    },
+    "side_effect": "local",
+    "untrusted_output": true,
+    "services": [
+      "skills",
+    ],
+    "permissions": {},
+    "max_output_chars": 12000,
+    "load": () => import("./run_skill_script.ts"),
+  },
+  {
     "name": "list_skills",
     "description": "List the user's skills (workflows run as /name in chat or with run_skill).",
     "category": "meta",

@@ -19,6 +19,7 @@ import { resolveInRoots } from "../sandbox/paths.ts";
 import { extractVideoFrames } from "../media/video.ts";
 import { Buffer } from "node:buffer";
 import type { Toolbox } from "./toolbox.ts";
+import { skillScriptServices } from "./skill_scripts.ts";
 import type { AppActions } from "../app/app.ts";
 import type { MemoryActions } from "../app/memory.ts";
 import type { ConversationActions } from "../app/conversations.ts";
@@ -122,6 +123,7 @@ export function createServices(
     toolServices(toolbox, runSkill, agent.store),
     agentSkillServices(app.skills, agent.store),
     mediaServices(toolbox),
+    skillScriptServices(app.skills, toolbox, () => agent.clock.now()),
   );
   return { services, runSkill };
 }

@@ -9,12 +9,14 @@ import type { ServiceName, SideEffect, ToolPermissions, ToolPolicy } from "./def
 
 /**
  * What a Worker runs: a built-in tool by name, or a user tool's or skill's
- * source as a data: URL (so the Worker needs no read permission to load it).
+ * source as a data: URL (so the Worker needs no read permission to load it),
+ * or an Agent Skill's script (its args are a `ScriptCall`, skill_script.ts).
  */
 export type ToolRef =
   | { kind: "builtin"; name: string }
   | { kind: "source"; url: string }
-  | { kind: "skill"; url: string };
+  | { kind: "skill"; url: string }
+  | { kind: "script"; url: string };
 
 /** What the Worker's ToolContext is built from. */
 export interface SandboxContext {

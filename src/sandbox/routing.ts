@@ -1,9 +1,9 @@
 /**
  * Which exchanges run in a tool process rather than a Worker inside hob: every
  * one that carries code hob did not write. That is decided here, from the
- * message alone, so no caller can forget it: a user tool or skill (by their
- * ref), the inspection of one (`describe`), and the built-in tools whose
- * argument is code (run_code).
+ * message alone, so no caller can forget it: a user tool, a skill or a skill's
+ * script (by their ref), the inspection of one (`describe`), and the built-in
+ * tools whose argument is code (run_code).
  */
 
 import type { ToSandbox } from "./protocol.ts";

@@ -11,6 +11,7 @@ import type { ServicesApi, ToolContext, ToolDefinition } from "./definition.ts";
 import { writeInRoots } from "./file_writes.ts";
 import { capOutput } from "./output_cap.ts";
 import { openInRoots, readDirInRoots, resolveInRoots } from "./paths.ts";
+import { runScript, type ScriptCall } from "./skill_script.ts";
 import type {
   FromProcess,
   SandboxContext,
@@ -72,6 +73,10 @@ export function serveTools(port: ToolPort, options: ServeOptions): void {
         aborted.abort();
         break;
       case "call":
+        if (message.tool.kind === "script") {
+          serveScript(port, options, message.tool.url, message.args);
+          break;
+        }
         call(run, message.tool, message.args, message.context).then(
           (content) => port.post({ type: "result", ok: true, content }),
           (error) => port.post({ type: "result", ok: false, error: errorText(error) }),
@@ -153,6 +158,22 @@ async function call(run: Run, ref: ToolRef, args: unknown, data: SandboxContext)
   return capOutput(
     typeof output === "string" ? output : JSON.stringify(output ?? ""),
     data.max_output_chars,
+  );
+}
+
+/**
+ * Runs a skill's script and posts its outcome (as JSON) the moment it is
+ * known: a script may end inside `Deno.exit`, which ends this Worker too.
+ */
+function serveScript(port: ToolPort, options: ServeOptions, url: string, args: unknown): void {
+  const post = (content: string) => port.post({ type: "result", ok: true, content });
+  try {
+    refuseUnlessForeign(options);
+  } catch (error) {
+    return port.post({ type: "result", ok: false, error: errorText(error) });
+  }
+  runScript(url, args as ScriptCall, (outcome) => post(JSON.stringify(outcome))).catch(
+    (error) => port.post({ type: "result", ok: false, error: errorText(error) }),
   );
 }
 
