@@ -159,6 +159,22 @@ Deno.test("the skills routes add, show, accept and remove, refusing in the API's
     assert(shown.hash !== hash);
   });
 
+  await t.step("a name is one folder of HOME/skills, never a way out of it", async () => {
+    // A bare `..` is resolved away by the URL itself: no route.
+    assertEquals((await api.call("/api/skills/%2e%2e", { method: "DELETE" })).status, 404);
+    for (const name of ["%2e%2e%2fmemory", "..%2fmemory", "..%5cmemory"]) {
+      for (const method of ["GET", "DELETE"]) {
+        const refused = await api.call(`/api/skills/${name}`, { method });
+        assertEquals([refused.status, (await refused.json()).error.field], [400, "name"], name);
+      }
+    }
+    const stale = await accept("..%2fmemory", { hash });
+    assertEquals([stale.status, (await stale.json()).error.field], [400, "name"]);
+    assert((await Deno.stat(join(api.runtime.home, "memory"))).isDirectory, "HOME/memory is there");
+    const long = await add(`/tmp/${"x".repeat(300)}`);
+    assertEquals([long.status, (await long.json()).error.field], [400, "source"]);
+  });
+
   await t.step("removing it deletes its folder; an unknown name is a 404", async () => {
     const response = await api.call("/api/skills/pdf-forms", { method: "DELETE" });
     assertEquals(response.status, 200);
