@@ -185,3 +185,42 @@ Deno.test("the skills routes add, show, accept and remove, refusing in the API's
     assertEquals((await api.call("/api/skills/pdf-forms")).status, 404);
   });
 });
+
+Deno.test("the page's skill forms: a stale hash is refused on the review, none ticked grants none", async (t) => {
+  await using world = await skillsApi();
+  const { api, dir } = world;
+  const form = (path: string, body: URLSearchParams) =>
+    api.call(path, {
+      method: "POST",
+      headers: { "hx-request": "true", "content-type": "application/x-www-form-urlencoded" },
+      body: body.toString(),
+    });
+  const source = await writeSkill(dir, "pdf-forms", { "SKILL.md": PDF_FORMS });
+
+  let hash = "";
+  await t.step("added through the form, the review carries the hash it shows", async () => {
+    const review = await (await form("/ui/skills", new URLSearchParams({ source }))).text();
+    assertStringIncludes(review, "Review <code>pdf-forms</code>");
+    hash = review.match(/name="hash" value="([0-9a-f]{64})"/)![1];
+    assertEquals(hash, (await (await api.call("/api/skills/pdf-forms")).json()).hash);
+  });
+
+  await t.step("a hash that is not the files' is refused, shown on the review", async () => {
+    const stale = await form(
+      "/ui/skills/accept",
+      new URLSearchParams({ name: "pdf-forms", hash: "0".repeat(64), tools: "read_file" }),
+    );
+    assertEquals(stale.status, 422);
+    const text = await stale.text();
+    assertStringIncludes(text, "changed since that review");
+    assertStringIncludes(text, "Review <code>pdf-forms</code>");
+  });
+
+  await t.step("with every box unticked it runs nothing unasked", async () => {
+    const done = await form("/ui/skills/accept", new URLSearchParams({ name: "pdf-forms", hash }));
+    assertEquals(done.status, 200);
+    assertStringIncludes(await done.text(), "it runs nothing without asking");
+    const shown = await (await api.call("/api/skills/pdf-forms")).json();
+    assertEquals([shown.state, shown.granted_tools], ["active", []]);
+  });
+});
