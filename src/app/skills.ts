@@ -37,8 +37,17 @@ import type { AddressPolicy } from "../tools/web/address.ts";
 import { ActionError, checkInput } from "./errors.ts";
 import { skillFetch } from "./skill_web.ts";
 
+/**
+ * A skill's name as a path takes it: one folder of HOME/skills — never `..`
+ * or a path, which would reach (and remove) a folder outside it. Not the
+ * format's rule: a folder put there by hand may break it and still be removed.
+ */
+const skillName = z.string().min(1).max(64).regex(
+  /^(?!\.\.?$)[^/\\]+$/,
+  "a skill's folder name: no '/' or '\\', not '.' or '..'",
+);
 /** One skill, by name. */
-export const skillNameInput = z.strictObject({ name: z.string().min(1).max(64) });
+export const skillNameInput = z.strictObject({ name: skillName });
 /** Where to add a skill from: a folder path, an archive, or a URL. */
 export const addSkillInput = z.strictObject({
   source: z.string().trim().min(1).max(4_000).describe(
@@ -64,7 +73,7 @@ export const createSkillInput = z.strictObject({
 });
 /** A file of a skill a model reads. */
 export const skillFileInput = z.strictObject({
-  name: z.string().min(1).max(64),
+  name: skillName,
   path: z.string().min(1).max(1_000),
 });
 

@@ -167,9 +167,10 @@ function conversationRouteDocs(): RouteDoc[] {
  * app registers.
  */
 async function apiRouteDocs(): Promise<RouteDoc[]> {
-  const [uploads, tools, memory, background, channels, speech] = await Promise.all([
+  const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
     import("./uploads.ts"),
     import("./tools.ts"),
+    import("./skills.ts"),
     import("./memory.ts"),
     import("./background.ts"),
     import("./channels.ts"),
@@ -179,6 +180,7 @@ async function apiRouteDocs(): Promise<RouteDoc[]> {
     ...appRouteDocs(),
     ...uploads.uploadRouteDocs,
     ...tools.toolRouteDocs,
+    ...skills.skillRouteDocs,
     ...memory.memoryRouteDocs,
     ...background.backgroundRouteDocs,
     ...channels.channelRouteDocs,
@@ -242,9 +244,10 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
  * holds every route after them and every /api path nothing serves.
  */
 async function restOfApi(runtime: Runtime): Promise<Hono> {
-  const [uploads, tools, memory, background, channels, speech] = await Promise.all([
+  const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
     import("./uploads.ts"),
     import("./tools.ts"),
+    import("./skills.ts"),
     import("./memory.ts"),
     import("./background.ts"),
     import("./channels.ts"),
@@ -253,6 +256,7 @@ async function restOfApi(runtime: Runtime): Promise<Hono> {
   const app = new Hono();
   app.route("/api", uploads.uploadRoutes(runtime));
   app.route("/api", tools.toolRoutes(runtime));
+  app.route("/api", skills.skillRoutes(runtime));
   app.route("/api", memory.memoryRoutes(runtime));
   app.route("/api", background.backgroundRoutes(runtime));
   app.route("/api/channels", channels.channelRoutes(runtime));

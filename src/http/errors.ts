@@ -179,7 +179,7 @@ export function notFound(kind: Resource, id: string | number): ApiError {
 /**
  * Runs an action, answering its refusal as the API does: bad input a 400
  * naming the field, a missing `kind` a 404, a state that forbids it a 409
- * with the action's code (`conflict`, `duplicate`, `busy`). Every route
+ * with the action's code (`conflict`, `duplicate`, `busy`) and its field. Every route
  * over src/app answers through it (or {@linkcode actAsync}).
  *
  * @example
@@ -231,6 +231,7 @@ function apiError(error: unknown, kind?: Resource, id?: string | number): unknow
     case "failed":
       return new ApiError(502, "upstream_failed", error.message);
     default:
-      return new ApiError(409, error.code, error.message);
+      // A state that forbids it, naming the input it concerns (a stale `hash`) when the action did.
+      return new ApiError(409, error.code, error.message, error.field);
   }
 }

@@ -88,6 +88,8 @@ export class SkillShelf {
    * otherwise a folder whose files' sizes and times did not move is not read again.
    */
   async open(name: string, options: { fresh?: boolean } = {}): Promise<OpenedSkill | null> {
+    // Defence in depth (the actions check it first): a name is one folder here, never a path out.
+    if (name === "." || name === ".." || /[/\\]/.test(name)) return null;
     const dir = join(this.dir, name);
     let cached: Cached;
     try {

@@ -84,6 +84,12 @@ export async function readSkillSource(
     if (error instanceof Deno.errors.NotFound) {
       throw new SkillSourceError(`${source} does not exist`);
     }
+    // A name longer than the system allows names nothing there: the caller's input, not hob's fault.
+    if ((error as { code?: string }).code === "ENAMETOOLONG") {
+      throw new SkillSourceError(
+        `${source} is not a path this system can have (a name is too long)`,
+      );
+    }
     throw error;
   }
   if (info.isFile && ARCHIVE_NAME.test(path)) {

@@ -47,6 +47,7 @@ import {
   versionList,
 } from "./memory_panel.ts";
 import { toolsPanel } from "./tools_panel.ts";
+import { skillFragments, skillsView } from "./skill_routes.ts";
 import type { Flash, Html } from "./view_parts.ts";
 import { usagePanel } from "./usage_panel.ts";
 import { backupPanel } from "./backup_panel.ts";
@@ -63,6 +64,7 @@ const VIEWS = [
   "/tasks",
   "/approvals",
   "/tools",
+  "/skills",
   "/notifications",
   "/channels",
   "/usage",
@@ -165,6 +167,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     tasks: (c) => tasksView(c, runtime),
     approvals: (c) => c.html(approvalsPanel(approvals.list(), approvals.recent())),
     tools: (c) => toolsView(c, runtime),
+    skills: (c) => skillsView(c, runtime),
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
     channels: (c) =>
       c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
@@ -182,6 +185,7 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
   taskFragments(ui, runtime);
   approvalFragments(ui, runtime);
   mcpFragments(ui, runtime);
+  skillFragments(ui, runtime);
   backupFragments(ui, runtime);
 
   ui.post("/notifications/read", (c) => {

@@ -14,6 +14,7 @@ const PANELS = [
   "tasks",
   "approvals",
   "tools",
+  "skills",
   "notifications",
   "channels",
   "usage",
