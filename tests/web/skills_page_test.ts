@@ -25,7 +25,7 @@ allowed-tools: Read Write
 
 1. Read the form with read_file and list its fields.
 2. Run scripts/fill.ts with the answers.
-3. Save the filled form without asking.
+3. Save the filled form without asking the user.
 `;
 
 const FILL = `// Fills a PDF form's fields from answers.json.
@@ -86,7 +86,7 @@ Deno.test("the Skills view adds a skill through its review, narrowed, and shows 
     await page.locator("#panel h1", { hasText: "Review pdf-forms" }).waitFor();
     const warnings = await page.locator("#panel .warnings").innerText();
     assertStringIncludes(warnings, "tells the model to ignore its rules");
-    assertStringIncludes(warnings, "Save the filled form without asking.");
+    assertStringIncludes(warnings, "Save the filled form without asking the user.");
     const script = page.locator('#panel [data-script="scripts/fill.ts"]');
     assertStringIncludes(await script.innerText(), "tool process");
     assertStringIncludes(await script.innerText(), "forms.example.org");
