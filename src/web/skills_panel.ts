@@ -256,9 +256,11 @@ function warnings(review: Review, format: string[]): Html | string {
 /** The tools its `allowed-tools` asks to run unasked, one checkbox per hob tool. */
 function allowedTools(skill: SkillDetail, review: Review, waits: boolean): Html {
   const byTool = Map.groupBy(
-    review.allowed_tools.filter((each) => each.tool !== null),
+    review.allowed_tools.filter((each) => each.grantable),
     (each) => each.tool!,
   );
+  // hob grants a tool whole: an entry for some of its calls (Bash(git:*)) is never granted.
+  const partial = review.allowed_tools.filter((each) => each.tool !== null && !each.grantable);
   const unknown = review.allowed_tools.filter((each) => each.tool === null);
   const ticked = (tool: string) =>
     skill.state === "changed" || skill.state === "active"
@@ -287,7 +289,13 @@ function allowedTools(skill: SkillDetail, review: Review, waits: boolean): Html 
               )}</div></li>
           `
         )
-      }</ul>`} ${unknown.length
+      }</ul>`} ${partial.length
+      ? html`
+        <p
+          class="muted">Ask you each time (hob grants a tool whole, never some of its calls): ${partial
+            .map((each) => `${revealed(each.listed)} → ${each.tool}`).join(", ")}</p>
+      `
+      : ""} ${unknown.length
       ? html`<p class="muted">Not hob's tools, ignored: ${
         unknown.map((each) => revealed(each.listed)).join(", ")
       }</p>`

@@ -19,7 +19,7 @@ name: pdf-forms
 description: Fill in PDF forms from a table of answers, and check every field before saving.
 license: Apache-2.0
 compatibility: Needs Deno 2 (for scripts/fill.ts)
-allowed-tools: Read Write
+allowed-tools: Read Write Bash(python3:*)
 ---
 # Filling PDF forms
 
@@ -94,6 +94,12 @@ Deno.test("the Skills view adds a skill through its review, narrowed, and shows 
     for (const tool of ["read_file", "write_file"]) {
       assert(await page.isChecked(`#panel input[name=tools][value=${tool}]`), tool);
     }
+    // A tool limited to some of its calls is never granted: no box, its calls ask.
+    assertEquals(await page.locator("#panel input[name=tools][value=run_command]").count(), 0);
+    assertStringIncludes(
+      await page.locator("#panel").innerText(),
+      "Ask you each time (hob grants a tool whole, never some of its calls): Bash(python3:*) → run_command",
+    );
     assertStringIncludes(await page.locator("#panel").innerText(), "references/fields.md");
   });
 
