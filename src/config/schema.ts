@@ -197,7 +197,7 @@ const toolsSchema = z.strictObject({
     "How long a call waits for the user's decision, in seconds, before it is denied.",
   ),
   offer: z.enum(["all", "relevant"]).default("all").describe(
-    "Which tools each turn offers the model: `all`, or `relevant` — the core tools (`get_time`, `search_memory`, `remember_this`), those called in the last turns and those whose name, category and description share words with the message, within `offer_tokens`, plus `find_tools` for the model to ask for more. `relevant` suits small local models, for which the tool schemas are most of each request.",
+    "Which tools each turn offers the model: `all`, or `relevant` — the core tools (`get_time`, `search_memory`, `remember_this`), those called in the last turns and those whose name, category and description share words with the message, within `offer_tokens`, plus `find_tools` for the model to ask for more; Agent Skills are listed the same way, within what the tools left of the budget. `relevant` suits small local models, for which the tool schemas are most of each request.",
   ),
   offer_tokens: z.number().int().min(100).max(100_000).default(1_200).describe(
     "With `offer: relevant`, the most (estimated) tokens of tool schemas offered up front, core tools included; a budget for models with small context windows.",

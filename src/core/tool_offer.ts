@@ -7,7 +7,8 @@
  * over tool specs: no embedding model, nothing a person cannot follow.
  */
 
-import { estimateToolTokens } from "./budget.ts";
+import { estimateTokens, estimateToolTokens } from "./budget.ts";
+import type { SkillLine } from "./ports.ts";
 import type { ChatMessage, ToolCall, ToolResult, ToolSpec } from "./types.ts";
 import { displayParts, firstLine, hobWrote, type ModelText } from "./untrusted.ts";
 
@@ -79,6 +80,45 @@ export function selectTools(
     used += cost;
   }
   return { names, known };
+}
+
+/** The tools a turn needs to take up a skill: offered whenever a skill is listed. */
+export const SKILL_TOOLS: readonly string[] = ["use_skill", "read_skill_file", "run_skill_script"];
+
+/**
+ * The skills a turn lists with `tools.offer: relevant`: those whose name and
+ * description share words with the message, best first, while their lines fit
+ * what the budget has left after the tools offered. When any is listed, the
+ * tools to take one up join the offer (`offer` changes).
+ *
+ * @example
+ * ```ts
+ * const listed = offerSkills(skills, offer, registry.specs(), { message: "fill this PDF form", budgetTokens: 1200 });
+ * ```
+ */
+export function offerSkills(
+  skills: SkillLine[],
+  offer: ToolOffer,
+  all: ToolSpec[],
+  options: { message: string; budgetTokens: number },
+): SkillLine[] {
+  const asSpecs = skills.map((skill) => ({
+    name: skill.name,
+    description: skill.description,
+    category: "skill",
+    parameters: { type: "object" as const, properties: {} },
+  }));
+  const byName = new Map(skills.map((skill) => [skill.name, skill]));
+  let used = estimateToolTokens(all.filter((tool) => offer.names.has(tool.name)));
+  const listed: SkillLine[] = [];
+  for (const { tool } of ranked(asSpecs, options.message)) {
+    const cost = estimateTokens(`- ${tool.name}: ${tool.description}`);
+    if (used + cost > options.budgetTokens) continue;
+    listed.push(byName.get(tool.name)!);
+    used += cost;
+  }
+  if (listed.length > 0) { for (const name of SKILL_TOOLS) offer.names.add(name); }
+  return listed;
 }
 
 /**

@@ -8,10 +8,10 @@
 import { estimateTokens, estimateToolTokens, fitHistory } from "./budget.ts";
 import type { AgentDeps } from "./deps.ts";
 import { toChatHistory } from "./history.ts";
-import type { AttachmentPort, ToolRegistryPort } from "./ports.ts";
+import type { AttachmentPort, SkillLine, ToolRegistryPort } from "./ports.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { taintNotice, type Turn } from "./turn.ts";
-import { offeredOf, selectTools, type ToolOffer } from "./tool_offer.ts";
+import { offeredOf, offerSkills, selectTools, type ToolOffer } from "./tool_offer.ts";
 import type { AgentEvent, Attachment, ChatMessage, ImageContent, ToolSpec } from "./types.ts";
 import { placedTaint, untrustedSource } from "./untrusted.ts";
 
@@ -82,12 +82,12 @@ export async function prepareContext(
   const flushed = store.getFlush(conversationId);
   const rows = store.recentMessages(conversationId, settings.maxHistoryMessages, flushed.through);
   const history = toChatHistory(rows);
-  const { tools, offer } = toolsOffered(deps, query, history);
+  const { tools, offer, skills: listed } = toolsOffered(deps, query, history, skills);
   const parts = {
     ...identity,
     memoryContext,
     tools,
-    skills,
+    skills: listed,
     today: deps.clock.now().toISOString().slice(0, 10),
     earlierSummary: shownSummary(conversationId, flushed.summary),
     clientInstructions: instructions,
@@ -123,17 +123,22 @@ export async function prepareContext(
   };
 }
 
-/** Every tool, or with `tools.offer: relevant` those chosen for the message, and find_tools. */
+/**
+ * Every tool and skill, or with `tools.offer: relevant` those chosen for the
+ * message within the budget, and find_tools.
+ */
 function toolsOffered(
   deps: AgentDeps,
   message: string,
   history: ChatMessage[],
-): { tools: ToolSpec[]; offer?: ToolOffer } {
+  skills: SkillLine[],
+): { tools: ToolSpec[]; offer?: ToolOffer; skills: SkillLine[] } {
   const all = deps.tools.specs();
   const settings = deps.settings.toolOffer;
-  if (settings?.mode !== "relevant") return { tools: all };
+  if (settings?.mode !== "relevant") return { tools: all, skills };
   const offer = selectTools(all, { message, history, budgetTokens: settings.budgetTokens });
-  return { tools: offeredOf(all, offer), offer };
+  const listed = offerSkills(skills, offer, all, { message, budgetTokens: settings.budgetTokens });
+  return { tools: offeredOf(all, offer), offer, skills: listed };
 }
 
 /**

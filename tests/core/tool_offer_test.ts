@@ -5,8 +5,10 @@ import {
   CORE_TOOLS,
   FIND_TOOLS,
   offeredOf,
+  offerSkills,
   ranked,
   selectTools,
+  SKILL_TOOLS,
 } from "../../src/core/tool_offer.ts";
 import type { ChatMessage, ToolSpec } from "../../src/core/types.ts";
 import { approvedText, untrustedSource } from "../../src/core/untrusted.ts";
@@ -149,4 +151,49 @@ Deno.test("offeredOf adds find_tools, and a tool built during the turn", () => {
   const built = spec("my_tool", "Built just now.");
   const names = offeredOf([...TOOLS, built], offer).map((tool) => tool.name);
   assertEquals(names.sort(), [...CORE_TOOLS, FIND_TOOLS, "my_tool"].sort());
+});
+
+Deno.test("relevant offers list the skills the message speaks of, within the budget, with the tools to use them", () => {
+  const skills = [
+    {
+      name: "pdf-forms",
+      description: approvedText("skill:pdf-forms description", "Fill in PDF forms."),
+    },
+    {
+      name: "weekly-review",
+      description: approvedText("skill:weekly-review description", "Reviews the week's log."),
+    },
+  ];
+  const offer = selectTools(TOOLS, {
+    message: "fill this form",
+    history: noHistory,
+    budgetTokens: 5_000,
+  });
+  const listed = offerSkills(skills, offer, TOOLS, {
+    message: "fill this form",
+    budgetTokens: 5_000,
+  });
+  assertEquals(listed.map((skill) => skill.name), ["pdf-forms"]);
+  for (const name of SKILL_TOOLS) assert(offer.names.has(name), name);
+
+  const none = selectTools(TOOLS, {
+    message: "what time is it",
+    history: noHistory,
+    budgetTokens: 5_000,
+  });
+  assertEquals(
+    offerSkills(skills, none, TOOLS, { message: "what time is it", budgetTokens: 5_000 }),
+    [],
+  );
+  assert(!none.names.has("use_skill"), "no skill listed: no tools to use one");
+
+  const tight = selectTools(TOOLS, {
+    message: "fill this form",
+    history: noHistory,
+    budgetTokens: 1,
+  });
+  assertEquals(
+    offerSkills(skills, tight, TOOLS, { message: "fill this form", budgetTokens: 1 }),
+    [],
+  );
 });
