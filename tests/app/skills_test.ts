@@ -11,7 +11,7 @@
 
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch, assertRejects } from "../helpers/assert.ts";
-import { fakeProviderYaml, tempRuntime } from "../helpers/home.ts";
+import { fakeProviderYaml, pathExists, tempRuntime } from "../helpers/home.ts";
 import { type FakeReply, startFakeOpenAI } from "../fakes/openai_server.ts";
 import { gullible, instruction } from "../fakes/gullible_model.ts";
 import { ActionError } from "../../src/app/errors.ts";
@@ -209,7 +209,7 @@ Deno.test("what the owner granted a skill runs unasked; anything else asks, and 
     const use = instruction("use_skill", { name: "tidy-notes" });
     const narrowed = await turn(runtime, `Tidy my notes ${use}`);
     assertEquals(narrowed.asked, ["write_file", "edit_file"]);
-    assertEquals(await exists(join(workspace, "tidy.txt")), false);
+    assertEquals(await pathExists(join(workspace, "tidy.txt")), false);
 
     // Granted writing: write_file runs unasked, edit_file (not asked for) still asks.
     await skills.accept({ name: "tidy-notes", hash: added.hash });
@@ -224,7 +224,7 @@ Deno.test("what the owner granted a skill runs unasked; anything else asks, and 
     const tainted = await turn(runtime, `What does my inbox say? ${read}`);
     assertEquals(tainted.results.map((r) => r.name).slice(0, 2), ["read_file", "use_skill"]);
     assertEquals(tainted.asked, ["write_file", "edit_file"]);
-    assertEquals(await exists(join(workspace, "tidy.txt")), false);
+    assertEquals(await pathExists(join(workspace, "tidy.txt")), false);
 
     // So does a turn whose conversation read one in an earlier turn.
     await Deno.writeTextFile(join(workspace, "todo.txt"), "Buy milk.");
@@ -237,7 +237,7 @@ Deno.test("what the owner granted a skill runs unasked; anything else asks, and 
     const later = await turn(runtime, `Now tidy my notes ${use}`, id);
     assertEquals(later.results.map((r) => r.name)[0], "use_skill");
     assertEquals(later.asked, ["write_file", "edit_file"]);
-    assertEquals(await exists(join(workspace, "tidy.txt")), false);
+    assertEquals(await pathExists(join(workspace, "tidy.txt")), false);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -248,15 +248,6 @@ async function refusal(fn: () => unknown): Promise<ActionError> {
   const error = await assertRejects(fn);
   assert(error instanceof ActionError, `not an ActionError: ${error}`);
   return error;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("build_skill writes an Agent Skill in the open format, listed to later turns", async () => {
