@@ -35,8 +35,46 @@ interface Mutation {
 const ATTACKS = "tests/e2e/attack_classes_test.ts";
 const CHANNEL_ATTACKS = "tests/e2e/attack_channels_test.ts";
 const MCP_ATTACKS = "tests/e2e/attack_mcp_test.ts";
+const SKILL_ATTACKS = "tests/e2e/attack_skills_test.ts";
 
 const MUTATIONS: Mutation[] = [
+  {
+    name: "hostile skill instructions",
+    defence: "a skill's instructions are its author's words: labelled, they taint the turn",
+    edits: [{
+      file: "src/app/skills.ts",
+      find: "untrusted(`skill:${name} instructions`, `${opened.body}${files}`)",
+      replace: "hobWrote(`${opened.body}${files}`)",
+    }, {
+      file: "src/builtins/use_skill.ts",
+      find: "  untrusted_output: true,",
+      replace: "  untrusted_output: false,",
+    }],
+    test: SKILL_ATTACKS,
+    filter: "may only read",
+  },
+  {
+    name: "skill changed after install",
+    defence: "a skill is used only while its files hash to what the owner accepted",
+    edits: [{
+      file: "src/skills/shelf.ts",
+      find: '      : install.accepted_hash === folder.hash\n      ? "active"\n      : "changed";',
+      replace: '      : "active";',
+    }],
+    test: SKILL_ATTACKS,
+    filter: "changes after install",
+  },
+  {
+    name: "skill script reads HOME/token",
+    defence: "a skill's script reads only its own folder and the workspace",
+    edits: [{
+      file: "src/runtime/skill_scripts.ts",
+      find: "    read: [folder, workspace],",
+      replace: '    read: [folder, workspace, workspace.replace(/[/]workspace$/, "")],',
+    }],
+    test: SKILL_ATTACKS,
+    filter: "HOME/token",
+  },
   {
     name: "error text",
     defence: "a tool's error is labelled like its output",
