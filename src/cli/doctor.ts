@@ -89,9 +89,10 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
         ok: true,
         warning: problems.length > 0,
         detail: problems.length === 0
-          ? `${userTools} loaded, ${runtime.toolbox.skills.size} skill(s)`
+          ? `${userTools} loaded, ${runtime.toolbox.skills.size} workflow(s)`
           : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
       });
+      report(await checkSkills(runtime));
       report(await checkMemory(runtime));
       await runtime.mcp.start();
       for (const server of runtime.mcp.status()) {
@@ -292,5 +293,25 @@ async function checkToolCalling(runtime: Runtime): Promise<Check> {
     name: "tools",
     ok: false,
     detail: `${detail} — pick a model with tool support for hob's tools to work`,
+  };
+}
+
+/** The Agent Skills: how many are used, and those that wait for the owner or are broken. */
+async function checkSkills(runtime: Runtime): Promise<Check> {
+  const { skills } = await runtime.app.skills.list();
+  const named = (state: string) =>
+    skills.filter((skill) => skill.state === state).map((skill) => skill.name);
+  const waiting = [...named("pending"), ...named("changed")];
+  const invalid = skills.filter((skill) => skill.state === "invalid");
+  const parts = [`${named("active").length} active`];
+  if (waiting.length > 0) {
+    parts.push(`${waiting.join(", ")} wait for your review — 'hob skill show NAME'`);
+  }
+  for (const skill of invalid) parts.push(`${skill.name} is invalid: ${skill.problem}`);
+  return {
+    name: "skills",
+    ok: true,
+    warning: waiting.length > 0 || invalid.length > 0,
+    detail: parts.join("; "),
   };
 }

@@ -370,6 +370,7 @@ Deno.test("hob doctor checks config, provider, tool calling and permissions", as
       "database",
       "permissions",
       "user tools",
+      "skills",
       "memory",
       "speech in",
       "speech out",
