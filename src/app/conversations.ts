@@ -106,6 +106,7 @@ export const setModelInput = modelBody.extend({ id: conversationId });
 export const checkModelInput = z.object({ model: modelId });
 
 export type ChatInput = z.input<typeof chatInput>;
+export type AskInput = z.input<typeof askInput>;
 export type ListConversationsInput = z.input<typeof listConversationsInput>;
 export type ConversationIdInput = z.input<typeof conversationIdInput>;
 export type ListMessagesInput = z.input<typeof listMessagesInput>;
@@ -175,6 +176,11 @@ export interface ConversationActions {
    * the check is a `not_found` thrown by the stream.
    */
   turn(input: ChatInput, options?: TurnOptions): Promise<AsyncGenerator<AgentEvent>>;
+  /**
+   * {@linkcode ConversationActions.turn} for another agent (MCP's `ask_hob`):
+   * only the fields of {@linkcode askInput}, any other refused as unknown.
+   */
+  ask(input: AskInput, options?: TurnOptions): Promise<AsyncGenerator<AgentEvent>>;
 }
 
 /**
@@ -242,17 +248,23 @@ export function createConversationActions(deps: ConversationDeps): ConversationA
       usable(model);
       return model;
     },
-    async turn(input, options = {}) {
-      const { message, conversation_id, model, attachments } = checkInput(chatInput, input);
-      if (conversation_id) find(conversation_id, "conversation_id");
-      usable(model);
-      const found = await findAttachments(deps, attachments ?? []);
-      // Audio sent with the message is heard before the turn, so the model reads what it says.
-      const files = deps.hear && found.length ? await deps.hear(found, options.signal) : found;
-      const events = deps.turn({ message, conversation_id, model, attachments: files, ...options });
-      return refusingMissing(events);
-    },
+    turn: (input, options) => startTurn(checkInput(chatInput, input), options),
+    ask: (input, options) => startTurn(checkInput(askInput, input), options),
   };
+
+  /** A checked turn's conversation, model and attachments, then the turn itself. */
+  async function startTurn(
+    { message, conversation_id, model, attachments }: z.output<typeof chatInput>,
+    options: TurnOptions = {},
+  ): Promise<AsyncGenerator<AgentEvent>> {
+    if (conversation_id) find(conversation_id, "conversation_id");
+    usable(model);
+    const found = await findAttachments(deps, attachments ?? []);
+    // Audio sent with the message is heard before the turn, so the model reads what it says.
+    const files = deps.hear && found.length ? await deps.hear(found, options.signal) : found;
+    const events = deps.turn({ message, conversation_id, model, attachments: files, ...options });
+    return refusingMissing(events);
+  }
 }
 
 /**

@@ -64,9 +64,11 @@ export class ActionError extends Error {
  * Checks `input` against an action's schema and returns what the schema
  * makes of it (trimmed, defaults filled in). A refusal is an `invalid`
  * {@linkcode ActionError} naming the first bad field, worded as the REST API
- * words it: `'priority': Too big: expected number to be <=1000`. A way in may
- * call it early (the CLI does, before it opens the home); the action checks
- * again, so no way in can skip it.
+ * words it: `'priority': Too big: expected number to be <=1000`. The actions
+ * call it, so no way in can skip it; a way in hands on what it received
+ * ({@linkcode received}) and words the refusal, so a chat or a new task is
+ * parsed once. (Some CLI commands — cron, memory, voice, reset, backup —
+ * still call it early too, before they open the home.)
  *
  * @example
  * ```ts
@@ -88,4 +90,20 @@ export function checkInput<T extends z.ZodType>(schema: T, input: unknown): z.ou
     field: field || undefined,
     issue,
   });
+}
+
+/**
+ * What a way in received (a JSON body, MCP's arguments), typed as the input
+ * of the action whose schema is `schema` and handed on unchecked: the action
+ * checks it with {@linkcode checkInput}, the one parser of that input. The
+ * schema is only the type's witness.
+ *
+ * @example
+ * ```ts
+ * const events = await conversations.turn(received(chatInput, await c.req.json()));
+ * ```
+ */
+export function received<T extends z.ZodType>(_schema: T, value: unknown): z.input<T> {
+  // The one place a wire value takes an action's type: the action parses it before any use.
+  return value as z.input<T>;
 }

@@ -7,14 +7,12 @@
  */
 
 import { z } from "zod";
-import {
-  MAX_PRIORITY,
-  type SqliteTasks,
-  type Task,
-  TaskError,
-  type TaskStatus,
-} from "../store/tasks.ts";
+import { newTaskInput } from "../inputs/tasks.ts";
+import { type SqliteTasks, type Task, TaskError, type TaskStatus } from "../store/tasks.ts";
 import { ActionError, checkInput } from "./errors.ts";
+
+export { newTaskInput } from "../inputs/tasks.ts";
+export { MAX_BLOCKERS, MAX_PRIORITY } from "../inputs/task_limits.ts";
 
 /** Every state a task can be in, as filters name them. */
 export const TASK_STATUSES = [
@@ -28,16 +26,6 @@ export const TASK_STATUSES = [
 
 /** Most tasks one listing returns: a page of the queue, not the whole history. */
 export const MAX_TASK_LIST = 1_000;
-/** Most tasks one task may wait for: a plan, not a graph of the whole queue. */
-export const MAX_BLOCKERS = 100;
-
-/** A new task. `prompt` defaults to the title. */
-export const newTaskInput = z.strictObject({
-  title: z.string().trim().min(1).max(200),
-  prompt: z.string().min(1).max(100_000).optional(),
-  priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0),
-  blocked_by: z.array(z.number().int().min(1)).max(MAX_BLOCKERS).default([]),
-});
 /** A listing: only tasks in `status`, newest first. `limit` may come as a query string's digits. */
 export const listTasksInput = z.object({
   status: z.enum(TASK_STATUSES).optional(),
@@ -128,8 +116,9 @@ function queueCall<T>(fn: () => T): T {
     return fn();
   } catch (error) {
     if (!(error instanceof TaskError)) throw error;
+    // The schema held the priority to the queue's range already: what is left is a blocker.
     const field = error.code === "invalid"
-      ? /^priority\b/.test(error.message) ? "priority" : "blocked_by"
+      ? "blocked_by"
       : error.code === "not_found"
       ? "id"
       : undefined;

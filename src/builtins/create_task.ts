@@ -1,6 +1,12 @@
-/** The `create_task` tool: work for a background worker to do on its own. */
+/**
+ * The `create_task` tool: work for a background worker to do on its own. Its
+ * parameters are the app's new-task schema (src/inputs/tasks.ts), with the
+ * prompt required and described for the model, so the tool and the action
+ * have the same limits; the action parses what the tool sends.
+ */
 
 import { z } from "zod";
+import { newTaskInput } from "../inputs/tasks.ts";
 import { defineTool } from "../sandbox/definition.ts";
 
 export default defineTool({
@@ -12,13 +18,12 @@ export default defineTool({
   side_effect: "local",
   untrusted_output: false,
   services: ["tasks"],
+  // Not strict as the action is: a model's stray field is dropped here, as it always was.
   parameters: z.object({
-    title: z.string().min(1).max(200),
-    prompt: z.string().min(1).max(20_000).describe(
+    ...newTaskInput.shape,
+    prompt: newTaskInput.shape.prompt.unwrap().describe(
       "The whole instruction; the worker sees only this",
     ),
-    priority: z.number().int().min(-1_000).max(1_000).default(0),
-    blocked_by: z.array(z.number().int().min(1)).max(100).default([]),
   }),
   async run(args, context) {
     const task = await context.services.call("tasks.add", args) as { id: number; title: string };

@@ -1378,7 +1378,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "prompt": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 20000,
+          "maxLength": 100000,
           "description": "The whole instruction; the worker sees only this",
         },
         "priority": {

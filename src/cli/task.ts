@@ -1,15 +1,15 @@
 /**
  * `hob task`: background tasks — add, list, show, cancel, resume. A
  * translator: arguments become the app's task actions (src/app/tasks.ts),
- * checked before the home is opened, and their refusals become exit 2
- * (bad usage) or exit 1 (a task that cannot do it), one line each.
+ * which check them, and their refusals become exit 2 (bad usage, naming the
+ * flag) or exit 1 (a task that cannot do it), one line each.
  */
 
-import type { z } from "zod";
-import { ActionError, checkInput } from "../app/errors.ts";
+import { ActionError, received } from "../app/errors.ts";
 import {
   listTasksInput,
   MAX_BLOCKERS,
+  MAX_PRIORITY,
   MAX_TASK_LIST,
   type NewTaskInput,
   newTaskInput,
@@ -17,7 +17,7 @@ import {
 } from "../app/tasks.ts";
 import { plainText } from "../core/untrusted.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { MAX_PRIORITY, type Task, type TaskStatus } from "../store/tasks.ts";
+import type { Task, TaskStatus } from "../store/tasks.ts";
 import {
   type Command,
   CommandError,
@@ -70,20 +70,14 @@ Options:
       return perform(runtime, request, Boolean(parsed.values.json));
     } catch (error) {
       if (!(error instanceof ActionError)) throw error;
-      // A blocker that does not exist is bad usage, as a malformed one is.
-      if (error.code === "invalid" && error.field !== "id") {
-        throw new UsageError(`hob task: ${error.message}`);
-      }
-      throw new CommandError(
-        error.code === "invalid" ? `There is no task ${request.id}` : error.message,
-      );
+      throw refusal(error, parsed, request);
     } finally {
       await runtime.close();
     }
   },
 };
 
-/** What the command line asks for, checked by the app's schemas before the home is opened. */
+/** What the command line asks for, as the app's task actions take it: they check it. */
 interface TaskRequest {
   action: string;
   id: number;
@@ -93,7 +87,47 @@ interface TaskRequest {
   note?: string;
 }
 
-/** Reads and checks the arguments; bad usage is a UsageError naming the flag or argument. */
+/**
+ * How a refusal of a flag's value is said: by the field the task action
+ * names, the flag and what it takes, with the value as typed. The one place
+ * the CLI words the action's checks of its flags.
+ */
+const FLAG_REFUSALS: Record<string, (raw: string) => string> = {
+  priority: (raw) =>
+    `--priority must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}: got '${raw}'`,
+  blocked_by: (raw) =>
+    `--blocked-by takes task ids such as 3,4 (at most ${MAX_BLOCKERS}): got '${raw}'`,
+  status: (raw) => `--status must be one of ${TASK_STATUSES.join(", ")}: got '${raw}'`,
+};
+/** The flag each field of the task actions is given by. */
+const FLAGS: Record<string, string> = {
+  priority: "priority",
+  blocked_by: "blocked-by",
+  status: "status",
+};
+
+/**
+ * A task action's refusal as the CLI says it: a flag's value the action's
+ * schema refused names the flag; any other bad input is bad usage (a blocker
+ * that does not exist, as a malformed one); a task that is not there, or
+ * cannot do it, exit 1.
+ */
+function refusal(error: ActionError, parsed: ParsedArgs, request: TaskRequest): Error {
+  const field = error.field?.split(".")[0] ?? "";
+  if (error.code === "invalid" && error.issue && FLAG_REFUSALS[field]) {
+    return new UsageError(FLAG_REFUSALS[field](String(parsed.values[FLAGS[field]])));
+  }
+  if (error.code === "invalid" && error.field !== "id") {
+    // What the schema refused of the arguments is refused before anything is added.
+    const verb = error.issue && request.action === "add" ? "task add" : "task";
+    return new UsageError(`hob ${verb}: ${error.message}`);
+  }
+  return new CommandError(
+    error.code === "invalid" ? `There is no task ${request.id}` : error.message,
+  );
+}
+
+/** Reads the arguments into a request; bad usage of the positionals is a UsageError. */
 function readRequest(parsed: ParsedArgs): TaskRequest {
   const [action, ...rest] = parsed.positionals;
   if (!ACTIONS.includes(action)) {
@@ -112,52 +146,32 @@ function readRequest(parsed: ParsedArgs): TaskRequest {
     }
     id = Number(rest[0]);
   }
-  const status = parsed.values.status as string | undefined;
-  checkFlag(
-    listTasksInput.shape.status,
-    status,
-    `--status must be one of ${TASK_STATUSES.join(", ")}: got '${status}'`,
-  );
-  const rawPriority = parsed.values.priority as string | undefined;
-  // Digits become a number for the queue's range check; anything else is refused as it is.
-  const priority = rawPriority !== undefined && /^-?\d+$/.test(rawPriority)
-    ? Number(rawPriority)
-    : rawPriority;
-  const priorityValue = checkFlag(
-    newTaskInput.shape.priority,
-    priority,
-    `--priority must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}: got '${rawPriority}'`,
-  );
-  const rawBlockers = parsed.values["blocked-by"] as string | undefined;
-  const blockedBy = checkFlag(
-    newTaskInput.shape.blocked_by,
-    parseIds(rawBlockers),
-    `--blocked-by takes task ids such as 3,4 (at most ${MAX_BLOCKERS}): got '${rawBlockers}'`,
-  );
+  const { values } = parsed;
   const limit = intOption(parsed, "limit", [1, MAX_TASK_LIST]) ?? 50;
-  let add: NewTaskInput | undefined;
-  if (action === "add") {
-    const [title, prompt] = rest;
-    add = { title, prompt, priority: priorityValue, blocked_by: blockedBy };
-    try {
-      checkInput(newTaskInput, add);
-    } catch (error) {
-      if (error instanceof ActionError) throw new UsageError(`hob task add: ${error.message}`);
-      throw error;
-    }
-  }
-  const note = parsed.values.note as string | undefined;
-  return { action, id, add, status: status as TaskStatus | undefined, limit, note };
+  const [title, prompt] = rest;
+  const add = action === "add"
+    ? received(newTaskInput, {
+      title,
+      prompt,
+      priority: flagNumber(values.priority),
+      blocked_by: flagIds(values["blocked-by"]),
+    })
+    : undefined;
+  const status = received(listTasksInput, { status: values.status }).status;
+  const note = typeof values.note === "string" ? values.note : undefined;
+  return { action, id, add, status, limit, note };
 }
 
-/** Checks one flag's value with the app's schema for it; a refusal is `message`. */
-function checkFlag<T extends z.ZodType>(schema: T, value: unknown, message: string): z.output<T> {
-  try {
-    return checkInput(schema, value);
-  } catch (error) {
-    if (error instanceof ActionError) throw new UsageError(message);
-    throw error;
-  }
+/** A flag's digits as the number they spell; anything else as typed, for the action to refuse. */
+function flagNumber(raw: unknown): unknown {
+  return typeof raw === "string" && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+/** `--blocked-by 3,4` as the ids it lists; anything else as typed, for the action to refuse. */
+function flagIds(raw: unknown): unknown {
+  if (raw === undefined) return undefined;
+  const parts = String(raw).split(",");
+  return parts.every((part) => /^\s*\d+\s*$/.test(part)) ? parts.map(Number) : raw;
 }
 
 /** Does what was asked and prints it; returns the exit code. */
@@ -222,16 +236,6 @@ function show(runtime: Runtime, found: Task, json: boolean): void {
     const failed = message.error ? red(`failed: ${message.error.message}`) : "";
     out(`  ${dim(message.role.padEnd(9))} ${[line, failed].filter(Boolean).join(" ")}\n`);
   }
-}
-
-function parseIds(text: string | undefined): number[] {
-  if (!text) return [];
-  return text.split(",").map((part) => {
-    if (!/^\s*\d+\s*$/.test(part)) {
-      throw new UsageError(`--blocked-by takes task ids such as 3,4: got '${text}'`);
-    }
-    return Number(part);
-  });
 }
 
 function describe(task: Task): string {

@@ -4,9 +4,10 @@
  * page, /mcp and /v1 mounted beside them. What no chat needs (the rest of
  * /api, /mcp, /v1 and the OpenAPI document) loads when a request first asks
  * for it (lazy.ts), so `hob serve` answers its first chat sooner. Handlers
- * are translators: they read the request with the action's own zod schema,
- * call the app's actions (src/app) and answer their refusals through `act`
- * (background.ts); they know no adapter.
+ * are translators: they hand the request's body to the app's actions
+ * (src/app), which parse it (a path's id and a query with the action's own
+ * schema), and answer their refusals through `act` (errors.ts); they know no
+ * adapter.
  */
 
 import { Hono } from "hono";
@@ -41,7 +42,7 @@ import {
 import { act, actAsync } from "./errors.ts";
 import { lazyRoutes } from "./lazy.ts";
 import type { openApiDocument, RouteDoc } from "./openapi.ts";
-import { readJson, readQuery } from "./validate.ts";
+import { readInput, readJson, readQuery } from "./validate.ts";
 import { modelAdvice } from "../runtime/model_advice.ts";
 
 const modelsQuery = z.object({
@@ -318,7 +319,7 @@ function chatRoutes(runtime: Runtime): Hono {
   const { conversations } = runtime.app;
   const app = new Hono();
   app.post("/chat", async (c) => {
-    const body = await readJson(c, chatInput);
+    const body = await readInput(c, chatInput);
     const controller = new AbortController();
     const events = await actAsync(() => conversations.turn(body, { signal: controller.signal }));
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {

@@ -14,7 +14,7 @@ import { backupBody } from "../app/backups.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readJson, readQuery } from "./validate.ts";
+import { readInput, readJson, readQuery } from "./validate.ts";
 
 /** The routes below as the OpenAPI document lists them. */
 export const backgroundRouteDocs: RouteDoc[] = [
@@ -255,7 +255,7 @@ function taskRoutes(runtime: Runtime): Hono {
   });
 
   app.post("/", async (c) => {
-    const body = await readJson(c, newTaskInput);
+    const body = await readInput(c, newTaskInput);
     return c.json(act(() => tasks.add(body)), 201);
   });
 

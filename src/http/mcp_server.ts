@@ -34,7 +34,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { askInput, MAX_MESSAGE_PAGE } from "../app/conversations.ts";
-import { ActionError, checkInput } from "../app/errors.ts";
+import { ActionError, received } from "../app/errors.ts";
 import { StorageError, storageProblem } from "../home/storage.ts";
 import { collectReply } from "../core/reply.ts";
 import { derivedText } from "../core/untrusted.ts";
@@ -250,9 +250,8 @@ async function askHob(
   signal: AbortSignal,
 ): Promise<CallToolResult> {
   return await refusedAsError(async () => {
-    const input = checkInput(askInput, args);
     const reply = await collectReply(
-      await runtime.app.conversations.turn(input, { signal, origin: "mcp" }),
+      await runtime.app.conversations.ask(received(askInput, args), { signal, origin: "mcp" }),
     );
     if (reply.error && !reply.content) {
       return toolError(`hob could not answer: ${reply.error.message}`);

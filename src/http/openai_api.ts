@@ -97,14 +97,14 @@ export function openAiRoutes(runtime: Runtime): Hono {
 }
 
 /**
- * `POST /chat/completions`: the request parsed, its model checked, its
+ * `POST /chat/completions`: the request parsed, its model named, its
  * history mapped onto a hob conversation, the turn started through the turn
  * action, and the reply shaped as OpenAI's, streamed or whole.
  */
 async function chatCompletion(c: Context, runtime: Runtime): Promise<Response> {
   const body = await parseRequest(c);
   if (body instanceof Response) return body;
-  const model = chooseModel(c, runtime, body.model);
+  const model = chooseModel(c, body.model);
   if (model instanceof Response) return model;
   const plan = planTurn(runtime, body);
   if (typeof plan === "string") return openAiError(c, 400, plan, "messages");
@@ -140,7 +140,7 @@ async function parseRequest(c: Context): Promise<Body | Response> {
 }
 
 /** The hob model a request names ("" for the configured one), or OpenAI's 404 when it names none. */
-function chooseModel(c: Context, runtime: Runtime, requested: string): string | Response {
+function chooseModel(c: Context, requested: string): string | Response {
   const model = modelOf(requested);
   if (model === undefined) {
     return openAiError(
@@ -151,13 +151,8 @@ function chooseModel(c: Context, runtime: Runtime, requested: string): string | 
       "model_not_found",
     );
   }
-  if (!model) return model;
-  try {
-    return runtime.app.conversations.checkModel({ model });
-  } catch (error) {
-    if (!(error instanceof ActionError)) throw error;
-    return openAiError(c, 404, error.message, "model", "model_not_found");
-  }
+  // Whether hob can use it is the turn action's to say: its refusal is this same 404 (turnRefusal).
+  return model;
 }
 
 /** The turn, through the turn action; its refusal is returned for the caller to word. */

@@ -5,6 +5,7 @@
 
 import type { Context } from "hono";
 import type { z } from "zod";
+import { received } from "../app/errors.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -19,6 +20,27 @@ export async function readJson<T extends z.ZodType>(
   c: Context,
   schema: T,
 ): Promise<z.output<T>> {
+  return check(schema, await readJsonBody(c), "body");
+}
+
+/**
+ * A JSON body for the action whose schema is `schema`, handed on unchecked:
+ * the action parses it, once, and its refusal is the 400 naming the field.
+ *
+ * @example
+ * ```ts
+ * const events = await conversations.turn(await readInput(c, chatInput));
+ * ```
+ */
+export async function readInput<T extends z.ZodType>(
+  c: Context,
+  schema: T,
+): Promise<z.input<T>> {
+  return received(schema, await readJsonBody(c));
+}
+
+/** A body sent as JSON, parsed; a 415 when it is not sent as JSON, a 400 when it is not JSON. */
+async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     throw new ApiError(
@@ -29,7 +51,7 @@ export async function readJson<T extends z.ZodType>(
   }
   const body = await jsonBody(c);
   if (body instanceof Error) throw new ApiError(400, "invalid_json", body.message);
-  return check(schema, body, "body");
+  return body;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -23,14 +23,14 @@ import { skillScriptServices } from "./skill_scripts.ts";
 import type { AppActions } from "../app/app.ts";
 import type { MemoryActions } from "../app/memory.ts";
 import type { ConversationActions } from "../app/conversations.ts";
-import { ActionError } from "../app/errors.ts";
+import { ActionError, received } from "../app/errors.ts";
 import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
 import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
-import type {
-  CreateSkillInput,
-  SkillActions,
-  SkillFileInput,
-  SkillNameInput,
+import {
+  createSkillInput,
+  type SkillActions,
+  skillFileInput,
+  skillNameInput,
 } from "../app/skills.ts";
 
 /** How deep sub-agents may nest: a sub-agent may not spawn another. */
@@ -325,15 +325,15 @@ function agentSkillServices(
   return {
     async "skills.create"(params, context) {
       const by = writtenBy(context, conversations).author;
-      const skill = await skills.create(params as CreateSkillInput, by);
+      const skill = await skills.create(received(createSkillInput, params), by);
       return `Built the skill '${skill.name}' (${
         skill.review?.size.lines ?? 0
       } lines of instructions). Later turns list it; use_skill reads it.`;
     },
     async "skills.use"(params) {
-      return (await skills.instructions(params as SkillNameInput)).text;
+      return (await skills.instructions(received(skillNameInput, params))).text;
     },
-    "skills.file": (params) => skills.readFile(params as SkillFileInput),
+    "skills.file": (params) => skills.readFile(received(skillFileInput, params)),
   };
 }
 

@@ -5,6 +5,7 @@
  * task. Claims of workers that are gone, or that ran far too long, are reset.
  */
 
+import { MAX_PRIORITY } from "../inputs/task_limits.ts";
 import { statements } from "./statements.ts";
 import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
@@ -72,12 +73,6 @@ export class TaskError extends Error {
     this.code = code;
   }
 }
-
-/**
- * Priorities run from -MAX_PRIORITY to MAX_PRIORITY. Bounded because an integer
- * SQLite cannot hand back as a JS number would break every later read of the queue.
- */
-export const MAX_PRIORITY = 1_000;
 
 const COLUMNS =
   "id, title, prompt, priority, status, blocked_by, output, waiting_reason, claimed_by, claimed_at, attempts, conversation_id, taint, created_at, updated_at";

@@ -9,14 +9,13 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Context } from "hono";
 import { join } from "node:path";
-import { ActionError } from "../app/errors.ts";
+import { ActionError, received } from "../app/errors.ts";
 import { storableText } from "../core/storable.ts";
 import { displayZone } from "../app/times.ts";
 import type { NewScheduleInput } from "../app/schedules.ts";
-import type { NewTaskInput } from "../app/tasks.ts";
+import { MAX_PRIORITY, newTaskInput } from "../app/tasks.ts";
 import type { DecideInput } from "../app/approvals.ts";
 import type { ApproveToolsInput } from "../app/mcp.ts";
-import { MAX_PRIORITY } from "../store/tasks.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
@@ -492,11 +491,11 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
   ui.post("/tasks", async (c) => {
     const form = await readForm(c);
     try {
-      const task = tasks.add({
+      const task = tasks.add(received(newTaskInput, {
         title: form.title,
         prompt: trimmed(form.prompt) || undefined,
         priority: wholeNumber(form.priority),
-      } as NewTaskInput);
+      }));
       return tasksView(c, runtime, { ok: true, text: `Queued task #${task.id}.` });
     } catch (error) {
       return tasksView(c, runtime, { ok: false, text: formRefusal(error, TASK_FORM_WORDS) }, 422);
