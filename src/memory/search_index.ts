@@ -99,6 +99,40 @@ interface ChunkRow {
 }
 
 /**
+ * The best `limit` of `candidates` (best first), a file's chunks counting
+ * less the more of them are already in: each is scored
+ * `score × SAME_FILE_DECAY^k`, k its file's chunks chosen before it. One
+ * long log fills the results when its chunks are the best by far; otherwise
+ * other files get a turn. The candidates keep their own scores.
+ *
+ * @example
+ * ```ts
+ * diverse([{ file: "a", score: 1 }, { file: "a", score: 0.99 }, { file: "b", score: 0.95 }], 2);
+ * // [{ file: "a", score: 1 }, { file: "b", score: 0.95 }]
+ * ```
+ */
+export function diverse<T extends { file: string; score: number }>(
+  candidates: readonly T[],
+  limit: number,
+): T[] {
+  const left = [...candidates];
+  const chosen: T[] = [];
+  const fromFile = new Map<string, number>();
+  while (chosen.length < limit && left.length > 0) {
+    let best = 0;
+    let bestScore = -Infinity;
+    left.forEach((c, i) => {
+      const score = c.score * SAME_FILE_DECAY ** (fromFile.get(c.file) ?? 0);
+      if (score > bestScore) [best, bestScore] = [i, score];
+    });
+    const [next] = left.splice(best, 1);
+    fromFile.set(next.file, (fromFile.get(next.file) ?? 0) + 1);
+    chosen.push(next);
+  }
+  return chosen;
+}
+
+/**
  * The index over one home's memory directory.
  *
  * @example
@@ -356,33 +390,16 @@ export class MemoryIndex {
     );
   }
 
-  /**
-   * The fused ranking as `limit` hits, each showing its passage. A file's
-   * chunks count less the more of them are already in (see SAME_FILE_DECAY):
-   * one long log can fill the results when its chunks are the best by far,
-   * and otherwise other files get a turn.
-   */
+  /** The fused ranking as `limit` hits (see `diverse`), each showing its passage. */
   #hits(ordered: [number, number][], query: string, limit: number, budget: number): MemoryHit[] {
     const row = this.#sql(
       "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
     );
     const candidates = ordered.slice(0, limit * CANDIDATES_PER_HIT)
       .map(([id, score]) => ({ row: row.get(id) as ChunkRow | undefined, score }))
-      .filter((c): c is { row: ChunkRow; score: number } => c.row !== undefined);
-    const chosen: { row: ChunkRow; score: number }[] = [];
-    const fromFile = new Map<string, number>();
-    while (chosen.length < limit && candidates.length > 0) {
-      let best = 0;
-      let bestScore = -Infinity;
-      candidates.forEach((c, i) => {
-        const score = c.score * SAME_FILE_DECAY ** (fromFile.get(c.row.path) ?? 0);
-        if (score > bestScore) [best, bestScore] = [i, score];
-      });
-      const [next] = candidates.splice(best, 1);
-      fromFile.set(next.row.path, (fromFile.get(next.row.path) ?? 0) + 1);
-      chosen.push(next);
-    }
-    const hits = chosen.map(({ row, score }) => ({
+      .filter((c): c is { row: ChunkRow; score: number } => c.row !== undefined)
+      .map((c) => ({ ...c, file: c.row.path }));
+    const hits = diverse(candidates, limit).map(({ row, score }) => ({
       path: row.path,
       start_line: row.start_line,
       end_line: row.end_line,
