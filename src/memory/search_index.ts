@@ -20,7 +20,7 @@ import { WINDOWS_VERSION } from "./embedding_windows.ts";
 import { CHUNKS_VERSION } from "./chunker.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
 import { indexFile, type IndexProgress, listMarkdown, progressOf, removeFile } from "./indexing.ts";
-import { countChunks, keywordRanking, termWeights } from "./keyword_search.ts";
+import { countChunks, keywordRanking, type TermCounts, termWeights } from "./keyword_search.ts";
 import { PASSAGE_CHARS_PER_HIT, passages } from "./passages.ts";
 import { loadSignatures, QueryVectors, type Signatures, vectorRanking } from "./vector_search.ts";
 
@@ -346,12 +346,14 @@ export class MemoryIndex {
         return [] as Scored[];
       })
       : Promise.resolve([] as Scored[]);
-    const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query);
+    // Each term's chunks are counted once: the ranking's counts give the passages' weights.
+    const counts: TermCounts = new Map();
+    const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query, counts);
     const fusion = options.fusion ?? this.#fusion;
     const vectors = (await vectorRanking).filter((candidate) =>
       candidate.score > fusion.minSimilarity
     );
-    return this.#hits(fuse(keywordRanking, vectors, fusion), query, limit, budget);
+    return this.#hits(fuse(keywordRanking, vectors, fusion), query, limit, budget, counts);
   }
 
   /**
@@ -375,9 +377,14 @@ export class MemoryIndex {
     clearTimeout(timer);
   }
 
-  #keywordRanking(query: string): Scored[] {
+  #keywordRanking(query: string, counts: TermCounts): Scored[] {
     // The count changes only with the chunks, like the signatures: cache it beside them.
-    return keywordRanking(this.#sql, query, () => this.#chunkCount ??= countChunks(this.#sql));
+    return keywordRanking(
+      this.#sql,
+      query,
+      () => this.#chunkCount ??= countChunks(this.#sql),
+      counts,
+    );
   }
 
   #vectorRanking(query: string): Promise<Scored[]> {
@@ -391,7 +398,13 @@ export class MemoryIndex {
   }
 
   /** The fused ranking as `limit` hits (see `diverse`), each showing its passage. */
-  #hits(ordered: [number, number][], query: string, limit: number, budget: number): MemoryHit[] {
+  #hits(
+    ordered: [number, number][],
+    query: string,
+    limit: number,
+    budget: number,
+    counts: TermCounts,
+  ): MemoryHit[] {
     const row = this.#sql(
       "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
     );
@@ -408,7 +421,7 @@ export class MemoryIndex {
       text: row.text,
       score: Number(score.toFixed(6)),
     }));
-    return this.passages(hits, query, budget);
+    return this.#passages(hits, query, budget, counts);
   }
 
   /**
@@ -416,10 +429,16 @@ export class MemoryIndex {
    * characters in all: for a caller that keeps only some of a search's hits.
    */
   passages(hits: MemoryHit[], query: string, budget: number): MemoryHit[] {
+    return this.#passages(hits, query, budget, new Map());
+  }
+
+  /** `passages`, with the terms a search's keyword ranking already counted (`counts`) not counted again. */
+  #passages(hits: MemoryHit[], query: string, budget: number, counts: TermCounts): MemoryHit[] {
     const weights = termWeights(
       this.#sql,
       query,
       () => this.#chunkCount ??= countChunks(this.#sql),
+      counts,
     );
     const shown = passages(hits, weights, budget);
     return hits.map((hit, i) => ({ ...hit, snippet: shown[i] }));
