@@ -56,6 +56,13 @@ const NEGATED_AUXILIARY = /\p{L}+n['\u2019]t\b/gu;
 /** Runs SQL through the index's prepared statements. */
 type Sql = (sql: string) => StatementSync;
 
+/**
+ * How many chunks each FTS5 expression matches, as one search counted them: the
+ * keyword ranking fills it and the passages' weights read it, so a search
+ * counts each term once. Made afresh for each search (the chunks may change).
+ */
+export type TermCounts = Map<string, number>;
+
 /** The chunks in the index (what `chunkCount` callers cache). */
 export function countChunks(sql: Sql): number {
   return (sql("SELECT COUNT(*) AS n FROM memory_chunks").get() as { n: number }).n;
@@ -87,14 +94,20 @@ export function queryTerms(query: string): string[] {
  * scores with every query term in it once.
  * A chunk that matches one stray word of a question therefore scores low even
  * when nothing matches better, and fusion can weigh it against the vectors.
- * `chunkCount` gives the index's size (cached by the caller).
+ * `chunkCount` gives the index's size (cached by the caller); `counts` keeps
+ * each term's count for `termWeights`.
  *
  * @example
  * ```ts
  * keywordRanking(sql, "kyoto hotel", () => 120); // [{ id: 7, score: 1.3 }, { id: 2, score: 0.4 }]
  * ```
  */
-export function keywordRanking(sql: Sql, query: string, chunkCount: () => number): Scored[] {
+export function keywordRanking(
+  sql: Sql,
+  query: string,
+  chunkCount: () => number,
+  counts: TermCounts = new Map(),
+): Scored[] {
   const all = queryTerms(query);
   const half = MAX_QUERY_TERMS / 2;
   const terms = all.length <= MAX_QUERY_TERMS ? all : [...all.slice(0, half), ...all.slice(-half)];
@@ -106,7 +119,7 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
     const log = dates.get(term);
     return { term, match: log ? `"${term}" OR ${log}` : `"${term}"` };
   });
-  const kept = selectiveTerms(termFrequencies(sql, matches), total);
+  const kept = selectiveTerms(termFrequencies(sql, matches, counts), total);
   // A term found nowhere counts too: a question half of whose words are absent is matched weakly.
   const full = kept.reduce((sum, { n }) => sum + inverseFrequency(n, total), 0);
   // Term by term, so each chunk's share of the query is known; bm25() of one
@@ -139,21 +152,26 @@ export function keywordRanking(sql: Sql, query: string, chunkCount: () => number
 /**
  * How much each of the query's terms says, keyed by its stem: its IDF in the
  * index (what one occurrence adds to BM25), for choosing the lines of a hit
- * that answer. Terms the index holds nowhere weigh as the rarest.
+ * that answer. Terms the index holds nowhere weigh as the rarest. Terms in
+ * `counts` (the search's keyword ranking counted them) are not counted again.
  *
  * @example
  * ```ts
  * termWeights(sql, "going camping", () => 120); // Map { "go" => 0.4, "camp" => 3.1 }
  * ```
  */
-export function termWeights(sql: Sql, query: string, chunkCount: () => number): TermWeights {
+export function termWeights(
+  sql: Sql,
+  query: string,
+  chunkCount: () => number,
+  counts: TermCounts = new Map(),
+): TermWeights {
   const terms = queryTerms(query).slice(0, MAX_QUERY_TERMS);
   if (terms.length === 0) return new Map();
   const total = chunkCount();
   const weights: TermWeights = new Map();
-  for (
-    const { term, n } of termFrequencies(sql, terms.map((term) => ({ term, match: `"${term}"` })))
-  ) {
+  const plain = terms.map((term) => ({ term, match: `"${term}"` }));
+  for (const { term, n } of termFrequencies(sql, plain, counts)) {
     weights.set(stems(term)[0] ?? term, inverseFrequency(n, total));
   }
   return weights;
@@ -165,10 +183,17 @@ interface Term {
   match: string;
 }
 
-/** How many chunks each term matches. */
-function termFrequencies(sql: Sql, terms: Term[]): (Term & { n: number })[] {
+/** How many chunks each term matches: from `counts`, or counted and kept there. */
+function termFrequencies(sql: Sql, terms: Term[], counts: TermCounts): (Term & { n: number })[] {
   const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
-  return terms.map((term) => ({ ...term, n: (count.get(term.match) as { n: number }).n }));
+  return terms.map((term) => {
+    let n = counts.get(term.match);
+    if (n === undefined) {
+      n = (count.get(term.match) as { n: number }).n;
+      counts.set(term.match, n);
+    }
+    return { ...term, n };
+  });
 }
 
 /**

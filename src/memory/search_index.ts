@@ -20,7 +20,7 @@ import { WINDOWS_VERSION } from "./embedding_windows.ts";
 import { CHUNKS_VERSION } from "./chunker.ts";
 import { defaultFusion, fuse, type Fusion, type Scored } from "./fusion.ts";
 import { indexFile, type IndexProgress, listMarkdown, progressOf, removeFile } from "./indexing.ts";
-import { countChunks, keywordRanking, termWeights } from "./keyword_search.ts";
+import { countChunks, keywordRanking, type TermCounts, termWeights } from "./keyword_search.ts";
 import { PASSAGE_CHARS_PER_HIT, passages } from "./passages.ts";
 import { loadSignatures, QueryVectors, type Signatures, vectorRanking } from "./vector_search.ts";
 
@@ -96,6 +96,40 @@ interface ChunkRow {
   start_line: number;
   end_line: number;
   text: string;
+}
+
+/**
+ * The best `limit` of `candidates` (best first), a file's chunks counting
+ * less the more of them are already in: each is scored
+ * `score × SAME_FILE_DECAY^k`, k its file's chunks chosen before it. One
+ * long log fills the results when its chunks are the best by far; otherwise
+ * other files get a turn. The candidates keep their own scores.
+ *
+ * @example
+ * ```ts
+ * diverse([{ file: "a", score: 1 }, { file: "a", score: 0.99 }, { file: "b", score: 0.95 }], 2);
+ * // [{ file: "a", score: 1 }, { file: "b", score: 0.95 }]
+ * ```
+ */
+export function diverse<T extends { file: string; score: number }>(
+  candidates: readonly T[],
+  limit: number,
+): T[] {
+  const left = [...candidates];
+  const chosen: T[] = [];
+  const fromFile = new Map<string, number>();
+  while (chosen.length < limit && left.length > 0) {
+    let best = 0;
+    let bestScore = -Infinity;
+    left.forEach((c, i) => {
+      const score = c.score * SAME_FILE_DECAY ** (fromFile.get(c.file) ?? 0);
+      if (score > bestScore) [best, bestScore] = [i, score];
+    });
+    const [next] = left.splice(best, 1);
+    fromFile.set(next.file, (fromFile.get(next.file) ?? 0) + 1);
+    chosen.push(next);
+  }
+  return chosen;
 }
 
 /**
@@ -312,12 +346,14 @@ export class MemoryIndex {
         return [] as Scored[];
       })
       : Promise.resolve([] as Scored[]);
-    const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query);
+    // Each term's chunks are counted once: the ranking's counts give the passages' weights.
+    const counts: TermCounts = new Map();
+    const keywordRanking = mode === "vector" ? [] : this.#keywordRanking(query, counts);
     const fusion = options.fusion ?? this.#fusion;
     const vectors = (await vectorRanking).filter((candidate) =>
       candidate.score > fusion.minSimilarity
     );
-    return this.#hits(fuse(keywordRanking, vectors, fusion), query, limit, budget);
+    return this.#hits(fuse(keywordRanking, vectors, fusion), query, limit, budget, counts);
   }
 
   /**
@@ -341,9 +377,14 @@ export class MemoryIndex {
     clearTimeout(timer);
   }
 
-  #keywordRanking(query: string): Scored[] {
+  #keywordRanking(query: string, counts: TermCounts): Scored[] {
     // The count changes only with the chunks, like the signatures: cache it beside them.
-    return keywordRanking(this.#sql, query, () => this.#chunkCount ??= countChunks(this.#sql));
+    return keywordRanking(
+      this.#sql,
+      query,
+      () => this.#chunkCount ??= countChunks(this.#sql),
+      counts,
+    );
   }
 
   #vectorRanking(query: string): Promise<Scored[]> {
@@ -356,33 +397,22 @@ export class MemoryIndex {
     );
   }
 
-  /**
-   * The fused ranking as `limit` hits, each showing its passage. A file's
-   * chunks count less the more of them are already in (see SAME_FILE_DECAY):
-   * one long log can fill the results when its chunks are the best by far,
-   * and otherwise other files get a turn.
-   */
-  #hits(ordered: [number, number][], query: string, limit: number, budget: number): MemoryHit[] {
+  /** The fused ranking as `limit` hits (see `diverse`), each showing its passage. */
+  #hits(
+    ordered: [number, number][],
+    query: string,
+    limit: number,
+    budget: number,
+    counts: TermCounts,
+  ): MemoryHit[] {
     const row = this.#sql(
       "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
     );
     const candidates = ordered.slice(0, limit * CANDIDATES_PER_HIT)
       .map(([id, score]) => ({ row: row.get(id) as ChunkRow | undefined, score }))
-      .filter((c): c is { row: ChunkRow; score: number } => c.row !== undefined);
-    const chosen: { row: ChunkRow; score: number }[] = [];
-    const fromFile = new Map<string, number>();
-    while (chosen.length < limit && candidates.length > 0) {
-      let best = 0;
-      let bestScore = -Infinity;
-      candidates.forEach((c, i) => {
-        const score = c.score * SAME_FILE_DECAY ** (fromFile.get(c.row.path) ?? 0);
-        if (score > bestScore) [best, bestScore] = [i, score];
-      });
-      const [next] = candidates.splice(best, 1);
-      fromFile.set(next.row.path, (fromFile.get(next.row.path) ?? 0) + 1);
-      chosen.push(next);
-    }
-    const hits = chosen.map(({ row, score }) => ({
+      .filter((c): c is { row: ChunkRow; score: number } => c.row !== undefined)
+      .map((c) => ({ ...c, file: c.row.path }));
+    const hits = diverse(candidates, limit).map(({ row, score }) => ({
       path: row.path,
       start_line: row.start_line,
       end_line: row.end_line,
@@ -391,7 +421,7 @@ export class MemoryIndex {
       text: row.text,
       score: Number(score.toFixed(6)),
     }));
-    return this.passages(hits, query, budget);
+    return this.#passages(hits, query, budget, counts);
   }
 
   /**
@@ -399,10 +429,16 @@ export class MemoryIndex {
    * characters in all: for a caller that keeps only some of a search's hits.
    */
   passages(hits: MemoryHit[], query: string, budget: number): MemoryHit[] {
+    return this.#passages(hits, query, budget, new Map());
+  }
+
+  /** `passages`, with the terms a search's keyword ranking already counted (`counts`) not counted again. */
+  #passages(hits: MemoryHit[], query: string, budget: number, counts: TermCounts): MemoryHit[] {
     const weights = termWeights(
       this.#sql,
       query,
       () => this.#chunkCount ??= countChunks(this.#sql),
+      counts,
     );
     const shown = passages(hits, weights, budget);
     return hits.map((hit, i) => ({ ...hit, snippet: shown[i] }));

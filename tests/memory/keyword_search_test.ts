@@ -1,7 +1,13 @@
 /** The keyword side of memory search: which words of a query are matched, and how hits score. */
 
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { keywordRanking, queryTerms } from "../../src/memory/keyword_search.ts";
+import type { StatementSync } from "node:sqlite";
+import {
+  keywordRanking,
+  queryTerms,
+  type TermCounts,
+  termWeights,
+} from "../../src/memory/keyword_search.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { statements } from "../../src/store/statements.ts";
 
@@ -89,6 +95,37 @@ Deno.test("keywordRanking puts a chunk holding more of the query above one repea
   const ranking = keywordRanking(sql, "onsen booking", () => texts.length);
   assertEquals(ranking.slice(0, 2).map((hit) => hit.id), [ids[1], ids[0]]);
   assertClose(ranking[0].score, 1);
+});
+
+Deno.test("A search counts each term's chunks once: the passages' weights reuse the ranking's counts", async () => {
+  await using index = await chunksIndex();
+  const { sql, insert } = index;
+  const texts = [
+    "kyoto ryokan onsen breakfast",
+    "kyoto temple garden walk",
+    "walking the kyoto hills",
+    "lisbon tram hill view",
+    "oat milk flat white",
+  ];
+  texts.forEach((text, seq) => insert.run(seq, text));
+  const counted: string[] = [];
+  const watched = (text: string): StatementSync => {
+    const statement = sql(text);
+    if (!text.startsWith("SELECT COUNT(*) AS n FROM memory_fts")) return statement;
+    const get = (match: string) => (counted.push(match), statement.get(match));
+    return { get } as unknown as StatementSync;
+  };
+  // A term found nowhere, and two words of one stem ("walk").
+  const query = "which kyoto ryokan for a walk, walking or zanzibar";
+  const alone = termWeights(sql, query, () => texts.length);
+  const counts: TermCounts = new Map();
+  keywordRanking(watched, query, () => texts.length, counts);
+  const reused = termWeights(watched, query, () => texts.length, counts);
+  assertEquals([...reused], [...alone]);
+  assertEquals(counted, ['"kyoto"', '"ryokan"', '"walk"', '"walking"', '"zanzibar"']);
+  // Without the ranking's counts (a search by meaning alone), the weights count for themselves.
+  assertEquals([...termWeights(watched, query, () => texts.length)], [...alone]);
+  assertEquals(counted.length, 10);
 });
 
 function assertClose(actual: number, expected: number): void {

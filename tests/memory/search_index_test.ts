@@ -3,6 +3,7 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import {
   CHUNKS_VERSION_KEY,
+  diverse,
   MemoryIndex,
   WINDOWS_VERSION_KEY,
 } from "../../src/memory/search_index.ts";
@@ -156,6 +157,34 @@ Deno.test("MemoryIndex gives one file every place when its chunks are the best, 
   const mixed = await t.index.search("tomatoes sun water", { limit: 5 });
   assertEquals(mixed.slice(0, 2).map((h) => h.path).sort(), ["garden.md", "other.md"]);
   assertEquals(mixed.slice(2).map((h) => h.path), Array(3).fill("garden.md"));
+});
+
+Deno.test("diverse gives another file a turn before a file's next chunk, unless that chunk is far better", async (t) => {
+  const chunk = (file: string, score: number) => ({ file, score, id: `${file}@${score}` });
+  const ids = (chosen: { id: string }[]) => chosen.map((c) => c.id);
+  await t.step(
+    "a second file as good as the first file's best comes before its second chunk",
+    () => {
+      // In ranking order, so a choice by score alone (no decay) would take log@1 twice first.
+      const tie = [chunk("log", 1), chunk("log", 1), chunk("note", 1), chunk("log", 0.5)];
+      assertEquals(ids(diverse(tie, 3)), ["log@1", "note@1", "log@1"]);
+      // A little worse than the log's second chunk, still before it: 0.99 × 0.9 < 0.95.
+      const near = [chunk("log", 1), chunk("log", 0.99), chunk("note", 0.95)];
+      assertEquals(ids(diverse(near, 3)), ["log@1", "note@0.95", "log@0.99"]);
+    },
+  );
+  await t.step("one long log fills every place when it is best by far", () => {
+    const log = [1, 0.98, 0.96, 0.94, 0.92, 0.9].map((score) => chunk("log", score));
+    const chosen = diverse([...log, chunk("note", 0.3), chunk("other", 0.2)], 5);
+    assertEquals(ids(chosen), ["log@1", "log@0.98", "log@0.96", "log@0.94", "log@0.92"]);
+  });
+  await t.step("limit means what it says, and scores are the candidates' own", () => {
+    const many = Array.from({ length: 10 }, (_, i) => chunk(`f${i % 3}`, 1 - i / 20));
+    assertEquals(diverse(many, 4).length, 4);
+    assertEquals(diverse(many, 0), []);
+    assertEquals(diverse(many.slice(0, 2), 5).length, 2);
+    assertEquals(diverse(many, 10).map((c) => c.score).sort(), many.map((c) => c.score).sort());
+  });
 });
 
 Deno.test("MemoryIndex embeds a query asked again only once", async () => {
