@@ -10,6 +10,7 @@
 
 import { dirname, join, relative } from "node:path";
 import { assertEquals } from "../helpers/assert.ts";
+import { areaMap } from "../../scripts/areas_picture.ts";
 
 const SRC = new URL("../../src/", import.meta.url).pathname;
 const DOC = new URL("../../docs/architecture.md", import.meta.url);
@@ -107,17 +108,9 @@ export function loopsOf(graph: Map<string, Set<string>>): string[] {
   return loops;
 }
 
-/** The map in docs/architecture.md: rows `| \`area\` | … | \`a\`, \`b\` |` (— for none). */
+/** The map in docs/architecture.md (scripts/areas_picture.ts reads it for the picture too). */
 async function documentedMap(): Promise<Map<string, Set<string>>> {
-  const map = new Map<string, Set<string>>();
-  for (const line of (await Deno.readTextFile(DOC)).split("\n")) {
-    const cells = line.split("|").map((cell) => cell.trim());
-    const area = /^`([a-z_]+)`$/.exec(cells[1] ?? "")?.[1];
-    if (!area || cells.length < 5) continue;
-    const allowed = [...(cells[3] ?? "").matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
-    map.set(area, new Set(allowed));
-  }
-  return map;
+  return areaMap(await Deno.readTextFile(DOC));
 }
 
 Deno.test("no area of src/ imports one that imports it back", async () => {
