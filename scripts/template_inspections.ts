@@ -19,8 +19,8 @@ import type { ToolDescription } from "../src/sandbox/protocol.ts";
 import {
   type InspectionCache,
   type LoadProblem,
-  loadSkills,
   loadUserTools,
+  loadWorkflows,
 } from "../src/tools/user_tools.ts";
 
 const TARGET = new URL("../src/tools/template_inspections.gen.ts", import.meta.url);
@@ -49,7 +49,7 @@ export async function inspectTemplates(): Promise<Record<string, ToolDescription
       allowed: { read: ["$HOME"], write: ["$HOME"], net: ["*"], env: ["*"], run: ["*"] },
       reserved: new Set(),
     });
-    const skills = await loadSkills(join(home, "skills"), spawner, recording);
+    const skills = await loadWorkflows(join(home, "skills"), spawner, recording);
     problems.push(...tools.problems, ...skills.problems);
     if (problems.length) throw new Error(problems.map((p) => p.error).join("\n"));
     return Object.fromEntries([...said].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import type { CallSource } from "../tools/registry_types.ts";
 import type { InvokeResult, ToolInfo, ToolRegistry } from "../tools/registry.ts";
-import type { LoadProblem, Skill } from "../tools/user_tools.ts";
+import type { LoadProblem, Workflow } from "../tools/user_tools.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
 /** What invoking takes beyond the tool's name: its arguments. */
@@ -31,7 +31,7 @@ export type ToolNameInput = z.input<typeof toolNameInput>;
 export interface ToolDeps {
   registry: ToolRegistry;
   /** The user's skills by name. */
-  skills: ReadonlyMap<string, Skill>;
+  workflows: ReadonlyMap<string, Workflow>;
   /** User tools and skills that were refused, and why. */
   problems(): LoadProblem[];
   /** Settles when the user's tools and skills have loaded. */
@@ -87,7 +87,10 @@ export function createToolActions(deps: ToolDeps): ToolActions {
       await deps.ready;
       return {
         tools: registry.list(),
-        skills: [...deps.skills.values()].map(({ name, description }) => ({ name, description })),
+        skills: [...deps.workflows.values()].map(({ name, description }) => ({
+          name,
+          description,
+        })),
         problems: deps.problems(),
       };
     },

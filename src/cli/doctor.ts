@@ -89,7 +89,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
         ok: true,
         warning: problems.length > 0,
         detail: problems.length === 0
-          ? `${userTools} loaded, ${runtime.toolbox.skills.size} workflow(s)`
+          ? `${userTools} loaded, ${runtime.toolbox.workflows.size} workflow(s)`
           : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
       });
       report(await checkSkills(runtime));

@@ -224,7 +224,7 @@ function servePrompts(server: Server, runtime: Runtime): void {
     async (request: GetPromptRequest, extra: Extra) => {
       const { name, arguments: args } = request.params;
       await runtime.toolbox.ready;
-      const skill = runtime.toolbox.skills.get(name);
+      const skill = runtime.toolbox.workflows.get(name);
       const commands = runtime.agent.commands;
       if (!skill || !commands) {
         throw new McpError(ErrorCode.InvalidParams, `No skill named '${name}'`);

@@ -31,7 +31,7 @@ import type { ChannelHub } from "../channels/hub.ts";
 import { createChannelHub } from "./channels.ts";
 import { type AppActions, createAppActions } from "../app/app.ts";
 import { type Background, createBackground } from "./background.ts";
-import { createServices, createSkillCommands } from "./services.ts";
+import { createServices, createWorkflowCommands } from "./services.ts";
 import { createMemoryReset } from "./reset.ts";
 import { createStatusProbes } from "./status.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
@@ -188,7 +188,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
   connectSkills(agent, toolbox, access.app);
   const hob = createServices(agent, toolbox, access.app);
   toolbox.registry.setServices(hob.services);
-  agent.commands = createSkillCommands(toolbox, hob);
+  agent.commands = createWorkflowCommands(toolbox, hob);
 
   let closed = false;
 
@@ -418,7 +418,7 @@ function skillDeps(
       return toolbox.registry.list().map(({ name, side_effect }) => ({ name, side_effect }));
     },
     workflows: () =>
-      [...toolbox.skills.values()].map(({ name, description }) => ({ name, description })),
+      [...toolbox.workflows.values()].map(({ name, description }) => ({ name, description })),
   };
 }
 

@@ -118,7 +118,7 @@ export function createServices(
     services,
     memoryServices(app.memory, agent.store),
     conversationServices(app.conversations),
-    modelServices(agent, (tool) => toolbox.skills.has(tool)),
+    modelServices(agent, (tool) => toolbox.workflows.has(tool)),
     backgroundServices(app),
     toolServices(toolbox, runSkill, agent.store),
     agentSkillServices(app.skills, agent.store),
@@ -297,11 +297,11 @@ function toolServices(
     },
     "skills.build"(params, context) {
       const { name, description, code } = buildParams.parse(params);
-      return toolbox.buildSkill(name, description, code, writtenBy(context, conversations));
+      return toolbox.buildWorkflow(name, description, code, writtenBy(context, conversations));
     },
     "skills.list"() {
       return Promise.resolve(
-        [...toolbox.skills.values()].map((skill) => ({
+        [...toolbox.workflows.values()].map((skill) => ({
           name: skill.name,
           description: skill.description,
         })),
@@ -395,9 +395,9 @@ function skillRunner(
   services: HobServices,
 ): ServiceSet["runSkill"] {
   return async function runSkill(name, input, context) {
-    const skill = toolbox.skills.get(name);
+    const skill = toolbox.workflows.get(name);
     if (!skill) {
-      const known = [...toolbox.skills.keys()];
+      const known = [...toolbox.workflows.keys()];
       throw new Error(
         `No skill named '${name}'${known.length ? `; there are: ${known.join(", ")}` : ""}`,
       );
@@ -495,14 +495,14 @@ function notFound<T>(action: () => T, message: () => string): T {
  *
  * @example
  * ```ts
- * agent.commands = createSkillCommands(toolbox, hob);
+ * agent.commands = createWorkflowCommands(toolbox, hob);
  * ```
  */
-export function createSkillCommands(toolbox: Toolbox, { runSkill }: ServiceSet): CommandPort {
+export function createWorkflowCommands(toolbox: Toolbox, { runSkill }: ServiceSet): CommandPort {
   return {
     match(message) {
       const found = /^\/([a-z][a-z0-9_-]{0,63})(?:\s+([\s\S]*))?$/.exec(message.trim());
-      if (!found || !toolbox.skills.has(found[1])) return null;
+      if (!found || !toolbox.workflows.has(found[1])) return null;
       return { name: found[1], input: (found[2] ?? "").trim() };
     },
     async run(name, input, context) {

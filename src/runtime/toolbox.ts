@@ -23,13 +23,13 @@ import { TEMPLATE_INSPECTIONS } from "../tools/template_inspections.gen.ts";
 import {
   type InspectionCache,
   type LoadProblem,
-  loadSkill,
-  loadSkills,
   loadUserTool,
   loadUserTools,
-  type Skill,
-  SKILL_NAME,
+  loadWorkflow,
+  loadWorkflows,
   type UserToolOptions,
+  type Workflow,
+  WORKFLOW_NAME,
 } from "../tools/user_tools.ts";
 import { VERSION } from "../version.ts";
 
@@ -43,8 +43,8 @@ export interface Toolbox {
   events: SqliteToolEvents;
   spawner: ToolSpawner;
   scope: PermissionScope;
-  /** The user's skills by name. */
-  skills: Map<string, Skill>;
+  /** The user's workflows (HOME/skills/*.ts, run as `/name`) by name. */
+  workflows: Map<string, Workflow>;
   /**
    * Settles when the built-in tools, then the user's tools and skills, are
    * loaded. Loading starts when this is first read (or at `watch`); it
@@ -60,7 +60,7 @@ export interface Toolbox {
   /** Writes, checks and registers a new user tool; never overwrites. */
   buildTool(name: string, description: string, code: string, by: WrittenBy): Promise<string>;
   /** Writes and checks a new skill; never overwrites. */
-  buildSkill(name: string, description: string, code: string, by: WrittenBy): Promise<string>;
+  buildWorkflow(name: string, description: string, code: string, by: WrittenBy): Promise<string>;
   close(): void;
 }
 
@@ -114,7 +114,7 @@ export async function openToolbox(
     events,
     spawner,
     scope,
-    skills: user.skills,
+    workflows: user.workflows,
     problems: user.problems,
     reload: user.reload,
     watch() {
@@ -122,7 +122,7 @@ export async function openToolbox(
       watcher ??= watchUserFiles(user.dirs, user.reload);
     },
     buildTool: user.buildTool,
-    buildSkill: user.buildSkill,
+    buildWorkflow: user.buildWorkflow,
     close() {
       watcher?.close();
       spawner.close();
@@ -243,7 +243,7 @@ function userToolsAndSkills(options: UserFilesOptions) {
   };
   const toolsDir = join(options.home, "tools");
   const skillsDir = join(options.home, "skills");
-  const skills = new Map<string, Skill>();
+  const workflows = new Map<string, Workflow>();
   let userTools = new Set<string>();
   let problems: LoadProblem[] = [];
 
@@ -251,15 +251,15 @@ function userToolsAndSkills(options: UserFilesOptions) {
     inspections.used.clear();
     const [loadedTools, loadedSkills] = await Promise.all([
       loadUserTools(toolsDir, userOptions),
-      loadSkills(skillsDir, spawner, inspections),
+      loadWorkflows(skillsDir, spawner, inspections),
       // User tools join the registry after the built-ins, and their names are checked against them.
       builtins.load(),
     ]);
     for (const name of userTools) registry.unregister(name);
     userTools = new Set(loadedTools.tools.map((tool) => tool.name));
     for (const tool of loadedTools.tools) registry.registerUser(tool);
-    skills.clear();
-    for (const skill of loadedSkills.skills) skills.set(skill.name, skill);
+    workflows.clear();
+    for (const workflow of loadedSkills.workflows) workflows.set(workflow.name, workflow);
     problems = [...loadedTools.problems, ...loadedSkills.problems];
     // What no file holds any more is forgotten.
     inspections.keepOnly(inspections.used);
@@ -294,33 +294,33 @@ function userToolsAndSkills(options: UserFilesOptions) {
     }). It can be called now.`;
   }
 
-  async function buildSkill(
+  async function buildWorkflow(
     name: string,
     description: string,
     code: string,
     by: WrittenBy,
   ): Promise<string> {
-    if (!SKILL_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
-    if (skills.has(name)) {
+    if (!WORKFLOW_NAME.test(name)) throw new Error(`'${name}' is not a valid skill name`);
+    if (workflows.has(name)) {
       throw new Error(
         `A skill named '${name}' exists already; pick another name (skills are never overwritten)`,
       );
     }
     const skill = await write(`skills/${name}.ts`, code, "skill", by)(
-      (file) => loadSkill(file, spawner, inspections),
+      (file) => loadWorkflow(file, spawner, inspections),
     );
     if (!skill.description) skill.description = description;
-    skills.set(skill.name, skill);
+    workflows.set(skill.name, skill);
     return `Built the skill '${name}'. Run it with /${name} <input> in chat, or run_skill.`;
   }
 
   return {
     dirs: [toolsDir, skillsDir],
-    skills,
+    workflows,
     problems: () => problems,
     reload,
     buildTool,
-    buildSkill,
+    buildWorkflow,
   };
 }
 

@@ -207,13 +207,13 @@ export interface SkillApi {
   input: string;
 }
 
-interface SkillModule {
+interface WorkflowModule {
   name: string;
   description: string;
   run(input: string, skill: SkillApi): unknown;
 }
 
-async function loadSkill(url: string): Promise<SkillModule> {
+async function loadWorkflow(url: string): Promise<WorkflowModule> {
   const module = await import(url);
   const skill = module.default ?? module.skill;
   if (!skill || typeof skill !== "object" || typeof skill.run !== "function") {
@@ -221,7 +221,7 @@ async function loadSkill(url: string): Promise<SkillModule> {
       "The module exports no skill: use `export default { name, description, async run(input, skill) {…} }`",
     );
   }
-  return skill as SkillModule;
+  return skill as WorkflowModule;
 }
 
 async function runSkill(
@@ -230,7 +230,7 @@ async function runSkill(
   input: string,
   data: SandboxContext,
 ): Promise<string> {
-  const skill = await loadSkill(url);
+  const skill = await loadWorkflow(url);
   const api: SkillApi = {
     input,
     async tool(name, args = {}) {
@@ -253,7 +253,7 @@ async function runSkill(
 }
 
 async function describeSkill(url: string): Promise<ToolDescription> {
-  const skill = await loadSkill(url);
+  const skill = await loadWorkflow(url);
   return {
     name: String(skill.name),
     description: String(skill.description ?? ""),

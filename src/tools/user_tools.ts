@@ -235,7 +235,7 @@ export async function loadUserTools(
 }
 
 /** A skill: a workflow module run as `/name input`. */
-export interface Skill {
+export interface Workflow {
   name: string;
   description: string;
   file: string;
@@ -243,18 +243,18 @@ export interface Skill {
 }
 
 /** Valid skill names: what a user types after `/`. */
-export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+export const WORKFLOW_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 
 /** Loads one skill file, or throws a UserToolError saying why not. */
-export async function loadSkill(
+export async function loadWorkflow(
   file: string,
   spawner: ToolSpawner,
   inspections?: InspectionCache,
-): Promise<Skill> {
+): Promise<Workflow> {
   const url = await sourceUrl(file);
   const described = await inspect(spawner, url, "skill", inspections);
   const stem = basename(file, ".ts");
-  if (!SKILL_NAME.test(described.name)) {
+  if (!WORKFLOW_NAME.test(described.name)) {
     throw new UserToolError(
       `its name '${described.name}' must be lower-case letters, digits, _ and -`,
     );
@@ -268,16 +268,16 @@ export async function loadSkill(
 }
 
 /** Loads every skill in `dir`. */
-export async function loadSkills(
+export async function loadWorkflows(
   dir: string,
   spawner: ToolSpawner,
   inspections?: InspectionCache,
-): Promise<{ skills: Skill[]; problems: LoadProblem[] }> {
+): Promise<{ workflows: Workflow[]; problems: LoadProblem[] }> {
   const { loaded, problems } = await loadEach(
     dir,
-    (file) => loadSkill(file, spawner, inspections),
+    (file) => loadWorkflow(file, spawner, inspections),
   );
-  return { skills: loaded, problems };
+  return { workflows: loaded, problems };
 }
 
 /** Loads every `*.ts` of a directory at once; failures become problems, in file order. */

@@ -22,6 +22,10 @@ const SECOND_MEANINGS: { pattern: RegExp; use: string }[] = [
     use: "ToSandbox, SandboxPermissions…",
   },
   { pattern: /\bbackground (run|embedding)\b/i, use: "deferred embedding" },
+  {
+    pattern: /\binterface Skill\b|\bloadSkills?\b|\bSKILL_NAME\b|toolbox\.skills\b/,
+    use: "a TypeScript /name program is a workflow: Workflow, loadWorkflow, toolbox.workflows",
+  },
 ];
 
 /** The lines of `source` that give a word its second meaning. */
@@ -50,13 +54,15 @@ Deno.test("wordProblems catches a second meaning and passes the first", () => {
   assertEquals(wordProblems("a.ts", "/** Answers the sandbox's host calls. */").length, 1);
   assertEquals(wordProblems("a.ts", "function f(m: ToWorker) {}").length, 1);
   assertEquals(wordProblems("a.ts", "// One background run at a time").length, 1);
+  assertEquals(wordProblems("a.ts", "const skill = runtime.toolbox.skills.get(name);").length, 1);
+  assertEquals(wordProblems("a.ts", "const skills = await runtime.app.skills.list();"), []);
   assertEquals(wordProblems("a.ts", "const host = config.server.host;"), []);
   assertEquals(wordProblems("a.ts", "await flushIntoMemory(deps, conversation);"), []);
   assertEquals(wordProblems("a.ts", "const worker = runtime.background.worker('serve');"), []);
   assertEquals(wordProblems("a.ts", 'headers.get("host")'), []);
 });
 
-Deno.test("src/ uses each of flush, worker, background and host in one meaning", async () => {
+Deno.test("src/ uses each of flush, worker, background, host and skill in one meaning", async () => {
   const problems: string[] = [];
   for await (const file of sourceFiles(join(ROOT, "src"))) {
     problems.push(...wordProblems(relative(ROOT, file), await Deno.readTextFile(file)));

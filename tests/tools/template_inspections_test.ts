@@ -34,7 +34,7 @@ Deno.test("openToolbox loads a new home's example tools and skill without inspec
   await toolbox.ready;
   const names = toolbox.registry.list().map((tool) => tool.name);
   assert(names.includes("roll_dice") && names.includes("word_count"), names.join(", "));
-  assertEquals([...toolbox.skills.keys()], ["press_release"]);
+  assertEquals([...toolbox.workflows.keys()], ["press_release"]);
   assertEquals(toolbox.problems(), []);
   assertEquals(storedInspections(db), [], "a template was inspected in a tool process");
 });
