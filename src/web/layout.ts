@@ -97,7 +97,7 @@ export function shell(): Html {
                   <li><a href="/tasks" data-view="tasks">Tasks</a></li>
                   <li><a href="/approvals" data-view="approvals">Approvals <span class="badge" id="approvals-badge"></span></a></li>
                   <li><a href="/tools" data-view="tools">Tools</a></li>
-                  <li><a href="/skills" data-view="skills">Skills</a></li>
+                  <li><a href="/skills" data-view="skills">Skills <span class="badge" id="skills-badge"></span></a></li>
                   <li><a href="/notifications" data-view="notifications">Notifications <span class="badge" id="notifications-badge"></span></a></li>
                   <li><a href="/channels" data-view="channels">Channels</a></li>
                   <li><a href="/usage" data-view="usage">Usage</a></li>

@@ -38,9 +38,10 @@ export function conversationList(conversations: ConversationSummary[], query: st
   }</ul>`;
 }
 
-export function badges(approvals: number, notifications: number): Html {
+export function badges(approvals: number, notifications: number, skills = 0): Html {
   return html`<span id="approvals-badge" class="badge" hx-swap-oob="true">${approvals || ""}</span>
-<span id="notifications-badge" class="badge" hx-swap-oob="true">${notifications || ""}</span>`;
+<span id="notifications-badge" class="badge" hx-swap-oob="true">${notifications || ""}</span>
+<span id="skills-badge" class="badge" hx-swap-oob="true">${skills || ""}</span>`;
 }
 
 // Schedules

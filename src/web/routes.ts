@@ -158,7 +158,12 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
 
   conversationFragments(ui, runtime);
 
-  ui.get("/badges", (c) => c.html(badges(approvals.list().length, notifications.unreadCount())));
+  ui.get("/badges", async (c) => {
+    // Skills waiting for the owner: new ones, and accepted ones whose files changed.
+    const waiting = (await runtime.app.skills.list()).skills
+      .filter((skill) => skill.state === "pending" || skill.state === "changed").length;
+    return c.html(badges(approvals.list().length, notifications.unreadCount(), waiting));
+  });
 
   const panels: Record<string, (c: Context) => Promise<Response> | Response> = {
     memory: (c) => c.html(memoryPanel({ today: today(runtime) })),

@@ -101,6 +101,12 @@ Deno.test("the Skills view adds a skill through its review, narrowed, and shows 
       "Ask you each time (hob grants a tool whole, never some of its calls): Bash(python3:*) → run_command",
     );
     assertStringIncludes(await page.locator("#panel").innerText(), "references/fields.md");
+    // The nav says a skill waits for the owner.
+    const badges = await (await hob.fetch("/ui/badges")).text();
+    assertStringIncludes(
+      badges,
+      '<span id="skills-badge" class="badge" hx-swap-oob="true">1</span>',
+    );
   });
 
   await t.step("a tool unticked is not granted; accepted, it shows active", async () => {
@@ -115,6 +121,11 @@ Deno.test("the Skills view adds a skill through its review, narrowed, and shows 
       ["read_file"],
       [],
     ]);
+    const badges = await (await hob.fetch("/ui/badges")).text();
+    assertStringIncludes(
+      badges,
+      '<span id="skills-badge" class="badge" hx-swap-oob="true"></span>',
+    );
   });
 
   await t.step("a description holding <img onerror> shows as text and runs nothing", async () => {
