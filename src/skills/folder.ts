@@ -32,8 +32,10 @@ export class SkillFolderError extends Error {
 }
 
 /**
- * Reads every file under `dir` (hidden names like `.git` are skipped; a
- * symbolic link is refused, as it could point anywhere).
+ * Reads every file under `dir`; a symbolic link is refused, as it could point
+ * anywhere. Hidden names (`.git`, `.DS_Store`) are skipped when a skill is
+ * read to be installed, and read with `hidden` when it is checked in the
+ * home, where only a later change can have put one.
  *
  * @example
  * ```ts
@@ -41,10 +43,13 @@ export class SkillFolderError extends Error {
  * files.map((file) => file.path); // ["SKILL.md", "scripts/fill.ts"]
  * ```
  */
-export async function readSkillFolder(dir: string): Promise<SkillFolder> {
+export async function readSkillFolder(
+  dir: string,
+  options: { hidden?: boolean } = {},
+): Promise<SkillFolder> {
   const files: SkillFile[] = [];
   let total = 0;
-  for (const path of await walk(dir, dir)) {
+  for (const path of await walk(dir, dir, options.hidden === true)) {
     const bytes = await Deno.readFile(join(dir, path));
     total += bytes.length;
     if (total > MAX_BYTES) {
@@ -88,13 +93,13 @@ export async function writeSkillFolder(dir: string, files: SkillFile[]): Promise
 }
 
 /** The relative paths of the regular files under `dir`, sorted; hidden entries skipped. */
-async function walk(root: string, dir: string): Promise<string[]> {
+async function walk(root: string, dir: string, hidden: boolean): Promise<string[]> {
   const paths: string[] = [];
   const pending = [dir];
   while (pending.length > 0) {
     const current = pending.pop()!;
     for await (const entry of Deno.readDir(current)) {
-      if (entry.name.startsWith(".")) continue;
+      if (!hidden && entry.name.startsWith(".")) continue;
       const full = join(current, entry.name);
       const path = relative(root, full).split(sep).join("/");
       if (entry.isSymlink) {

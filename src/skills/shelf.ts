@@ -129,7 +129,8 @@ export class SkillShelf {
     const fingerprint = await fingerprintOf(dir);
     const cached = this.#cache.get(name);
     if (cached?.fingerprint === fingerprint) return cached;
-    const folder = await readSkillFolder(dir);
+    // Nothing hidden is copied in at install: a hidden file here came later, and is a change.
+    const folder = await readSkillFolder(dir, { hidden: true });
     const skillMd = folder.files.find((file) => file.path === SKILL_FILE);
     if (!skillMd) throw new SkillFolderError(`it holds no ${SKILL_FILE}`);
     // The YAML parser loads with the first skill read: a home without skills never loads it.
@@ -187,7 +188,7 @@ async function fingerprintOf(dir: string): Promise<string> {
       const full = join(current, entry.name);
       const info = await Deno.lstat(full);
       parts.push(`${full}:${info.size}:${info.mtime?.getTime()}:${info.isSymlink}`);
-      if (entry.isDirectory && !entry.name.startsWith(".")) pending.push(full);
+      if (entry.isDirectory) pending.push(full);
     }
   }
   return parts.sort().join("\n");

@@ -296,3 +296,19 @@ Deno.test("build_skill writes an Agent Skill in the open format, listed to later
   assert(bad.results[0].is_error);
   assertMatch(bad.results[0].content, /'name' must be lower-case letters/);
 });
+
+Deno.test("a hidden file added to an accepted skill is a change too", async () => {
+  await using fake = startFakeOpenAI({});
+  await using world = await tempRuntime(fakeProviderYaml(fake.url));
+  const { runtime, home } = world;
+  const added = await runtime.app.skills.add(
+    { source: join(FIXTURES, "my-first-skill") },
+    { by: "cli" },
+  );
+  await runtime.app.skills.accept({ name: added.name, hash: added.hash });
+  // A script the owner accepted could read it from its folder: it is part of the skill.
+  await Deno.writeTextFile(join(home.home, "skills", "my-first-skill", ".payload"), "evil");
+  const shown = await runtime.app.skills.show({ name: "my-first-skill" });
+  assertEquals(shown.state, "changed");
+  assert(shown.review!.files.some((file) => file.path === ".payload"), "the review lists it");
+});
