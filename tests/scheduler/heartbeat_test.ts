@@ -189,9 +189,12 @@ Deno.test("a new home's heartbeat checks nothing and spends nothing until a chec
 
 Deno.test("after its first paid check the heartbeat says what a day of them costs, once", async () => {
   await using fake = startFakeOpenAI();
+  // Fourteen active hours around now, whatever the hour the test runs at (a window past midnight too).
+  const hour = (offset: number) =>
+    `${String((new Date().getHours() + offset + 24) % 24).padStart(2, "0")}:00`;
   await using env = await tempRuntime(fakeProviderYaml(
     fake.url,
-    `heartbeat: { interval_minutes: 30, active_hours: "08:00-22:00" }
+    `heartbeat: { interval_minutes: 30, active_hours: "${hour(-1)}-${hour(13)}" }
 usage:
   prices:
     fake/fake-model: { input: 2, output: 4 }
