@@ -82,8 +82,10 @@ Deno.test("real skills: added from a folder, waiting, then listed by name and de
   for (const skill of (await skills.list()).skills) {
     await skills.accept({ name: skill.name, hash: skill.hash });
   }
-  const { results: none } = await turn(runtime, "hello again");
+  const { results: none, events: ordinary } = await turn(runtime, "hello again");
   assertEquals(none.length, 0);
+  // The listing is hob's own and the owner's accepted words: an ordinary turn is not tainted.
+  assert(!ordinary.some((e) => e.type === "notice" && e.code === "tainted"), "untainted");
   const system = systemOf(fake.requests.at(-1)!.body);
   assertMatch(
     system,
