@@ -33,17 +33,17 @@ export async function measureTurnOverhead(size: number): Promise<OverheadResult>
   await using home = await tempHome(fakeProviderYaml(fake.url));
   const runtime = await openRuntime({ home: home.home, env: {} });
   try {
-    const conversation = runtime.store.createConversation({ title: "bench" });
+    const conversation = runtime.conversations.createConversation({ title: "bench" });
     runtime.db.exec("BEGIN");
     for (let i = 0; i < size; i++) {
-      runtime.store.addMessage({
+      runtime.conversations.addMessage({
         conversation_id: conversation.id,
         role: i % 2 === 0 ? "user" : "assistant",
         content: `Message ${i}: ${"lorem ipsum dolor sit amet ".repeat(6)}`,
       });
     }
     runtime.db.exec("COMMIT");
-    const baseline = runtime.store.recentMessages(conversation.id, 1)[0]?.id ?? 0;
+    const baseline = runtime.conversations.recentMessages(conversation.id, 1)[0]?.id ?? 0;
     const trim = runtime.db.prepare("DELETE FROM messages WHERE conversation_id = ? AND id > ?");
 
     const totals: number[] = [];

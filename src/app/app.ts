@@ -19,11 +19,16 @@
  *   remove, set the model, the tool calls' audit log — and starting a turn;
  *   `conversation_search.ts`: searching them, reading around a hit.
  * - `approvals.ts`: approvals — list, the recent decisions, decide.
- * - `tools.ts`: tools — list, get, invoke as the owner.
- * - `mcp.ts`: MCP servers — their state, their tools, approving tools (pinned by hash).
- * - `channels.ts`: the conversation of a chat on a channel, strangers.
+ * - `tools.ts`: tools — list, get, invoke as the owner, run a workflow.
+ * - `mcp.ts`: MCP servers — their state, their tools, approving tools (pinned by hash),
+ *   calling one as the owner; `mcp_probe.ts`: a one-off probe of a server at a URL.
+ * - `channels.ts`: the conversation of a chat on a channel, strangers, the
+ *   channels' health, a test message, the doctor's probe.
+ * - `models.ts`: the models the providers offer, whether one can be used or calls tools.
+ * - `hob.ts`: {@linkcode Hob}, the handle every way in holds: these actions and a lifecycle.
  * - `speech.ts`: voice — transcribe, speak, what this hob can hear and say.
  * - `backups.ts`: backups — make one, prune the folder after a scheduled one, their status.
+ * - `uploads.ts`: files sent with messages — stored, found again, described to the model.
  *
  * Provenance is an option only the services tools call set: a task or job that a
  * tainted turn creates carries the turn's taint, so its runs start tainted.
@@ -37,7 +42,7 @@
 
 import type { UsageActions, UsageDeps, UsageInput, UsageReport } from "./usage.ts";
 import type { TurnInput } from "../core/agent.ts";
-import type { AgentEvent, Attachment } from "../core/types.ts";
+import type { AgentEvent } from "../core/types.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SqliteApprovals } from "../store/approvals.ts";
@@ -50,7 +55,10 @@ import type { SqliteToolEvents } from "../store/tool_events.ts";
 import type { SqliteChannels } from "../store/channels.ts";
 import { type ApprovalActions, createApprovalActions } from "./approvals.ts";
 import { type BackupActions, type BackupActionsDeps, createBackupActions } from "./backups.ts";
-import { type ChannelActions, createChannelActions } from "./channels.ts";
+import { type ChannelActions, createChannelActions, type RunningChannels } from "./channels.ts";
+import { createModelActions, type ModelActions, type ModelDeps } from "./models.ts";
+import type { SqliteKv } from "../store/kv.ts";
+import { createUploadActions, findUpload, type UploadActions } from "./uploads.ts";
 import type { SpeechActions, SpeechDeps } from "./speech.ts";
 import { type ConversationActions, createConversationActions } from "./conversations.ts";
 import { createMemoryActions, type MemoryActions } from "./memory.ts";
@@ -60,7 +68,12 @@ import type { MemoryReset, ResetActions, ResetActionsDeps } from "./reset.ts";
 import { createScheduleActions, type ScheduleActions } from "./schedules.ts";
 import { createStatusActions, type StatusActions, type StatusProbes } from "./status.ts";
 import { createTaskActions, type TaskActions } from "./tasks.ts";
-import { createToolActions, type ToolActions, type ToolDeps } from "./tools.ts";
+import {
+  createToolActions,
+  type ToolActions,
+  type ToolDeps,
+  type WorkflowRunner,
+} from "./tools.ts";
 import { createMcpActions, type McpActions, type McpDeps } from "./mcp.ts";
 import { createSkillActions, type SkillActions, type SkillDeps } from "./skills.ts";
 
@@ -79,6 +92,10 @@ export interface AppActions {
   skills: SkillActions;
   mcp: McpActions;
   channels: ChannelActions;
+  /** The models the providers offer, whether one can be used, whether it calls tools. */
+  models: ModelActions;
+  /** Files sent with messages: stored, found again. */
+  uploads: UploadActions;
   speech: SpeechActions;
   backups: BackupActions;
   /** {@linkcode UsageActions}, loaded with the first report. */
@@ -93,6 +110,8 @@ export interface AppDeps {
   notifications: SqliteNotifications;
   /** Why a model cannot be used, or null (the provider router's check). */
   checkModel(model: string): string | null;
+  /** Model discovery and the doctor's tool call (the provider router's). */
+  models: Omit<ModelDeps, "checkModel">;
   memory: Memory;
   /** The wholesale deletes of a reset. */
   maintenance: SqliteMaintenance;
@@ -105,16 +124,22 @@ export interface AppDeps {
   conversations: SqliteConversationStore;
   /** The chats on channels, the messages they delivered, the strangers. */
   channels: SqliteChannels;
+  /** The channels as they run (the hub, made after the actions). */
+  runningChannels(): RunningChannels;
+  /** Small JSON values by key: the conversations `/v1` clients continue. */
+  kv: SqliteKv;
   /** The tools, the approvals and the tool calls' audit log (the runtime's toolbox is one). */
   toolbox: ToolDeps & { approvals: SqliteApprovals; events: SqliteToolEvents };
-  /** The MCP servers of hob.yaml and their tools (the runtime's hub). */
+  /** The MCP servers of hob.yaml and their tools (the runtime's hub), the registry they join. */
   mcp: McpDeps;
   /** The skill folders of the home and their installs. */
   skills: SkillDeps;
   /** Runs one turn (the runtime's, which closing interrupts). */
   turn(input: TurnInput): AsyncGenerator<AgentEvent>;
-  /** An earlier upload by its home-relative path; throws, saying why, when it is not one. */
-  findUpload(path: string): Promise<Attachment>;
+  /** Runs a workflow as `/name input` in chat does (the runtime's chat commands). */
+  runWorkflow: WorkflowRunner;
+  /** The home, whose uploads folder holds the files sent with messages. */
+  home: string;
   /** The speech providers and what the machine has for sound and video. */
   speech: SpeechDeps;
   /** The model call log, the budgets and the clock the usage report reads. */
@@ -134,17 +159,20 @@ export interface AppDeps {
  *   scheduler,
  *   notifications,
  *   checkModel: (model) => llm.checkModel(model),
+ *   models: { discover, probeToolCall },
  *   memory,
  *   maintenance,
  *   memoryReset,
  *   statusProbes,
  *   conversations: store,
  *   channels: new SqliteChannels(db, kv),
+ *   runningChannels: () => hub,
+ *   kv,
  *   toolbox,
- *   mcp,
+ *   mcp: { hub: mcp, registry: toolbox.registry, toolsReady: toolbox.ready },
  *   skills: { shelf, knownTools, workflows: () => [] },
  *   turn,
- *   findUpload: (path) => findUpload(home, path),
+ *   home,
  *   speech,
  *   usage: { calls, budgets, now },
  *   backups: { maker, kv, settings, next: () => null, now },
@@ -174,6 +202,7 @@ export function createAppActions(deps: AppDeps): AppActions {
       notifications,
       voice: () => speech.capabilities(),
       backups: () => backups.status(),
+      integrity: () => deps.maintenance.integrity(),
     }),
     reset: resetOnFirstUse({ maintenance: deps.maintenance, memory: deps.memoryReset }),
     conversations: createConversationActions({
@@ -181,16 +210,23 @@ export function createAppActions(deps: AppDeps): AppActions {
       toolEvents: deps.toolbox.events,
       checkModel: deps.checkModel,
       turn: deps.turn,
-      findUpload: deps.findUpload,
+      findUpload: (path) => findUpload(deps.home, path),
       hear: (attachments, signal) => speech.hear(attachments, signal),
+      kv: deps.kv,
     }),
     approvals: createApprovalActions(deps.toolbox.approvals),
-    tools: createToolActions(deps.toolbox),
+    tools: createToolActions(deps.toolbox, deps.runWorkflow),
     skills: createSkillActions(deps.skills),
     mcp: createMcpActions(deps.mcp),
-    channels: createChannelActions({ channels: deps.channels, conversations: deps.conversations }),
+    channels: createChannelActions({
+      channels: deps.channels,
+      conversations: deps.conversations,
+      running: deps.runningChannels,
+    }),
+    models: createModelActions({ ...deps.models, checkModel: deps.checkModel }),
     speech,
     backups,
+    uploads: createUploadActions(deps.home),
     usage: usageOnFirstUse(deps.usage),
   };
 }

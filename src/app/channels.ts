@@ -49,6 +49,25 @@ export interface ChannelState {
   ignored: number;
 }
 
+/** What `hob doctor` says of a channel. */
+export interface ChannelProbe {
+  name: string;
+  ok: boolean;
+  /** Works, but something needs the owner's attention. */
+  warning: boolean;
+  detail: string;
+}
+
+/** The channels as they run (the hub of src/channels, made after the actions it calls). */
+export interface RunningChannels {
+  states(): ChannelState[];
+  names(): string[];
+  /** Sends the owner a test message; `not_found` for a channel not configured. */
+  sendTest(channel: string): Promise<void>;
+  /** Connects each channel once, saying whether it works and who is answered. */
+  probe(): Promise<ChannelProbe[]>;
+}
+
 /** A chat on a channel: where it is, and how its conversation is titled. */
 export interface ChatPlace {
   channel: ChannelName;
@@ -66,13 +85,29 @@ export interface ChannelActions {
   strangers(input?: ListStrangersInput): Stranger[];
   /** `not_found` when there is no such stranger. */
   forgetStranger(input: ForgetStrangerInput): void;
+  /** The configured channels' health. */
+  states(): ChannelState[];
+  /** The configured channels' names. */
+  names(): string[];
+  /**
+   * Sends the owner (the first of allow_from) a test message on `channel`:
+   * `not_found` for a channel not configured, `invalid` when it names no owner.
+   */
+  sendTest(channel: string): Promise<void>;
+  /** Connects each configured channel once, for `hob doctor`. */
+  probe(): Promise<ChannelProbe[]>;
 }
 
 /** The channel actions over the stores. */
 export function createChannelActions(
-  deps: { channels: SqliteChannels; conversations: SqliteConversationStore },
+  deps: {
+    channels: SqliteChannels;
+    conversations: SqliteConversationStore;
+    /** The hub, asked for only once the runtime is open. */
+    running(): RunningChannels;
+  },
 ): ChannelActions {
-  const { channels, conversations } = deps;
+  const { channels, conversations, running } = deps;
   const start = (place: ChatPlace): Conversation => {
     const title = `${TITLES[place.channel]} · ${place.label}`.slice(0, 200);
     const conversation = conversations.createConversation({ title, kind: "channel" });
@@ -103,6 +138,10 @@ export function createChannelActions(
         });
       }
     },
+    states: () => running().states(),
+    names: () => running().names(),
+    sendTest: (channel) => running().sendTest(channel),
+    probe: () => running().probe(),
   };
 }
 

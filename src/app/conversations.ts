@@ -24,6 +24,7 @@ import type {
 } from "../core/types.ts";
 import type { ConversationSummary, SqliteConversationStore } from "../store/conversations.ts";
 import type { SqliteToolEvents, ToolEvent } from "../store/tool_events.ts";
+import type { SqliteKv } from "../store/kv.ts";
 import { ActionError, checkInput } from "./errors.ts";
 import type {
   ConversationHit,
@@ -138,7 +139,12 @@ export interface ConversationDeps {
   findUpload(path: string): Promise<Attachment>;
   /** The attachments with what each audio file says filled in (src/app/speech.ts). */
   hear?(attachments: Attachment[], signal?: AbortSignal): Promise<Attachment[]>;
+  /** Where the conversations an OpenAI-style client continues are remembered. */
+  kv: SqliteKv;
 }
+
+/** The kv key of a client's history, by its digest (`/v1`): the conversation it continues. */
+const THREAD_KEY = "v1:history:";
 
 /**
  * The conversation actions, and searching them (conversation_search.ts).
@@ -181,6 +187,14 @@ export interface ConversationActions {
    * only the fields of {@linkcode askInput}, any other refused as unknown.
    */
   ask(input: AskInput, options?: TurnOptions): Promise<AsyncGenerator<AgentEvent>>;
+  /**
+   * The conversation a stateless client's history continues (`/v1`: a client
+   * sends the whole history each time), by the history's digest; undefined
+   * when none does or it was deleted since.
+   */
+  threadOf(digest: string): string | undefined;
+  /** Remembers that the history with `digest` continues `conversationId`. */
+  keepThread(digest: string, conversationId: string): void;
 }
 
 /**
@@ -250,6 +264,13 @@ export function createConversationActions(deps: ConversationDeps): ConversationA
     },
     turn: (input, options) => startTurn(checkInput(chatInput, input), options),
     ask: (input, options) => startTurn(checkInput(askInput, input), options),
+    threadOf(digest) {
+      const known = deps.kv.read<string>(THREAD_KEY + digest);
+      return known && store.getConversation(known) ? known : undefined;
+    },
+    keepThread(digest, conversationId) {
+      deps.kv.write(THREAD_KEY + digest, conversationId);
+    },
   };
 
   /** A checked turn's conversation, model and attachments, then the turn itself. */

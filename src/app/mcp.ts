@@ -17,7 +17,9 @@
 import { z } from "zod";
 import { withTimeout } from "../core/timeout.ts";
 import type { McpHub, McpServerStatus, McpToolInfo } from "../mcp/client.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 import { ActionError, checkInput } from "./errors.ts";
+import type { McpProbeReport } from "./mcp_probe.ts";
 
 // The shapes the ways in show, from the client that makes them.
 export type { McpServerStatus, McpToolInfo };
@@ -54,11 +56,28 @@ export const approveToolsBody = z.strictObject({
 /** Approving tools of a server. */
 export const approveToolsInput = approveToolsBody.extend({ server: z.string().min(1) });
 
+/** One tool of a server of hob.yaml, called as the owner. */
+export const callMcpToolInput = z.object({
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+/** A server at a URL to probe. */
+export const probeMcpInput = z.object({
+  url: z.string().refine((url) => URL.canParse(url), "must be a URL"),
+});
+
 export type McpToolsInput = z.input<typeof mcpToolsInput>;
+export type CallMcpToolInput = z.input<typeof callMcpToolInput>;
 export type ApproveToolsInput = z.input<typeof approveToolsInput>;
 
-/** What the MCP actions work on: the runtime's hub is one. */
-export type McpDeps = Pick<McpHub, "start" | "status" | "tools" | "has" | "approve">;
+/** What the MCP actions work on: the runtime's hub, and the registry its tools join. */
+export interface McpDeps {
+  hub: Pick<McpHub, "start" | "status" | "tools" | "has" | "approve" | "call">;
+  registry: ToolRegistry;
+  /** Settles when the user's tools have loaded (an MCP tool's name may not take one's). */
+  toolsReady(): Promise<void>;
+}
 
 /** The MCP actions. Each checks its input and refuses with an {@linkcode ActionError}. */
 export interface McpActions {
@@ -74,6 +93,15 @@ export interface McpActions {
    * definition's hash is not the one the owner saw.
    */
   approve(input: ApproveToolsInput): Promise<Approval>;
+  /** Each server's state once every one has connected or failed, however long that takes. */
+  connect(): Promise<McpServerStatus[]>;
+  /**
+   * Calls one tool of a server as the owner; `not_found` naming `server` for
+   * a server hob.yaml does not name. The tool's failure is a result with `is_error`.
+   */
+  call(input: CallMcpToolInput): Promise<{ content: string; is_error: boolean }>;
+  /** Connects to the server at `url`, lists its tools and calls each once. */
+  probe(input: { url: string }): Promise<McpProbeReport>;
 }
 
 /** What approving did: the tools approved, or with `applied` false the ones it would approve. */
@@ -88,11 +116,12 @@ export interface Approval {
  *
  * @example
  * ```ts
- * const mcp = createMcpActions(runtime.mcp);
+ * const mcp = createMcpActions({ hub, registry, toolsReady: () => toolbox.ready });
  * await mcp.approve({ server: "everything" }); // every tool that waits
  * ```
  */
-export function createMcpActions(hub: McpDeps): McpActions {
+export function createMcpActions(deps: McpDeps): McpActions {
+  const { hub } = deps;
   const known = (server: string) => {
     if (!hub.has(server)) {
       throw new ActionError(
@@ -129,6 +158,21 @@ export function createMcpActions(hub: McpDeps): McpActions {
       if (hashes) boundToHashes(listed, server, chosen, hashes);
       if (!apply) return { server, tools: chosen, applied: false };
       return { server, tools: hub.approve(server, chosen.map((tool) => tool.tool)), applied: true };
+    },
+    async connect() {
+      await hub.start();
+      return hub.status();
+    },
+    async call(input) {
+      const { server, tool, args } = checkInput(callMcpToolInput, input);
+      known(server);
+      await Promise.all([deps.toolsReady(), hub.start()]);
+      return await hub.call(server, tool, args);
+    },
+    async probe(input) {
+      const { url } = checkInput(probeMcpInput, input);
+      const { probeMcpServer } = await import("./mcp_probe.ts");
+      return await probeMcpServer(url, deps.registry);
     },
   };
 }
@@ -177,7 +221,7 @@ function findTool(listed: McpToolInfo[], server: string, name: string, field: st
 }
 
 /** The refusal of a server with nothing listed: why, and what to do. */
-function notListed(hub: McpDeps, server: string): never {
+function notListed(hub: McpDeps["hub"], server: string): never {
   const status = hub.status().find((each) => each.name === server);
   if (status?.state === "connected") {
     throw new ActionError("not_found", `MCP server '${server}' lists no tools`, {

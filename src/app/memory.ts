@@ -128,6 +128,10 @@ export interface MemoryActions extends SourceActions, HistoryActions {
   /** Every Markdown file under the memory directory, sorted. */
   files(): Promise<string[]>;
   read(input: ReadMemoryInput): Promise<MemoryExcerpt>;
+  /** A memory file whole, as it is on disk (MCP's resources); refused as a read is. */
+  content(input: { path: string }): Promise<string>;
+  /** Why the embedder cannot embed (no embedder, a model that fails to load), or null. */
+  checkEmbedder(): Promise<string | null>;
   replace(input: ReplaceMemoryInput, by: WrittenBy): Promise<string>;
   /** Adds a fact to MEMORY.md. */
   remember(input: MemoryTextInput, by: WrittenBy): Promise<string>;
@@ -186,6 +190,11 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
       const { path, from, lines } = checkInput(readMemoryInput, input);
       return fileCall(path, () => memory.get(path, from, lines));
     },
+    content(input) {
+      const { path } = checkInput(readMemoryInput, input);
+      return fileCall(path, () => memory.files.read(path));
+    },
+    checkEmbedder: () => memory.checkEmbedder(),
     replace(input, by) {
       const { path, content } = checkInput(replaceMemoryInput, input);
       return fileCall(path, () => memory.replace(path, content, by));

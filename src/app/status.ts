@@ -107,12 +107,16 @@ export interface StatusActionsDeps {
   voice(): MediaCapabilities;
   /** The backups' status (the backup action's). */
   backups(): BackupStatus;
+  /** SQLite's integrity check of hob.db: "ok", or what it found. */
+  integrity(): string;
 }
 
 /** The status action. */
 export interface StatusActions {
   /** The whole assistant's status; no secret of the configuration appears in it. */
   collect(input?: StatusInput): Promise<HobStatus>;
+  /** SQLite's integrity check of hob.db (`hob doctor`): "ok", or what it found. */
+  integrity(): string;
 }
 
 /**
@@ -127,6 +131,7 @@ export interface StatusActions {
 export function createStatusActions(deps: StatusActionsDeps): StatusActions {
   const { probes, schedules, tasks, notifications } = deps;
   return {
+    integrity: () => deps.integrity(),
     async collect(input = {}) {
       const { server_running } = checkInput(statusInput, input);
       const url = probes.serverUrl();

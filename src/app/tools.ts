@@ -27,6 +27,13 @@ export const toolNameInput = z.object({ name: z.string().min(1) });
 export type InvokeInput = z.input<typeof invokeInput>;
 export type ToolNameInput = z.input<typeof toolNameInput>;
 
+/** A workflow to run, and what to give it. */
+export const runWorkflowInput = z.object({
+  name: z.string().min(1),
+  input: z.string().default(""),
+});
+export type RunWorkflowInput = z.input<typeof runWorkflowInput>;
+
 /** What the tool actions work on: the runtime's toolbox is one. */
 export interface ToolDeps {
   registry: ToolRegistry;
@@ -35,8 +42,14 @@ export interface ToolDeps {
   /** User tools and skills that were refused, and why. */
   problems(): LoadProblem[];
   /** Settles when the user's tools and skills have loaded. */
-  ready: Promise<void>;
+  readonly ready: Promise<void>;
 }
+
+/**
+ * Runs a workflow as `/name input` in chat would (logged as the owner's
+ * call); what it returns is the text it made of the input.
+ */
+export type WorkflowRunner = (name: string, input: string, signal?: AbortSignal) => Promise<string>;
 
 /** Every tool with its permissions and policy, the skills, and what was refused. */
 export interface ToolListing {
@@ -63,6 +76,16 @@ export interface ToolActions {
    * result with `is_error`, not a refusal.
    */
   invoke(input: InvokeInput, options: InvokeOptions): Promise<InvokeResult>;
+  /** Settles once the user's tools and workflows have loaded (beside start-up). */
+  ready(): Promise<void>;
+  /**
+   * Runs the workflow `name` with `input`: its description and the text it
+   * made. `not_found` naming `name` when there is no such workflow.
+   */
+  runWorkflow(
+    input: RunWorkflowInput,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ description: string; text: string }>;
 }
 
 /**
@@ -74,7 +97,7 @@ export interface ToolActions {
  * const result = await tools.invoke({ name: "get_time", args: {} }, { source: "cli" });
  * ```
  */
-export function createToolActions(deps: ToolDeps): ToolActions {
+export function createToolActions(deps: ToolDeps, runWorkflow?: WorkflowRunner): ToolActions {
   const { registry } = deps;
   const find = async (name: string) => {
     await deps.ready;
@@ -101,6 +124,19 @@ export function createToolActions(deps: ToolDeps): ToolActions {
       const { name, args } = checkInput(invokeInput, input);
       await find(name);
       return await registry.invoke(name, args, options.source, options.signal);
+    },
+    ready: () => deps.ready,
+    async runWorkflow(input, options = {}) {
+      const { name, input: text } = checkInput(runWorkflowInput, input);
+      await deps.ready;
+      const workflow = deps.workflows.get(name);
+      if (!workflow || !runWorkflow) {
+        throw new ActionError("not_found", `No skill named '${name}'`, { field: "name" });
+      }
+      return {
+        description: workflow.description,
+        text: await runWorkflow(name, text, options.signal),
+      };
     },
   };
 }

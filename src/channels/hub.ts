@@ -8,7 +8,13 @@
  * failure is retried with back-off, and both show in the channel's state.
  */
 
-import type { ChannelActions, ChannelName, ChannelState, ChatPlace } from "../app/channels.ts";
+import type {
+  ChannelActions,
+  ChannelName,
+  ChannelProbe,
+  ChannelState,
+  ChatPlace,
+} from "../app/channels.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { ActionError } from "../app/errors.ts";
 import { storableText } from "../core/storable.ts";
@@ -661,15 +667,6 @@ class ChannelRunner {
   #iso(): string {
     return new Date(this.#now()).toISOString();
   }
-}
-
-/** What `hob doctor` says of a channel. */
-export interface ChannelProbe {
-  name: string;
-  ok: boolean;
-  /** Works, but something needs the owner's attention. */
-  warning: boolean;
-  detail: string;
 }
 
 /** A file's name for the sender's own words: a passed-on file's name is its author's, so not said. */

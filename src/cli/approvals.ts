@@ -43,9 +43,9 @@ Options:
     if (action !== "list" && !id) {
       throw new UsageError(`hob approvals ${action}: missing the approval's id`);
     }
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      const { approvals } = runtime.app;
+      const { approvals } = hob.app;
       if (action === "list") return listApprovals(approvals, parsed.values);
       const decided = approvals.decide({
         id,
@@ -60,7 +60,7 @@ Options:
       if (error instanceof ActionError) throw new CommandError(error.message);
       throw error;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

@@ -8,7 +8,7 @@
 import { ActionError } from "../app/errors.ts";
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { type Command, CommandError, EXIT, UsageError } from "./command.ts";
 import { openOrCreateHome } from "./open.ts";
 import { dim, err, outJson } from "./output.ts";
@@ -42,23 +42,23 @@ Exit status: 0 answered, 1 the model or provider failed, 2 bad usage,
   positionals: [0, Infinity],
   async run(parsed) {
     const message = await readMessage(parsed.positionals);
-    const runtime = await openOrCreateHome(parsed);
+    const hob = await openOrCreateHome(parsed);
     const controller = new AbortController();
     const onInterrupt = () => controller.abort();
     Deno.addSignalListener("SIGINT", onInterrupt);
     try {
-      const events = await runtime.app.conversations.turn({
+      const events = await hob.app.conversations.turn({
         message,
         model: parsed.values.model as string | undefined,
         conversation_id: parsed.values.conversation as string | undefined,
       }, { signal: controller.signal });
-      return parsed.values.json ? await printReply(events) : await streamReply(runtime, events);
+      return parsed.values.json ? await printReply(events) : await streamReply(hob, events);
     } catch (error) {
       if (error instanceof ActionError) throw refusal(error);
       throw error;
     } finally {
       Deno.removeSignalListener("SIGINT", onInterrupt);
-      await runtime.close();
+      await hob.close();
     }
   },
 };
@@ -90,10 +90,10 @@ async function printReply(events: AsyncGenerator<AgentEvent>): Promise<number> {
 }
 
 /** The reply streamed to stdout, tool activity to stderr; at a terminal, approvals are asked on the spot. */
-async function streamReply(runtime: Runtime, events: AsyncGenerator<AgentEvent>): Promise<number> {
+async function streamReply(hob: Hob, events: AsyncGenerator<AgentEvent>): Promise<number> {
   const turn = await renderTurn(events, {
     onApproval: Deno.stdin.isTerminal()
-      ? promptApprovals(runtime.app.approvals, new LineQueue(stdinLines()))
+      ? promptApprovals(hob.app.approvals, new LineQueue(stdinLines()))
       : undefined,
   });
   if (Deno.stderr.isTerminal()) {

@@ -37,19 +37,19 @@ Options:
   positionals: [0, 1],
   async run(parsed) {
     const input = readInput(parsed.positionals[0], parsed.values["with-secrets"] === true);
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      const record = await runtime.app.backups.make(input).catch((error) => {
+      const record = await hob.app.backups.make(input).catch((error) => {
         if (!(error instanceof ActionError)) throw error;
         throw error.code === "invalid"
           ? new UsageError(`hob backup: ${error.message}`)
           : new CommandError(error.message);
       });
       if (parsed.values.json) outJson(record);
-      else out(render(runtime.home, record));
+      else out(render(hob.home, record));
       return EXIT.ok;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

@@ -2,8 +2,8 @@
  * `hob channels`: the channels of hob.yaml and how each is doing, the
  * strangers who wrote without being allowed (with the ids `allow_from`
  * takes), and a test message to yourself. A translator over the app's
- * channel actions and the runtime's hub; a running `hob serve` is asked for
- * the live state.
+ * channel actions (the hub's state and test message among them); a
+ * running `hob serve` is asked for the live state.
  */
 
 import type { ChannelState, ForgetStrangerInput } from "../app/channels.ts";
@@ -75,20 +75,20 @@ Options:
         return EXIT.ok;
       }
     }
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
       switch (action) {
         case "list":
-          listChannels(runtime.channels.states(), json);
-          if (!json && runtime.channels.names().length) {
+          listChannels(hob.app.channels.states(), json);
+          if (!json && hob.app.channels.names().length) {
             out(dim("(hob serve is not running: it starts them)\n"));
           }
           return EXIT.ok;
         case "pending":
-          listStrangers(runtime.app.channels.strangers(), json);
+          listStrangers(hob.app.channels.strangers(), json);
           return EXIT.ok;
         case "forget":
-          runtime.app.channels.forgetStranger({
+          hob.app.channels.forgetStranger({
             // The action checks it is a channel's name.
             channel: rest[0] as ForgetStrangerInput["channel"],
             sender_id: rest[1],
@@ -96,7 +96,7 @@ Options:
           out(`Forgot ${rest[1]} on ${rest[0]}.\n`);
           return EXIT.ok;
         default:
-          await runtime.channels.sendTest(rest[0]);
+          await hob.app.channels.sendTest(rest[0]);
           out(`Sent a test message to you on ${rest[0]}.\n`);
           return EXIT.ok;
       }
@@ -104,7 +104,7 @@ Options:
       if (error instanceof ActionError) throw new CommandError(error.message);
       throw error;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

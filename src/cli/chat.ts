@@ -44,17 +44,17 @@ Options:
   },
   positionals: [0, 0],
   async run(parsed) {
-    const runtime = await openOrCreateHome(parsed);
+    const hob = await openOrCreateHome(parsed);
     const session: Session = {
-      conversations: runtime.app.conversations,
+      conversations: hob.app.conversations,
       model: (parsed.values.model as string | undefined) ?? null,
       conversationId: (parsed.values.conversation as string | undefined) ?? null,
-      defaultModel: runtime.config.model,
+      defaultModel: hob.config.model,
     };
     try {
       checkStart(session);
     } catch (error) {
-      await runtime.close();
+      await hob.close();
       throw error;
     }
     const interactive = Deno.stdin.isTerminal();
@@ -85,13 +85,13 @@ Options:
         await chatTurn(session, line, {
           signal: turn.signal,
           afterPrompt: interactive,
-          onApproval: promptApprovals(runtime.app.approvals, lines),
+          onApproval: promptApprovals(hob.app.approvals, lines),
         });
         turn = null;
       }
     } finally {
       Deno.removeSignalListener("SIGINT", onInterrupt);
-      await runtime.close();
+      await hob.close();
     }
     if (interactive) out("\n");
     return EXIT.ok;

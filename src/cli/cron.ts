@@ -10,7 +10,7 @@ import { ActionError, checkInput } from "../app/errors.ts";
 import type { NewScheduleInput } from "../app/schedules.ts";
 import { showTime } from "../app/times.ts";
 import type { JobRun, JobView } from "../store/jobs.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import {
   type Command,
   CommandError,
@@ -90,9 +90,9 @@ Options:
       }
     }
     const request = await readRequest(parsed);
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      return await perform(runtime, request, json);
+      return await perform(hob, request, json);
     } catch (error) {
       if (!(error instanceof ActionError)) throw error;
       // A key no job can have (too long for a name) names no job either.
@@ -104,7 +104,7 @@ Options:
         error.field === "model" ? `--model: ${error.message}` : `hob cron: ${error.message}`,
       );
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };
@@ -187,8 +187,8 @@ function listJobs(views: JobView[], json: boolean): number {
 }
 
 /** Does what was asked and prints it; returns the exit code. */
-async function perform(runtime: Runtime, request: CronRequest, json: boolean): Promise<number> {
-  const { schedules } = runtime.app;
+async function perform(hob: Hob, request: CronRequest, json: boolean): Promise<number> {
+  const { schedules } = hob.app;
   const { key } = request;
   switch (request.action) {
     case "list":
@@ -221,7 +221,7 @@ async function perform(runtime: Runtime, request: CronRequest, json: boolean): P
       return EXIT.ok;
     }
     case "run":
-      return await runNow(runtime, key, json);
+      return await runNow(hob, key, json);
     default: {
       const job = schedules.get({ key });
       const runs = schedules.runs({ key: job.id, limit: request.limit });
@@ -234,10 +234,10 @@ async function perform(runtime: Runtime, request: CronRequest, json: boolean): P
 }
 
 /** Runs a job now and prints its answer; exit 1 when the run failed. */
-async function runNow(runtime: Runtime, key: string, json: boolean): Promise<number> {
-  const job = runtime.app.schedules.get({ key });
+async function runNow(hob: Hob, key: string, json: boolean): Promise<number> {
+  const job = hob.app.schedules.get({ key });
   if (!json) out(dim(`Running '${job.name}'…\n`));
-  const run = await runtime.app.schedules.run({ key: job.id });
+  const run = await hob.app.schedules.run({ key: job.id });
   if (json) outJson(run);
   else {
     out(`${run.result || "(no answer)"}\n`);

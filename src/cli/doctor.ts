@@ -7,17 +7,11 @@
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { scrubSecrets, secretValues } from "../config/redact.ts";
-import { completeText } from "../core/complete.ts";
 import { ensureHome, homeExposure, tokenPath } from "../home/home.ts";
-import { openRuntime, type Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { type Command, EXIT } from "./command.ts";
-import { existingHome } from "./open.ts";
+import { existingHome, openHomeAt } from "./open.ts";
 import { green, out, outJson, red } from "./output.ts";
-
-/** How long the tool-calling probe may wait for the model. */
-const TOOL_PROBE_TIMEOUT_MS = 60_000;
-/** Tokens the probe's answer may use: one tool call. */
-const TOOL_PROBE_MAX_TOKENS = 256;
 
 interface Check {
   name: string;
@@ -62,7 +56,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
     // A home made before some of its parts were: what is missing is filled in, as serve would.
     await ensureHome(home);
     report(await checkToken(home));
-    let runtime: Runtime | undefined;
+    let hob: Hob | undefined;
     try {
       const { config, path, fileExists } = await loadConfig({ home });
       secrets = secretValues(config);
@@ -71,31 +65,18 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
         ok: true,
         detail: fileExists ? `${path} is valid` : "no hob.yaml; using defaults",
       });
-      runtime = await openRuntime({ home });
-      const integrity = runtime.maintenance.integrity();
+      hob = await openHomeAt(home);
+      const integrity = hob.app.status.integrity();
       report({
         name: "database",
         ok: integrity === "ok",
         detail: `${join(home, "hob.db")}: integrity ${integrity}`,
       });
       report(await checkPermissions(home));
-      await runtime.toolbox.ready;
-      const problems = runtime.toolbox.problems();
-      const userTools = runtime.toolbox.registry.list().filter((t) =>
-        t.origin.kind === "user"
-      ).length;
-      report({
-        name: "user tools",
-        ok: true,
-        warning: problems.length > 0,
-        detail: problems.length === 0
-          ? `${userTools} loaded, ${runtime.toolbox.workflows.size} workflow(s)`
-          : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
-      });
-      report(await checkSkills(runtime));
-      report(await checkMemory(runtime));
-      await runtime.mcp.start();
-      for (const server of runtime.mcp.status()) {
+      report(await checkUserTools(hob));
+      report(await checkSkills(hob));
+      report(await checkMemory(hob));
+      for (const server of await hob.app.mcp.connect()) {
         const waiting = server.pending.length
           ? `; ${server.pending.length} wait for your approval — 'hob mcp approve ${server.name}'`
           : "";
@@ -112,13 +93,13 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
             : server.state,
         });
       }
-      for (const channel of await runtime.channels.probe()) {
+      for (const channel of await hob.app.channels.probe()) {
         report({ ...channel, name: `channel ${channel.name}` });
       }
-      for (const check of voiceChecks(runtime)) report(check);
-      const reachable = await checkProvider(runtime, report);
+      for (const check of voiceChecks(hob)) report(check);
+      const reachable = await checkProvider(hob, report);
       if (reachable && !parsed.values["skip-model"]) {
-        report(await checkToolCalling(runtime));
+        report(await checkToolCalling(hob));
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
@@ -126,7 +107,7 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
         report({ name: "config", ok: false, detail: problem.message });
       }
     } finally {
-      await runtime?.close();
+      await hob?.close();
     }
 
     const failed = checks.filter((c) => !c.ok);
@@ -145,9 +126,9 @@ Exit status: 0 when every check passes (warnings allowed), 1 otherwise.`,
  * Speech in and out, audio conversion and video: a capability set up but
  * broken fails; one not set up is a warning that says how to set it up.
  */
-function voiceChecks(runtime: Runtime): Check[] {
-  const can = runtime.app.speech.capabilities();
-  const { speech } = runtime.config;
+function voiceChecks(hob: Hob): Check[] {
+  const can = hob.app.speech.capabilities();
+  const { speech } = hob.config;
   const check = (name: string, capability: typeof can.speak, configured: boolean): Check => ({
     name,
     ok: capability.available || !configured,
@@ -163,8 +144,8 @@ function voiceChecks(runtime: Runtime): Check[] {
   ];
 }
 
-async function checkMemory(runtime: Runtime): Promise<Check> {
-  const stats = await runtime.app.memory.stats();
+async function checkMemory(hob: Hob): Promise<Check> {
+  const stats = await hob.app.memory.stats();
   const summary = `${stats.files} files, ${stats.chunks} chunks indexed`;
   if (!stats.embedder) {
     return {
@@ -173,7 +154,7 @@ async function checkMemory(runtime: Runtime): Promise<Check> {
       detail: `${summary}; keyword search only (memory.embedder: none)`,
     };
   }
-  const problem = await runtime.memory.checkEmbedder();
+  const problem = await hob.app.memory.checkEmbedder();
   if (problem) {
     return {
       name: "memory",
@@ -235,17 +216,17 @@ async function checkPermissions(home: string): Promise<Check> {
 }
 
 async function checkProvider(
-  runtime: Runtime,
+  hob: Hob,
   report: (c: Check) => void,
 ): Promise<boolean> {
-  const model = runtime.config.model;
+  const model = hob.config.model;
   const providerName = model.slice(0, model.indexOf("/"));
-  const problem = runtime.llm.checkModel(model);
+  const problem = hob.app.models.check(model);
   if (problem) {
     report({ name: "provider", ok: false, detail: problem });
     return false;
   }
-  const discovery = await runtime.discover(true);
+  const discovery = await hob.app.models.discover({ refresh: true });
   const status = discovery.providers.find((p) => p.name === providerName)!;
   if (!status.ok) {
     report({
@@ -272,33 +253,34 @@ async function checkProvider(
   return true;
 }
 
-async function checkToolCalling(runtime: Runtime): Promise<Check> {
-  const tools = runtime.agent.tools.specs().filter((tool) => tool.name === "get_time");
-  const signal = AbortSignal.timeout(TOOL_PROBE_TIMEOUT_MS);
-  const { toolCalls, error } = await completeText(runtime.llm, {
-    model: runtime.config.model,
-    system: "You are being tested. When asked for the time, call the get_time tool.",
-    prompt: "What time is it? Use the get_time tool.",
-    tools,
-    maxOutputTokens: TOOL_PROBE_MAX_TOKENS,
-    signal,
-  });
-  if (toolCalls.some((call) => call.name === "get_time")) {
-    return { name: "tools", ok: true, detail: `${runtime.config.model} calls tools` };
-  }
-  const detail = signal.aborted
-    ? `no answer within ${TOOL_PROBE_TIMEOUT_MS / 1000} s`
-    : error?.message ?? "the model answered without calling the tool";
+async function checkToolCalling(hob: Hob): Promise<Check> {
+  const { model } = hob.config;
+  const { called, error } = await hob.app.models.probeToolCall(model);
+  if (called) return { name: "tools", ok: true, detail: `${model} calls tools` };
   return {
     name: "tools",
     ok: false,
-    detail: `${detail} — pick a model with tool support for hob's tools to work`,
+    detail: `${error} — pick a model with tool support for hob's tools to work`,
+  };
+}
+
+/** The user's tools and workflows: how many loaded, and those refused with why. */
+async function checkUserTools(hob: Hob): Promise<Check> {
+  const { tools, skills: workflows, problems } = await hob.app.tools.list();
+  const userTools = tools.filter((t) => t.origin.kind === "user").length;
+  return {
+    name: "user tools",
+    ok: true,
+    warning: problems.length > 0,
+    detail: problems.length === 0
+      ? `${userTools} loaded, ${workflows.length} workflow(s)`
+      : `${userTools} loaded; refused: ${problems.map((p) => p.error).join("; ")}`,
   };
 }
 
 /** The Agent Skills: how many are used, and those that wait for the owner or are broken. */
-async function checkSkills(runtime: Runtime): Promise<Check> {
-  const { skills } = await runtime.app.skills.list();
+async function checkSkills(hob: Hob): Promise<Check> {
+  const { skills } = await hob.app.skills.list();
   const named = (state: string) =>
     skills.filter((skill) => skill.state === state).map((skill) => skill.name);
   const waiting = [...named("pending"), ...named("changed")];

@@ -8,10 +8,8 @@
  */
 
 import { ActionError } from "../app/errors.ts";
-import type { McpActions } from "../app/mcp.ts";
-import { mcpServerSchema } from "../config/schema.ts";
-import { McpHub, type McpServerStatus, type McpToolInfo } from "../mcp/client.ts";
-import type { JsonSchema } from "../core/types.ts";
+import type { McpActions, McpServerStatus, McpToolInfo } from "../app/mcp.ts";
+import type { McpProbeReport } from "../app/mcp_probe.ts";
 import { type Command, CommandError, EXIT, jsonObjectFlag, UsageError } from "./command.ts";
 import { existingHome, openHome } from "./open.ts";
 import { type RunningServer, runningServer, seenBy } from "./running.ts";
@@ -85,25 +83,18 @@ Options:
         await source.close();
       }
     }
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      if (action === "probe") return await probe(runtime.toolbox.registry, first, json);
-      const hub = runtime.mcp;
-      if (!hub.has(first)) {
-        throw new CommandError(`No MCP server named '${first}' in hob.yaml (mcpServers)`);
-      }
-      await Promise.all([runtime.toolbox.ready, hub.start()]);
-      try {
-        const result = await hub.call(first, second, args);
-        if (json) outJson(result);
-        else if (result.is_error) err(`${red("error:")} ${result.content}\n`);
-        else out(`${result.content}\n`);
-        return result.is_error ? EXIT.failure : EXIT.ok;
-      } catch (error) {
-        throw new CommandError((error as Error).message);
-      }
+      if (action === "probe") return showProbe(await hob.app.mcp.probe({ url: first }), json);
+      const result = await hob.app.mcp.call({ server: first, tool: second, args });
+      if (json) outJson(result);
+      else if (result.is_error) err(`${red("error:")} ${result.content}\n`);
+      else out(`${result.content}\n`);
+      return result.is_error ? EXIT.failure : EXIT.ok;
+    } catch (error) {
+      throw new CommandError((error as Error).message);
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };
@@ -147,15 +138,15 @@ interface McpSource {
 async function mcpSource(parsed: Parameters<Command["run"]>[0]): Promise<McpSource> {
   const server = await runningServer(await existingHome(parsed));
   if (server) return serverSource(server);
-  const runtime = await openHome(parsed);
-  const { mcp } = runtime.app;
+  const hob = await openHome(parsed);
+  const { mcp } = hob.app;
   return {
     actions: {
       servers: () => mcp.servers(),
       approve: (input) => refusalsAsErrors(() => mcp.approve(input)),
     },
     tools: (name) => refusalsAsErrors(() => mcp.tools(name ? { server: name } : {})),
-    close: () => runtime.close(),
+    close: () => hob.close(),
   };
 }
 
@@ -304,75 +295,35 @@ async function approve(
 /** hob's MCP server on stdin/stdout, until the client hangs up. */
 async function serveStdio(parsed: Parameters<Command["run"]>[0]): Promise<number> {
   // stdout carries the protocol: everything else goes to stderr.
-  const runtime = await openHome(parsed, (line) => err(`${line}\n`));
+  const hob = await openHome(parsed, (line) => err(`${line}\n`));
   try {
     const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
       import("../http/mcp_server.ts"),
       import("@modelcontextprotocol/sdk/server/stdio.js"),
     ]);
-    const server = createMcpServer(runtime);
+    const server = createMcpServer(hob);
     const closed = new Promise<void>((resolve) => server.onclose = resolve);
     await server.connect(new StdioServerTransport());
     await closed;
     return EXIT.ok;
   } finally {
-    await runtime.close();
+    await hob.close();
   }
 }
 
-/** Connects to `url` with hob's MCP client, lists the tools and calls each. */
-async function probe(
-  registry: ConstructorParameters<typeof McpHub>[1],
-  url: string,
-  json: boolean,
-): Promise<number> {
-  const config = mcpServerSchema.parse({ url, policy: "allow", timeout_s: 60 });
-  const hub = new McpHub({ probe: config }, registry, { reconnect: false });
-  try {
-    await hub.start();
-    const [status] = hub.status();
-    if (status.state !== "connected") throw new CommandError(`could not connect: ${status.error}`);
-    const calls = [];
-    for (const tool of hub.tools()) {
-      const result = await hub.call("probe", tool.tool, exampleArgs(tool));
-      calls.push({ tool: tool.tool, ...result });
+/** What a probe found, as `hob mcp probe` prints it; exit 1 when a call failed. */
+function showProbe(report: McpProbeReport, json: boolean): number {
+  const { server, tools, calls } = report;
+  if (json) outJson({ server, tools, calls });
+  else {
+    out(`${server?.name ?? "server"}: ${calls.length} tools\n`);
+    for (const call of calls) {
+      out(
+        `${call.tool}: ${call.is_error ? red("error") : green("ok")} ${
+          dim(call.content.slice(0, 200))
+        }\n`,
+      );
     }
-    if (json) outJson({ server: status.server, tools: hub.tools().map((t) => t.tool), calls });
-    else {
-      out(`${status.server?.name ?? "server"}: ${calls.length} tools\n`);
-      for (const call of calls) {
-        out(
-          `${call.tool}: ${call.is_error ? red("error") : green("ok")} ${
-            dim(call.content.slice(0, 200))
-          }\n`,
-        );
-      }
-    }
-    return calls.some((c) => c.is_error) ? EXIT.failure : EXIT.ok;
-  } finally {
-    await hub.close();
   }
-}
-
-/** Arguments that satisfy a tool's schema's required fields, with plain sample values. */
-function exampleArgs(tool: McpToolInfo): Record<string, unknown> {
-  const properties = (tool.parameters.properties ?? {}) as Record<string, JsonSchema>;
-  const required = (tool.parameters.required ?? []) as string[];
-  const args: Record<string, unknown> = {};
-  for (const name of required) {
-    const schema = properties[name] ?? {};
-    const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-    args[name] = Array.isArray(schema.enum)
-      ? schema.enum[0]
-      : type === "number" || type === "integer"
-      ? 1
-      : type === "boolean"
-      ? true
-      : type === "array"
-      ? []
-      : type === "object"
-      ? {}
-      : "hob";
-  }
-  return args;
+  return calls.some((c) => c.is_error) ? EXIT.failure : EXIT.ok;
 }

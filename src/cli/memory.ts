@@ -126,13 +126,13 @@ Options:
   positionals: [1, 3],
   async run(parsed) {
     const request = readRequest(parsed);
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      return await perform(runtime.app.memory, request);
+      return await perform(hob.app.memory, request);
     } catch (error) {
       throw cliError(error, request.action);
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

@@ -20,11 +20,11 @@ Options:
   options: { json: { type: "boolean" } },
   positionals: [0, 0],
   async run(parsed) {
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      const report = await runtime.discover(true);
+      const report = await hob.app.models.discover({ refresh: true });
       if (parsed.values.json) {
-        outJson({ default: runtime.config.model, ...report });
+        outJson({ default: hob.config.model, ...report });
         return EXIT.ok;
       }
       for (const provider of report.providers) {
@@ -34,23 +34,23 @@ Options:
       }
       out("\n");
       for (const model of report.models) {
-        out(`${model.id === runtime.config.model ? "*" : " "} ${model.id}\n`);
+        out(`${model.id === hob.config.model ? "*" : " "} ${model.id}\n`);
       }
       if (report.models.length === 0) {
         out(
           `No models found. Start Ollama or LM Studio, or set an API key (see 'hob doctor').\n`,
         );
       }
-      if (!report.models.some((m) => m.id === runtime.config.model)) {
+      if (!report.models.some((m) => m.id === hob.config.model)) {
         out(
           dim(
-            `\nThe configured model ${runtime.config.model} was not found among them.\n`,
+            `\nThe configured model ${hob.config.model} was not found among them.\n`,
           ),
         );
       }
       return EXIT.ok;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

@@ -327,13 +327,14 @@ async function hostedSetup(prompter: Prompter, hosted: typeof HOSTED[number]): P
 /** One message through a real turn of the new setup, its reply printed as it streams. */
 async function testChat(home: string): Promise<number> {
   out(`\nTest chat — you: ${TEST_MESSAGE}\nhob: `);
-  const [{ openRuntime }, { renderTurn }] = await Promise.all([
-    import("../runtime/runtime.ts"),
+  const [{ openHomeAt }, { renderTurn }] = await Promise.all([
+    import("./open.ts"),
     import("./render.ts"),
   ]);
-  const runtime = await openRuntime({ home });
+  const hob = await openHomeAt(home);
   try {
-    const turn = await renderTurn(runtime.turn({ message: TEST_MESSAGE }), { afterPrompt: true });
+    const events = await hob.app.conversations.turn({ message: TEST_MESSAGE });
+    const turn = await renderTurn(events, { afterPrompt: true });
     if (turn.failed || turn.status !== "complete") {
       err(
         `\nhob onboard: the test chat did not answer. hob.yaml is written; ` +
@@ -344,6 +345,6 @@ async function testChat(home: string): Promise<number> {
     out(`\n${green("✓")} hob works. Start it with 'hob serve', or chat with 'hob chat'.\n`);
     return EXIT.ok;
   } finally {
-    await runtime.close();
+    await hob.close();
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import { inHome, resolveHome } from "../home/where.ts";
+import type { Hob } from "../app/hob.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { CommandError, type ParsedArgs } from "./command.ts";
 
@@ -42,11 +43,23 @@ export async function existingHome(parsed: ParsedArgs): Promise<string> {
  *
  * @example
  * ```ts
- * const runtime = await openHome(parsed);
+ * const hob = await openHome(parsed);
  * ```
  */
-export async function openHome(parsed: ParsedArgs, log?: (line: string) => void): Promise<Runtime> {
-  const home = await existingHome(parsed);
+export async function openHome(parsed: ParsedArgs, log?: (line: string) => void): Promise<Hob> {
+  return await openHomeAt(await existingHome(parsed), log);
+}
+
+/**
+ * Opens the home at `home` (created from the templates when it is not one):
+ * the handle a command works through, never the runtime behind it.
+ *
+ * @example
+ * ```ts
+ * const hob = await openHomeAt("/home/me/.hob");
+ * ```
+ */
+export async function openHomeAt(home: string, log?: (line: string) => void): Promise<Hob> {
   // Loaded here, not with this module: a command may find it need not open the home at all.
   const { openRuntime } = await import("../runtime/runtime.ts");
   return await openRuntime({ home, log });
@@ -58,15 +71,34 @@ export async function openHome(parsed: ParsedArgs, log?: (line: string) => void)
  *
  * @example
  * ```ts
- * const runtime = await openOrCreateHome(parsed);
+ * const hob = await openOrCreateHome(parsed);
  * ```
  */
 export async function openOrCreateHome(
   parsed: ParsedArgs,
   log?: (line: string) => void,
+): Promise<Hob> {
+  return await openHomeAt(homeOf(parsed), log);
+}
+
+/**
+ * Opens the home for a command that runs a process of hob's (`hob serve`,
+ * `hob worker`): the runtime whole, which only they start and stop. `create`
+ * makes the home on first use (serve); otherwise it must exist.
+ *
+ * @example
+ * ```ts
+ * const runtime = await openProcessHome(parsed, { create: true });
+ * await runtime.start();
+ * ```
+ */
+export async function openProcessHome(
+  parsed: ParsedArgs,
+  options: { create: boolean; log?: (line: string) => void },
 ): Promise<Runtime> {
+  const home = options.create ? homeOf(parsed) : await existingHome(parsed);
   const { openRuntime } = await import("../runtime/runtime.ts");
-  return await openRuntime({ home: homeOf(parsed), log });
+  return await openRuntime({ home, log: options.log });
 }
 
 /** Whether a file is at `path`; one that cannot be looked at counts, so opening it says why. */

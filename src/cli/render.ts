@@ -42,7 +42,7 @@ export interface RenderOptions {
  *
  * @example
  * ```ts
- * const { status } = await renderTurn(runtime.turn({ message: "hi" }));
+ * const { status } = await renderTurn(await hob.app.conversations.turn({ message: "hi" }));
  * ```
  */
 export async function renderTurn(

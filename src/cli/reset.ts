@@ -34,9 +34,9 @@ Options:
   positionals: [1, 1],
   async run(parsed) {
     const input = readInput(parsed.positionals[0], Boolean(parsed.values.yes));
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      const report = await runtime.app.reset.reset(input);
+      const report = await hob.app.reset.reset(input);
       if (parsed.values.json) {
         outJson(report);
         return EXIT.ok;
@@ -48,7 +48,7 @@ Options:
       }
       return EXIT.ok;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

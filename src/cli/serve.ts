@@ -12,7 +12,7 @@ import { type Fetch, type Gate, openGate, pathOf } from "../http/gate.ts";
 import { DATA_CSP } from "../http/guard.ts";
 import { ensureHome, homeExposure, readToken, resolveHome } from "../home/home.ts";
 import { probeStorage, StorageError } from "../home/storage.ts";
-import type { BackgroundStart as Started } from "../runtime/background.ts";
+import type { StartedWork } from "../app/hob.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { PROCESS_OWNER } from "../store/owner.ts";
 import { VERSION } from "../version.ts";
@@ -96,7 +96,7 @@ interface Listening {
 interface Serving {
   runtime: Runtime;
   token: string;
-  started: Started;
+  started: StartedWork;
 }
 
 /**
@@ -216,8 +216,11 @@ export function preparingOnFirstUse(
 
 /** Opens the home, refusing one that cannot be written; warns when others can read it. */
 async function openServingHome(parsed: ParsedArgs): Promise<{ runtime: Runtime; token: string }> {
-  const { homeOf, openOrCreateHome } = await import("./open.ts");
-  const runtime = await openOrCreateHome(parsed, (line) => err(dim(`${line}\n`)));
+  const { homeOf, openProcessHome } = await import("./open.ts");
+  const runtime = await openProcessHome(parsed, {
+    create: true,
+    log: (line) => err(dim(`${line}\n`)),
+  });
   // A server that cannot write would fail at every turn: say so now, in one line.
   const problem = probeStorage(runtime.home);
   if (problem) {
@@ -229,23 +232,14 @@ async function openServingHome(parsed: ParsedArgs): Promise<{ runtime: Runtime; 
   return { runtime, token };
 }
 
-/** What runs beside the server: watchers, jobs, heartbeat, task workers, MCP servers, channels. */
-async function startWork(runtime: Runtime): Promise<Started> {
-  // User tools and skills edited while hob runs are reloaded.
-  runtime.toolbox.watch();
-  // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
-  runtime.memory.watch();
-  // Jobs, heartbeat and task workers; runs missed while hob was down are logged and handled first.
-  const started = await runtime.background.start();
-  // MCP servers connect deferred, while nobody waits; their tools join the registry as they come.
-  runtime.mcp.start();
-  // Telegram and the other channels of hob.yaml: each reads and answers in a loop of its own.
-  runtime.channels.start();
+/** Starts what runs beside the server, and says what a crash or a stop left undone. */
+async function startWork(runtime: Runtime): Promise<StartedWork> {
+  const started = await runtime.start();
   for (const missed of started.missed) err(describeMissed(missed));
-  if (runtime.recovered > 0) {
+  if (started.recovered > 0) {
     err(
       dim(
-        `Marked ${runtime.recovered} reply(s) cut off by an earlier crash as interrupted.\n`,
+        `Marked ${started.recovered} reply(s) cut off by an earlier crash as interrupted.\n`,
       ),
     );
   }
@@ -253,7 +247,7 @@ async function startWork(runtime: Runtime): Promise<Started> {
 }
 
 /** A job that missed runs while hob was down, and what happens to it now. */
-function describeMissed(missed: Started["missed"][number]): string {
+function describeMissed(missed: StartedWork["missed"][number]): string {
   const what = [
     missed.interrupted ? "was cut off by an earlier crash" : "",
     missed.missed > 0 ? `missed ${missed.missed} run(s) while hob was not running` : "",
@@ -295,7 +289,7 @@ function listen(options: { host: string; port: number; fetch: Fetch }): Deno.Htt
 /** Records where the server listens and prints the link, what runs, and any exposure. */
 function announce(
   runtime: Runtime,
-  options: { host: string; token: string; started: Started },
+  options: { host: string; token: string; started: StartedWork },
   { hostname, port }: Deno.NetAddr,
 ): void {
   const { token, started } = options;

@@ -79,8 +79,8 @@ Options:
     const [action, name] = parsed.positionals;
     checkUsage(parsed.positionals);
     const json = parsed.values.json === true;
-    const runtime = await openHome(parsed);
-    const skills = runtime.app.skills;
+    const hob = await openHome(parsed);
+    const skills = hob.app.skills;
     try {
       if (action === "list") return list(await skills.list(), json);
       if (action === "show") {
@@ -126,7 +126,7 @@ Options:
       }
       throw error;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

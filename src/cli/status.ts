@@ -41,11 +41,11 @@ Options:
 
 /** The status, from the home opened by this process. */
 async function collectHere(parsed: ParsedArgs): Promise<HobStatus> {
-  const runtime = await openHome(parsed);
+  const hob = await openHome(parsed);
   try {
-    return await runtime.app.status.collect();
+    return await hob.app.status.collect();
   } finally {
-    await runtime.close();
+    await hob.close();
   }
 }
 

@@ -16,8 +16,9 @@ import {
   TASK_STATUSES,
 } from "../app/tasks.ts";
 import { plainText } from "../core/untrusted.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import type { Task, TaskStatus } from "../store/tasks.ts";
+import type { StoredMessage } from "../core/types.ts";
 import {
   type Command,
   CommandError,
@@ -65,14 +66,14 @@ Options:
   positionals: [1, 3],
   async run(parsed) {
     const request = readRequest(parsed);
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      return perform(runtime, request, Boolean(parsed.values.json));
+      return perform(hob, request, Boolean(parsed.values.json));
     } catch (error) {
       if (!(error instanceof ActionError)) throw error;
       throw refusal(error, parsed, request);
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };
@@ -175,8 +176,8 @@ function flagIds(raw: unknown): unknown {
 }
 
 /** Does what was asked and prints it; returns the exit code. */
-function perform(runtime: Runtime, request: TaskRequest, json: boolean): number {
-  const { tasks } = runtime.app;
+function perform(hob: Hob, request: TaskRequest, json: boolean): number {
+  const { tasks } = hob.app;
   const { id } = request;
   switch (request.action) {
     case "add": {
@@ -199,7 +200,7 @@ function perform(runtime: Runtime, request: TaskRequest, json: boolean): number 
       return EXIT.ok;
     }
     case "show":
-      show(runtime, tasks.get({ id }), json);
+      show(hob, tasks.get({ id }), json);
       return EXIT.ok;
     case "cancel": {
       const cancelled = tasks.cancel({ id });
@@ -216,9 +217,19 @@ function perform(runtime: Runtime, request: TaskRequest, json: boolean): number 
   }
 }
 
+/** The messages of a task's run; none once its conversation was deleted. */
+function runMessages(hob: Hob, id: string): StoredMessage[] {
+  try {
+    return hob.app.conversations.messages({ id });
+  } catch (error) {
+    if (error instanceof ActionError && error.code === "not_found") return [];
+    throw error;
+  }
+}
+
 /** A task with its prompt, output and the messages of its run. */
-function show(runtime: Runtime, found: Task, json: boolean): void {
-  const messages = found.conversation_id ? runtime.store.listMessages(found.conversation_id) : [];
+function show(hob: Hob, found: Task, json: boolean): void {
+  const messages = found.conversation_id ? runMessages(hob, found.conversation_id) : [];
   if (json) return outJson({ ...found, messages });
   out(describe(found));
   out(`${dim("prompt")}  ${found.prompt}\n`);

@@ -54,9 +54,9 @@ Options:
         return code;
       }
     }
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
-      const { tools } = runtime.app;
+      const { tools } = hob.app;
       if (action === "list") return listTools(await tools.list(), Boolean(parsed.values.json));
       const result = await tools.invoke({ name, args }, { source: "cli" });
       if (parsed.values.json) {
@@ -73,7 +73,7 @@ Options:
       if (!(error instanceof ActionError)) throw error;
       throw new CommandError(`${error.message} — 'hob tool list' shows them`);
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

@@ -26,11 +26,11 @@ Options:
   options: { since: { type: "string" }, by: { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
   async run(parsed) {
-    const runtime = await openHome(parsed);
+    const hob = await openHome(parsed);
     try {
       let report: UsageReport;
       try {
-        report = await runtime.app.usage.report({
+        report = await hob.app.usage.report({
           since: parsed.values.since as string | undefined,
           by: parsed.values.by as UsageReport["by"] | undefined,
         });
@@ -43,7 +43,7 @@ Options:
       else out(formatReport(report));
       return EXIT.ok;
     } finally {
-      await runtime.close();
+      await hob.close();
     }
   },
 };

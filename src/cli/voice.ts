@@ -10,7 +10,7 @@ import { type SpeakInput, speakInput } from "../app/speech.ts";
 import type { SpeechActions } from "../app/speech.ts";
 import { loadConfig } from "../config/load.ts";
 import { findProgram } from "../media/programs.ts";
-import { mediaType } from "../runtime/uploads.ts";
+import { mediaType } from "../app/uploads.ts";
 import { type Command, CommandError, EXIT, type ParsedArgs, UsageError } from "./command.ts";
 import { existingHome } from "./open.ts";
 import { out, outJson } from "./output.ts";

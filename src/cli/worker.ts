@@ -1,7 +1,7 @@
 /** `hob worker`: a process that runs background tasks from the shared hob.db. */
 
 import { type Command, EXIT } from "./command.ts";
-import { openHome } from "./open.ts";
+import { openProcessHome } from "./open.ts";
 import { dim, err, out } from "./output.ts";
 
 export const worker: Command = {
@@ -20,7 +20,8 @@ Options:
   options: { once: { type: "boolean" } },
   positionals: [0, 0],
   async run(parsed) {
-    const runtime = await openHome(parsed);
+    // A process of hob's: it runs the background's task worker itself.
+    const runtime = await openProcessHome(parsed, { create: false });
     const stopping = new AbortController();
     const stop = () => stopping.abort();
     const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];

@@ -38,7 +38,7 @@ export interface TurnReply {
  *
  * @example
  * ```ts
- * const reply = await collectReply(runtime.turn({ message: "hi" }));
+ * const reply = await collectReply(runTurn(deps, { message: "hi" }));
  * console.log(reply.content);
  * ```
  */

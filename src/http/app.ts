@@ -26,7 +26,7 @@ import {
 import { collectReply } from "../core/reply.ts";
 import type { AgentEvent } from "../core/types.ts";
 import { eventForPeople, messageForPeople } from "./display.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { VERSION } from "../version.ts";
 import { type Auth, createAuth } from "./auth.ts";
 import { health } from "./gate.ts";
@@ -43,7 +43,7 @@ import { act, actAsync } from "./errors.ts";
 import { lazyRoutes } from "./lazy.ts";
 import type { openApiDocument, RouteDoc } from "./openapi.ts";
 import { readInput, readJson, readQuery } from "./validate.ts";
-import { modelAdvice } from "../runtime/model_advice.ts";
+import { modelAdvice } from "../app/models.ts";
 
 const modelsQuery = z.object({
   refresh: z.enum(["0", "1", "true", "false"]).optional(),
@@ -200,42 +200,42 @@ export interface AppOptions {
    * guard and auth. Handed in by whoever serves, so src/http does not import
    * the page that imports it.
    */
-  page: (runtime: Runtime, auth: Auth) => Hono;
+  page: (hob: Hob, auth: Auth) => Hono;
   /** When the server started, for `/api/health`'s uptime (the gate answered it until now). */
   startedAt?: number;
 }
 
 /**
- * Builds the API over an open runtime.
+ * Builds the API over an open home's handle.
  *
  * @example
  * ```ts
- * const app = createApp(runtime, { token, page: webRoutes });
+ * const app = createApp(hob, { token, page: webRoutes });
  * Deno.serve({ hostname: "127.0.0.1", port: 8484 }, app.fetch);
  * ```
  */
-export function createApp(runtime: Runtime, options: AppOptions): Hono {
+export function createApp(hob: Hob, options: AppOptions): Hono {
   const app = new Hono();
   app.onError(handleError);
   app.notFound(handleNotFound);
   // Host (DNS rebinding) and Origin (cross-site) before anything else; security headers on all.
-  const { server } = runtime.config;
+  const { server } = hob.config;
   app.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
 
   app.get("/api/health", health(options.startedAt ?? Date.now()));
   // A request that changes something waits here while another program holds hob.db.
-  app.use("*", waitToWrite((signal) => runtime.writable(signal)));
+  app.use("*", waitToWrite((signal) => hob.writable(signal)));
 
   const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.
-  app.route("/", options.page(runtime, auth));
-  mountGuarded(app, runtime, auth);
+  app.route("/", options.page(hob, auth));
+  mountGuarded(app, hob, auth);
 
-  app.route("/api", chatRoutes(runtime));
-  app.route("/api/conversations", conversationRoutes(runtime));
-  app.route("/api", metaRoutes(runtime));
+  app.route("/api", chatRoutes(hob));
+  app.route("/api/conversations", conversationRoutes(hob));
+  app.route("/api", metaRoutes(hob));
   // The rest of /api loads when a request first reaches it: no chat needs it.
-  app.all("/api/*", lazyRoutes(() => restOfApi(runtime)));
+  app.all("/api/*", lazyRoutes(() => restOfApi(hob)));
   return app;
 }
 
@@ -244,7 +244,7 @@ export function createApp(runtime: Runtime, options: AppOptions): Hono {
  * uploads, then the tool routes, whose wait for the toolbox (`toolsReady`)
  * holds every route after them and every /api path nothing serves.
  */
-async function restOfApi(runtime: Runtime): Promise<Hono> {
+async function restOfApi(hob: Hob): Promise<Hono> {
   const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
     import("./uploads.ts"),
     import("./tools.ts"),
@@ -255,13 +255,13 @@ async function restOfApi(runtime: Runtime): Promise<Hono> {
     import("./speech.ts"),
   ]);
   const app = new Hono();
-  app.route("/api", uploads.uploadRoutes(runtime));
-  app.route("/api", tools.toolRoutes(runtime));
-  app.route("/api", skills.skillRoutes(runtime));
-  app.route("/api", memory.memoryRoutes(runtime));
-  app.route("/api", background.backgroundRoutes(runtime));
-  app.route("/api/channels", channels.channelRoutes(runtime));
-  app.route("/api", speech.speechRoutes(runtime));
+  app.route("/api", uploads.uploadRoutes(hob));
+  app.route("/api", tools.toolRoutes(hob));
+  app.route("/api", skills.skillRoutes(hob));
+  app.route("/api", memory.memoryRoutes(hob));
+  app.route("/api", background.backgroundRoutes(hob));
+  app.route("/api/channels", channels.channelRoutes(hob));
+  app.route("/api", speech.speechRoutes(hob));
   return app;
 }
 
@@ -270,8 +270,8 @@ async function restOfApi(runtime: Runtime): Promise<Hono> {
  * come first: the MCP server and the OpenAI-compatible API, each loaded when
  * a request first reaches it.
  */
-function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
-  const { server } = runtime.config;
+function mountGuarded(app: Hono, hob: Hob, auth: Auth): void {
+  const { server } = hob.config;
   app.use("/api/*", auth.require());
   const limit = (maxSize: number) =>
     bodyLimit({
@@ -290,33 +290,33 @@ function mountGuarded(app: Hono, runtime: Runtime, auth: Auth): void {
   app.use("/api/*", sized);
   // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
   app.use("/mcp", bodyLimitFor.json);
-  app.all("/mcp", lazyRoutes(() => mcpServer(runtime, auth)));
+  app.all("/mcp", lazyRoutes(() => mcpServer(hob, auth)));
   // The OpenAI-compatible API: the same token, the same body limit.
   app.use("/v1/*", auth.require(), sized);
-  app.all("/v1/*", lazyRoutes(() => openAiApi(runtime)));
+  app.all("/v1/*", lazyRoutes(() => openAiApi(hob)));
 }
 
 /** `/mcp`, loaded with its first request. */
-async function mcpServer(runtime: Runtime, auth: Auth): Promise<Hono> {
+async function mcpServer(hob: Hob, auth: Auth): Promise<Hono> {
   const { mcpRoutes } = await import("./mcp.ts");
-  return new Hono().route("/", mcpRoutes(runtime, auth));
+  return new Hono().route("/", mcpRoutes(hob, auth));
 }
 
 /** `/v1`: chat completions and models, then audio; loaded with its first request. */
-async function openAiApi(runtime: Runtime): Promise<Hono> {
+async function openAiApi(hob: Hob): Promise<Hono> {
   const [{ openAiRoutes }, { audioRoutes }] = await Promise.all([
     import("./openai_api.ts"),
     import("./speech.ts"),
   ]);
   const app = new Hono();
-  app.route("/v1", openAiRoutes(runtime));
-  app.route("/v1/audio", audioRoutes(runtime));
+  app.route("/v1", openAiRoutes(hob));
+  app.route("/v1/audio", audioRoutes(hob));
   return app;
 }
 
 /** `POST /chat`: a translator to the turn action; the reply as JSON, or the turn's events as SSE. */
-function chatRoutes(runtime: Runtime): Hono {
-  const { conversations } = runtime.app;
+function chatRoutes(hob: Hob): Hono {
+  const { conversations } = hob.app;
   const app = new Hono();
   app.post("/chat", async (c) => {
     const body = await readInput(c, chatInput);
@@ -362,8 +362,8 @@ function streamTurn(
 }
 
 /** `/conversations`: translators to the conversation actions; a path's unknown id is a 404. */
-function conversationRoutes(runtime: Runtime): Hono {
-  const { conversations } = runtime.app;
+function conversationRoutes(hob: Hob): Hono {
+  const { conversations } = hob.app;
   const app = new Hono();
   const found = (id: string) => act(() => conversations.get({ id }));
 
@@ -407,15 +407,15 @@ function conversationRoutes(runtime: Runtime): Hono {
   return app;
 }
 
-/** `/models` (discovery, cached by the runtime) and `/openapi.json` (built once). */
-function metaRoutes(runtime: Runtime): Hono {
+/** `/models` (discovery, cached by the hob) and `/openapi.json` (built once). */
+function metaRoutes(hob: Hob): Hono {
   const app = new Hono();
   app.get("/models", async (c) => {
     const query = readQuery(c, modelsQuery);
     const refresh = query.refresh === "1" || query.refresh === "true";
-    const report = await runtime.discover(refresh);
-    const advice = modelAdvice(runtime.config.model, report);
-    return c.json({ default: runtime.config.model, ...report, advice });
+    const report = await hob.app.models.discover({ refresh });
+    const advice = modelAdvice(hob.config.model, report);
+    return c.json({ default: hob.config.model, ...report, advice });
   });
 
   let openapi: Promise<OpenApiDocument> | undefined;

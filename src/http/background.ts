@@ -11,7 +11,7 @@ import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
 import { listNotificationsInput } from "../app/notifications.ts";
 import { usageInput } from "../app/usage.ts";
 import { backupBody } from "../app/backups.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readInput, readJson, readQuery } from "./validate.ts";
@@ -175,29 +175,29 @@ export const backgroundRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", backgroundRoutes(runtime));
+ * app.route("/api", backgroundRoutes(hob));
  * ```
  */
-export function backgroundRoutes(runtime: Runtime): Hono {
+export function backgroundRoutes(hob: Hob): Hono {
   const app = new Hono();
-  app.route("/schedules", scheduleRoutes(runtime));
-  app.route("/tasks", taskRoutes(runtime));
-  app.route("/notifications", notificationRoutes(runtime));
-  app.get("/usage", async (c) => c.json(await runtime.app.usage.report(readQuery(c, usageInput))));
-  app.get("/backup", (c) => c.json(runtime.app.backups.status()));
+  app.route("/schedules", scheduleRoutes(hob));
+  app.route("/tasks", taskRoutes(hob));
+  app.route("/notifications", notificationRoutes(hob));
+  app.get("/usage", async (c) => c.json(await hob.app.usage.report(readQuery(c, usageInput))));
+  app.get("/backup", (c) => c.json(hob.app.backups.status()));
   app.post("/backup", async (c) => {
     const body = c.req.header("content-type") ? await readJson(c, backupBody) : {};
-    return c.json(await actAsync(() => runtime.app.backups.make(body)), 201);
+    return c.json(await actAsync(() => hob.app.backups.make(body)), 201);
   });
   app.get(
     "/status",
-    async (c) => c.json(await runtime.app.status.collect({ server_running: true })),
+    async (c) => c.json(await hob.app.status.collect({ server_running: true })),
   );
   return app;
 }
 
-function scheduleRoutes(runtime: Runtime): Hono {
-  const { schedules } = runtime.app;
+function scheduleRoutes(hob: Hob): Hono {
+  const { schedules } = hob.app;
   const app = new Hono();
   /** A path's job id (ids only, not names), or a 404 naming it. */
   const key = (id: string) => {
@@ -240,8 +240,8 @@ function scheduleRoutes(runtime: Runtime): Hono {
   return app;
 }
 
-function taskRoutes(runtime: Runtime): Hono {
-  const { tasks } = runtime.app;
+function taskRoutes(hob: Hob): Hono {
+  const { tasks } = hob.app;
   const app = new Hono();
   /** A path's task id, or a 404 naming it. */
   const id = (text: string) => {
@@ -280,8 +280,8 @@ function taskRoutes(runtime: Runtime): Hono {
   return app;
 }
 
-function notificationRoutes(runtime: Runtime): Hono {
-  const { notifications } = runtime.app;
+function notificationRoutes(hob: Hob): Hono {
+  const { notifications } = hob.app;
   const app = new Hono();
 
   app.get("/", (c) => {

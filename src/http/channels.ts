@@ -6,7 +6,7 @@
 
 import { Hono } from "hono";
 import { type ForgetStrangerInput, listStrangersInput } from "../app/channels.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { act, actAsync } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readQuery } from "./validate.ts";
@@ -49,26 +49,24 @@ export const channelRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api/channels", channelRoutes(runtime));
+ * app.route("/api/channels", channelRoutes(hob));
  * ```
  */
-export function channelRoutes(runtime: Runtime): Hono {
+export function channelRoutes(hob: Hob): Hono {
   const app = new Hono();
-  app.get("/", (c) => c.json({ channels: runtime.channels.states() }));
+  app.get("/", (c) => c.json({ channels: hob.app.channels.states() }));
   app.get("/pending", (c) => {
     const query = readQuery(c, listStrangersInput);
-    return c.json({ strangers: act(() => runtime.app.channels.strangers(query)) });
+    return c.json({ strangers: act(() => hob.app.channels.strangers(query)) });
   });
   app.delete("/pending/:channel/:sender_id", (c) => {
     // The action checks the channel's name.
     const channel = c.req.param("channel") as ForgetStrangerInput["channel"];
-    act(() =>
-      runtime.app.channels.forgetStranger({ channel, sender_id: c.req.param("sender_id") })
-    );
+    act(() => hob.app.channels.forgetStranger({ channel, sender_id: c.req.param("sender_id") }));
     return c.body(null, 204);
   });
   app.post("/:channel/test", async (c) => {
-    await actAsync(() => runtime.channels.sendTest(c.req.param("channel")));
+    await actAsync(() => hob.app.channels.sendTest(c.req.param("channel")));
     return c.json({ sent: true });
   });
   return app;

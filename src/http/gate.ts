@@ -70,7 +70,7 @@ export function pathOf(request: Request): string | null {
  * ```ts
  * const gate = openGate({ bind: "127.0.0.1" }, Date.now());
  * const server = Deno.serve({ port: 8484 }, gate.fetch);
- * gate.admit(createApp(runtime, options).fetch);
+ * gate.admit(createApp(hob, options).fetch);
  * ```
  */
 export function openGate(options: GuardOptions, startedAt: number): Gate {

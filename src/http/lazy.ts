@@ -38,7 +38,7 @@ class NoRoute extends Error {
  * ```ts
  * app.all("/v1/*", lazyRoutes(async () => {
  *   const { openAiRoutes } = await import("./openai_api.ts");
- *   return new Hono().route("/v1", openAiRoutes(runtime));
+ *   return new Hono().route("/v1", openAiRoutes(hob));
  * }));
  * ```
  */

@@ -7,7 +7,7 @@
  */
 
 import { Hono } from "hono";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import type { createAuth } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
 
@@ -18,10 +18,10 @@ type Auth = ReturnType<typeof createAuth>;
  *
  * @example
  * ```ts
- * app.route("/", mcpRoutes(runtime, auth));
+ * app.route("/", mcpRoutes(hob, auth));
  * ```
  */
-export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
+export function mcpRoutes(hob: Hob, auth: Auth): Hono {
   const app = new Hono();
 
   app.use("/mcp", async function mcpAuth(c, next) {
@@ -50,7 +50,7 @@ export function mcpRoutes(runtime: Runtime, auth: Auth): Hono {
       import("./mcp_server.ts"),
       import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
     ]);
-    const server = createMcpServer(runtime);
+    const server = createMcpServer(hob);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -39,7 +39,7 @@ import { StorageError, storageProblem } from "../home/storage.ts";
 import { collectReply } from "../core/reply.ts";
 import { derivedText } from "../core/untrusted.ts";
 import type { Conversation, JsonSchema } from "../core/types.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { VERSION } from "../version.ts";
 
 /** hob's tools that other agents may call, as the owner would (no approval; `deny` still holds). */
@@ -102,15 +102,15 @@ function firstIssue(method: string, error: unknown): string {
 }
 
 /**
- * A new MCP server over the runtime; connect it to one transport.
+ * A new MCP server over an open home's handle; connect it to one transport.
  *
  * @example
  * ```ts
- * const server = createMcpServer(runtime);
+ * const server = createMcpServer(hob);
  * await server.connect(new StdioServerTransport());
  * ```
  */
-export function createMcpServer(runtime: Runtime): Server {
+export function createMcpServer(hob: Hob): Server {
   const server = new StrictServer(
     { name: "hob", title: "hob — personal assistant", version: VERSION },
     {
@@ -119,15 +119,15 @@ export function createMcpServer(runtime: Runtime): Server {
         "hob is the user's personal assistant. search_memory and memory_get read what it knows about the user; remember_this and log_note add to it; ask_hob runs a whole turn of the assistant; create_task queues background work.",
     },
   );
-  serveTools(server, runtime);
-  serveResources(server, runtime);
-  servePrompts(server, runtime);
+  serveTools(server, hob);
+  serveResources(server, hob);
+  servePrompts(server, hob);
   return server;
 }
 
 /** The tools: {@linkcode MCP_SERVER_TOOLS} through the tool actions, and `ask_hob` through the turn action. */
-function serveTools(server: Server, runtime: Runtime): void {
-  const { tools } = runtime.app;
+function serveTools(server: Server, hob: Hob): void {
+  const { tools } = hob.app;
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const listed = (await tools.list()).tools;
     const offered = MCP_SERVER_TOOLS.flatMap((name) => {
@@ -148,7 +148,7 @@ function serveTools(server: Server, runtime: Runtime): void {
     CallToolRequestSchema,
     async (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
       const { name, arguments: args = {} } = request.params;
-      if (name === ASK_HOB.name) return await askHob(runtime, args, extra.signal);
+      if (name === ASK_HOB.name) return await askHob(hob, args, extra.signal);
       if (!(MCP_SERVER_TOOLS as readonly string[]).includes(name)) {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${name}'`);
       }
@@ -161,9 +161,9 @@ function serveTools(server: Server, runtime: Runtime): void {
 }
 
 /** The resources: memory files and conversations, listed and read. */
-function serveResources(server: Server, runtime: Runtime): void {
+function serveResources(server: Server, hob: Hob): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const files = await runtime.app.memory.files();
+    const files = await hob.app.memory.files();
     const memory = files.map((path) => ({
       uri: memoryUri(path),
       name: path,
@@ -175,7 +175,7 @@ function serveResources(server: Server, runtime: Runtime): void {
         : "A memory note",
       mimeType: "text/markdown",
     }));
-    const conversations = runtime.app.conversations.list({ limit: MAX_CONVERSATION_RESOURCES })
+    const conversations = hob.app.conversations.list({ limit: MAX_CONVERSATION_RESOURCES })
       .map((c) => ({
         uri: `hob://conversations/${c.id}`,
         name: c.title || c.id,
@@ -204,15 +204,15 @@ function serveResources(server: Server, runtime: Runtime): void {
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request: ReadResourceRequest) => {
     const uri = request.params.uri;
-    const text = await readResource(runtime, uri);
+    const text = await readResource(hob, uri);
     return { contents: [{ uri, mimeType: "text/markdown", text }] };
   });
 }
 
 /** The prompts: the user's skills, each made into a prompt by running it on the input. */
-function servePrompts(server: Server, runtime: Runtime): void {
+function servePrompts(server: Server, hob: Hob): void {
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: (await runtime.app.tools.list()).skills.map((skill) => ({
+    prompts: (await hob.app.tools.list()).skills.map((skill) => ({
       name: skill.name,
       description: skill.description || `The user's skill '${skill.name}'`,
       arguments: [{ name: "input", description: "What to give the skill", required: false }],
@@ -223,20 +223,18 @@ function servePrompts(server: Server, runtime: Runtime): void {
     GetPromptRequestSchema,
     async (request: GetPromptRequest, extra: Extra) => {
       const { name, arguments: args } = request.params;
-      await runtime.toolbox.ready;
-      const skill = runtime.toolbox.workflows.get(name);
-      const commands = runtime.agent.commands;
-      if (!skill || !commands) {
-        throw new McpError(ErrorCode.InvalidParams, `No skill named '${name}'`);
-      }
-      // A skill is code: the prompt is what it makes of the input.
-      const text = await commands.run(name, args?.input ?? "", {
-        conversation_id: null,
-        signal: extra.signal,
-        source: "skill",
+      // A workflow is code: the prompt is what it makes of the input.
+      const { description, text } = await hob.app.tools.runWorkflow(
+        { name, input: args?.input ?? "" },
+        { signal: extra.signal },
+      ).catch((error) => {
+        if (error instanceof ActionError && error.code === "not_found") {
+          throw new McpError(ErrorCode.InvalidParams, error.message);
+        }
+        throw error;
       });
       return {
-        description: skill.description,
+        description,
         messages: [{ role: "user", content: { type: "text", text } }],
       };
     },
@@ -245,13 +243,13 @@ function servePrompts(server: Server, runtime: Runtime): void {
 
 /** One agent turn, through the turn action; its answer is the tool's result, its refusal an error result. */
 async function askHob(
-  runtime: Runtime,
+  hob: Hob,
   args: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
   return await refusedAsError(async () => {
     const reply = await collectReply(
-      await runtime.app.conversations.ask(received(askInput, args), { signal, origin: "mcp" }),
+      await hob.app.conversations.ask(received(askInput, args), { signal, origin: "mcp" }),
     );
     if (reply.error && !reply.content) {
       return toolError(`hob could not answer: ${reply.error.message}`);
@@ -293,7 +291,7 @@ function memoryUri(path: string): string {
 }
 
 /** A resource's text: a memory file, or a conversation rendered as Markdown. */
-async function readResource(runtime: Runtime, uri: string): Promise<string> {
+async function readResource(hob: Hob, uri: string): Promise<string> {
   const memory = /^hob:\/\/memory\/(.+)$/.exec(uri);
   if (memory) {
     let path: string;
@@ -302,21 +300,21 @@ async function readResource(runtime: Runtime, uri: string): Promise<string> {
     } catch {
       throw new McpError(ErrorCode.InvalidParams, `The URI '${uri}' has a malformed %-escape`);
     }
-    const files = await runtime.app.memory.files();
+    const files = await hob.app.memory.files();
     // Only files that exist under memory/: the list is the allowlist, so no path escapes it.
     if (!files.includes(path)) {
       throw new McpError(ErrorCode.InvalidParams, `No memory file '${path}'`);
     }
-    return await runtime.memory.files.read(path);
+    return await hob.app.memory.content({ path });
   }
   const conversation = /^hob:\/\/conversations\/([\w-]+)$/.exec(uri);
-  if (conversation) return conversationMarkdown(runtime, conversation[1]);
+  if (conversation) return conversationMarkdown(hob, conversation[1]);
   throw new McpError(ErrorCode.InvalidParams, `Unknown resource '${uri}'`);
 }
 
 /** A conversation as Markdown: its title, then each message (a tool's output cut short). */
-function conversationMarkdown(runtime: Runtime, id: string): string {
-  const { conversations } = runtime.app;
+function conversationMarkdown(hob: Hob, id: string): string {
+  const { conversations } = hob.app;
   let found: Conversation;
   try {
     found = conversations.get({ id });

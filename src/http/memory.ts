@@ -24,7 +24,7 @@ import { diffInput, historyInput } from "../app/memory_history.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { actAsync } from "./errors.ts";
 import { textForPeople } from "./display.ts";
 import { ApiError } from "./errors.ts";
@@ -200,11 +200,11 @@ export const memoryRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", memoryRoutes(runtime));
+ * app.route("/api", memoryRoutes(hob));
  * ```
  */
-export function memoryRoutes(runtime: Runtime): Hono {
-  const { memory } = runtime.app;
+export function memoryRoutes(hob: Hob): Hono {
+  const { memory } = hob.app;
   const app = new Hono();
 
   app.get("/memory/search", async (c) => {

@@ -20,7 +20,7 @@ import { streamSSE } from "hono/streaming";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { AgentEvent, ChatMessage, ToolCall, ToolSpec, Usage } from "../core/types.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { ActionError } from "../app/errors.ts";
 import { unstorableText } from "../core/storable.ts";
 import { jsonBody } from "./validate.ts";
@@ -31,8 +31,6 @@ import { streamErrorEvent } from "./errors.ts";
 const HOB_MODEL = "hob";
 /** Longest text of all messages together, in characters. */
 const MAX_CONTENT_CHARS = 2_000_000;
-/** The kv key prefix of history fingerprints. */
-const FINGERPRINT_KEY = "v1:history:";
 
 const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const content = z.union([z.string(), z.array(contentPart), z.null()]).optional();
@@ -78,13 +76,13 @@ type Message = z.output<typeof message>;
  *
  * @example
  * ```ts
- * app.route("/v1", openAiRoutes(runtime));
+ * app.route("/v1", openAiRoutes(hob));
  * ```
  */
-export function openAiRoutes(runtime: Runtime): Hono {
+export function openAiRoutes(hob: Hob): Hono {
   const app = new Hono();
   app.get("/models", async (c) => {
-    const report = await runtime.discover();
+    const report = await hob.app.models.discover();
     const created = Math.floor(Date.now() / 1000);
     const ids = [HOB_MODEL, ...report.models.map((m) => `hob/${m.id}`)];
     return c.json({
@@ -92,7 +90,7 @@ export function openAiRoutes(runtime: Runtime): Hono {
       data: [...new Set(ids)].map((id) => ({ id, object: "model", created, owned_by: "hob" })),
     });
   });
-  app.post("/chat/completions", (c) => chatCompletion(c, runtime));
+  app.post("/chat/completions", (c) => chatCompletion(c, hob));
   return app;
 }
 
@@ -101,17 +99,17 @@ export function openAiRoutes(runtime: Runtime): Hono {
  * history mapped onto a hob conversation, the turn started through the turn
  * action, and the reply shaped as OpenAI's, streamed or whole.
  */
-async function chatCompletion(c: Context, runtime: Runtime): Promise<Response> {
+async function chatCompletion(c: Context, hob: Hob): Promise<Response> {
   const body = await parseRequest(c);
   if (body instanceof Response) return body;
   const model = chooseModel(c, body.model);
   if (model instanceof Response) return model;
-  const plan = planTurn(runtime, body);
+  const plan = planTurn(hob, body);
   if (typeof plan === "string") return openAiError(c, 400, plan, "messages");
 
   const controller = new AbortController();
   c.req.raw.signal.addEventListener("abort", () => controller.abort());
-  const events = await startTurn(runtime, plan, model, controller.signal);
+  const events = await startTurn(hob, plan, model, controller.signal);
   if (events instanceof ActionError) return turnRefusal(c, events);
   const completion: Completion = {
     id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
@@ -119,7 +117,7 @@ async function chatCompletion(c: Context, runtime: Runtime): Promise<Response> {
     model: body.model,
     clientNames: new Set(plan.clientTools.map((tool) => tool.name)),
     includeUsage: Boolean(body.stream_options?.include_usage),
-    remember: (turn) => rememberHistory(runtime, plan.fingerprintBase, turn),
+    remember: (turn) => rememberHistory(hob, plan.fingerprintBase, turn),
   };
   return body.stream
     ? streamCompletion(c, events, controller, completion)
@@ -157,13 +155,13 @@ function chooseModel(c: Context, requested: string): string | Response {
 
 /** The turn, through the turn action; its refusal is returned for the caller to word. */
 async function startTurn(
-  runtime: Runtime,
+  hob: Hob,
   plan: TurnPlan,
   model: string,
   signal: AbortSignal,
 ): Promise<AsyncGenerator<AgentEvent> | ActionError> {
   try {
-    return await runtime.app.conversations.turn(
+    return await hob.app.conversations.turn(
       { message: plan.message, conversation_id: plan.conversationId, model: model || undefined },
       {
         signal,
@@ -355,7 +353,7 @@ interface TurnPlan {
  * instructions; the history before the last user message (or before trailing
  * tool results) continues the conversation it matches, or seeds a new one.
  */
-function planTurn(runtime: Runtime, body: Body): TurnPlan | string {
+function planTurn(hob: Hob, body: Body): TurnPlan | string {
   const system: string[] = [];
   const history: ChatMessage[] = [];
   let size = 0;
@@ -410,8 +408,7 @@ function planTurn(runtime: Runtime, body: Body): TurnPlan | string {
   const message = (history[lastUser] as { content: string }).content;
   const before = resume ? history.slice(0, tail) : history.slice(0, lastUser);
   const fresh = resume ? history.slice(tail) : [];
-  const known = runtime.kv.read<string>(FINGERPRINT_KEY + fingerprint(before));
-  const conversationId = known && runtime.store.getConversation(known) ? known : undefined;
+  const conversationId = hob.app.conversations.threadOf(fingerprint(before));
   return {
     message,
     conversationId,
@@ -475,14 +472,14 @@ function recordEvent(
 }
 
 /** Remembers which conversation the history including this reply belongs to. */
-function rememberHistory(runtime: Runtime, base: ChatMessage[], turn: TurnRecord): void {
+function rememberHistory(hob: Hob, base: ChatMessage[], turn: TurnRecord): void {
   if (!turn.conversationId) return;
   const reply: ChatMessage = {
     role: "assistant",
     content: turn.text,
     ...(turn.clientCalls.length ? { tool_calls: turn.clientCalls } : {}),
   };
-  runtime.kv.write(FINGERPRINT_KEY + fingerprint([...base, reply]), turn.conversationId);
+  hob.app.conversations.keepThread(fingerprint([...base, reply]), turn.conversationId);
 }
 
 /** A digest of what a history says (roles, texts, tool calls), as a client would send it back. */

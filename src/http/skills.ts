@@ -9,7 +9,7 @@
 
 import { Hono } from "hono";
 import { acceptSkillBody, addSkillInput } from "../app/skills.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { actAsync } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readJson } from "./validate.ts";
@@ -68,11 +68,11 @@ export const skillRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", skillRoutes(runtime));
+ * app.route("/api", skillRoutes(hob));
  * ```
  */
-export function skillRoutes(runtime: Runtime): Hono {
-  const { skills } = runtime.app;
+export function skillRoutes(hob: Hob): Hono {
+  const { skills } = hob.app;
   const app = new Hono();
 
   app.get("/skills", async (c) => c.json(await skills.list()));

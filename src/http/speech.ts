@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
 import { speakInput } from "../app/speech.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { actAsync, ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { readForm, readJson } from "./validate.ts";
@@ -69,9 +69,9 @@ const OPENAI_VOICES = new Set([
 const TRANSCRIPT_FORMATS = ["json", "text", "verbose_json", "srt", "vtt"] as const;
 
 /** `GET /api/speech`. */
-export function speechRoutes(runtime: Runtime): Hono {
+export function speechRoutes(hob: Hob): Hono {
   const app = new Hono();
-  app.get("/speech", (c) => c.json(runtime.app.speech.capabilities()));
+  app.get("/speech", (c) => c.json(hob.app.speech.capabilities()));
   return app;
 }
 
@@ -80,12 +80,12 @@ export function speechRoutes(runtime: Runtime): Hono {
  *
  * @example
  * ```ts
- * app.route("/v1/audio", audioRoutes(runtime));
+ * app.route("/v1/audio", audioRoutes(hob));
  * ```
  */
-export function audioRoutes(runtime: Runtime): Hono {
+export function audioRoutes(hob: Hob): Hono {
   const app = new Hono();
-  app.post("/transcriptions", (c) => transcription(c, runtime));
+  app.post("/transcriptions", (c) => transcription(c, hob));
   app.post("/translations", () => {
     throw new ApiError(
       400,
@@ -96,14 +96,14 @@ export function audioRoutes(runtime: Runtime): Hono {
   app.post("/speech", async (c) => {
     const body = await readJson(c, speechBody);
     const voice = typeof body.voice === "string" ? body.voice : body.voice?.id;
-    const configured = runtime.config.speech.speak;
+    const configured = hob.config.speech.speak;
     // An OpenAI voice name sent to another provider means "the default voice".
     const chosen = voice && (!OPENAI_VOICES.has(voice) || configured?.provider === "openai")
       ? voice
       : undefined;
     const controller = abortWithClient(c);
     const audio = await actAsync(() =>
-      runtime.app.speech.speak(
+      hob.app.speech.speak(
         { text: body.input, voice: chosen, format: body.response_format, speed: body.speed },
         controller.signal,
       )
@@ -115,7 +115,7 @@ export function audioRoutes(runtime: Runtime): Hono {
 }
 
 /** `POST /v1/audio/transcriptions`: the multipart form read, the action called, the answer shaped. */
-async function transcription(c: Context, runtime: Runtime): Promise<Response> {
+async function transcription(c: Context, hob: Hob): Promise<Response> {
   if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
     throw new ApiError(415, "unsupported_media_type", "Send the audio as multipart/form-data");
   }
@@ -137,7 +137,7 @@ async function transcription(c: Context, runtime: Runtime): Promise<Response> {
   }
   const controller = abortWithClient(c);
   const transcript = await actAsync(async () =>
-    runtime.app.speech.transcribe({
+    hob.app.speech.transcribe({
       audio: new Uint8Array(await file.arrayBuffer()),
       type: file.type || "application/octet-stream",
       name: file.name,

@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { decisionBody, listApprovalsInput } from "../app/approvals.ts";
 import { approveToolsBody, mcpToolsInput } from "../app/mcp.ts";
 import { invokeBody } from "../app/tools.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { act, actAsync } from "./errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
@@ -96,15 +96,15 @@ export const toolRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", toolRoutes(runtime));
+ * app.route("/api", toolRoutes(hob));
  * ```
  */
-export function toolRoutes(runtime: Runtime): Hono {
-  const { tools, approvals, conversations, mcp } = runtime.app;
+export function toolRoutes(hob: Hob): Hono {
+  const { tools, approvals, conversations, mcp } = hob.app;
   const app = new Hono();
   // User tools load beside start-up; these routes answer once they are in.
   app.use("*", async function toolsReady(_c, next) {
-    await runtime.toolbox.ready;
+    await hob.app.tools.ready();
     await next();
   });
 

@@ -10,9 +10,8 @@ import { Hono } from "hono";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Attachment } from "../core/types.ts";
-import type { Runtime } from "../runtime/runtime.ts";
-import { findUpload, saveUpload, UploadError } from "../runtime/uploads.ts";
-import { ApiError } from "./errors.ts";
+import type { Hob } from "../app/hob.ts";
+import { actAsync, ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
 import { pathTail, readForm } from "./validate.ts";
 
@@ -57,10 +56,10 @@ export const uploadRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", uploadRoutes(runtime));
+ * app.route("/api", uploadRoutes(hob));
  * ```
  */
-export function uploadRoutes(runtime: Runtime): Hono {
+export function uploadRoutes(hob: Hob): Hono {
   const app = new Hono();
 
   app.post("/uploads", async (c) => {
@@ -77,19 +76,13 @@ export function uploadRoutes(runtime: Runtime): Hono {
       throw new ApiError(400, "invalid_request", "No file in the field 'file'", "file");
     }
     const uploads: Attachment[] = [];
-    for (const file of files) uploads.push(await saveUpload(runtime.home, file));
+    for (const file of files) uploads.push(await hob.app.uploads.save(file));
     return c.json({ uploads }, 201);
   });
 
   app.get("/uploads/*", async (c) => {
     const path = `uploads/${pathTail(c, "/api/uploads/")}`;
-    let upload: Attachment;
-    try {
-      upload = await findUpload(runtime.home, path);
-    } catch (error) {
-      if (error instanceof UploadError) throw new ApiError(404, "not_found", error.message);
-      throw error;
-    }
+    const upload = await actAsync(() => hob.app.uploads.find({ path }));
     const inline = INLINE.has(upload.type);
     c.header("Content-Type", inline ? upload.type : "application/octet-stream");
     c.header(
@@ -99,7 +92,7 @@ export function uploadRoutes(runtime: Runtime): Hono {
     c.header("Content-Security-Policy", "sandbox; default-src 'none'");
     c.header("X-Content-Type-Options", "nosniff");
     return c.body(
-      (await Deno.readFile(join(runtime.home, upload.path))) as Uint8Array<ArrayBuffer>,
+      (await Deno.readFile(join(hob.home, upload.path))) as Uint8Array<ArrayBuffer>,
     );
   });
 

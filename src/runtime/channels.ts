@@ -12,7 +12,7 @@ import { createMatrixAdapter } from "../channels/matrix.ts";
 import { createTelegramAdapter } from "../channels/telegram.ts";
 import type { HobConfig } from "../config/schema.ts";
 import type { SqliteChannels } from "../store/channels.ts";
-import { mediaType, saveUpload } from "./uploads.ts";
+import { mediaType } from "../app/uploads.ts";
 
 /** What the hub is built from. */
 export interface ChannelWiring {
@@ -39,8 +39,7 @@ export function createChannelHub(wiring: ChannelWiring): ChannelHub {
     channels: app.channels,
     store: wiring.store,
     turn: (input, options) => app.conversations.turn(input, options),
-    saveUpload: async (name, bytes) =>
-      (await saveUpload(wiring.home, new File([bytes], name))).path,
+    saveUpload: async (name, bytes) => (await app.uploads.save(new File([bytes], name))).path,
     ...voice(wiring),
     decide: (id, decision) =>
       answer(() => {

@@ -1,38 +1,16 @@
 /**
- * What to do when hob's model does not answer, in one wording for every place
- * that says it: `hob serve` as it starts, the page's banner and any client
- * (through `GET /api/models`).
+ * What `hob serve` says as it starts when hob's model cannot answer (in the
+ * wording of `modelAdvice`, src/app/models.ts), and the doctor's check that
+ * the model calls tools: the two questions put to the router itself.
  */
 
 import type { HobConfig } from "../config/schema.ts";
 import { scrubSecrets, secretValues } from "../config/redact.ts";
-import type { DiscoveryReport, LlmRouter } from "../llm/router.ts";
-
-/**
- * Advice when the provider of `model` did not answer discovery, or null when
- * it did: how to start it or point hob elsewhere, `hob onboard`, and (for a
- * built-in provider) the API-key variables hob reads.
- *
- * @example
- * ```ts
- * modelAdvice("ollama/llama3.2", await runtime.discover()); // "The model ollama/llama3.2 is not reachable … 'hob onboard' …"
- * ```
- */
-export function modelAdvice(model: string, report: DiscoveryReport): string | null {
-  const name = model.split("/")[0];
-  const provider = report.providers.find((each) => each.name === name);
-  if (provider?.ok) return null;
-  if (provider?.missing_key) {
-    return `The model ${model} needs an API key: set ${provider.missing_key} and restart hob, or run 'hob onboard' to choose another model.`;
-  }
-  const why = provider?.error ? ` (${provider.error})` : "";
-  if (provider && !provider.builtin) {
-    return `The model ${model} comes from your provider ${name}${
-      provider.base_url ? ` at ${provider.base_url}` : ""
-    }, which did not answer${why}. Start that server, or correct providers.${name} in hob.yaml and restart hob, or run 'hob onboard' to choose another model.`;
-  }
-  return `The model ${model} is not reachable${why}. Start Ollama (ollama serve) or LM Studio, run 'hob onboard' to choose a model, or set OPENAI_API_KEY, OPENROUTER_API_KEY or ANTHROPIC_API_KEY and restart hob.`;
-}
+import type { LlmRouter } from "../llm/router.ts";
+import { modelAdvice } from "../app/models.ts";
+import type { ToolRegistryPort } from "../core/ports.ts";
+import { completeText } from "../core/complete.ts";
+import type { ToolCallProbe } from "../app/models.ts";
 
 /**
  * The advice for hob.yaml's model as `hob serve` starts, or null when its
@@ -63,4 +41,41 @@ export async function startAdvice(
   } catch {
     return null;
   }
+}
+
+/** How long the doctor waits for the model to call a tool. */
+const TOOL_PROBE_TIMEOUT_MS = 60_000;
+/** Tokens the model may spend on that answer. */
+const TOOL_PROBE_MAX_TOKENS = 256;
+
+/**
+ * Asks `model` once, with hob's `get_time` tool, to call it (`hob doctor`):
+ * whether it did, or why not.
+ *
+ * @example
+ * ```ts
+ * await probeToolCall(llm, agent.tools, "ollama/llama3.2"); // { called: true }
+ * ```
+ */
+export async function probeToolCall(
+  llm: LlmRouter,
+  tools: Pick<ToolRegistryPort, "specs">,
+  model: string,
+): Promise<ToolCallProbe> {
+  const signal = AbortSignal.timeout(TOOL_PROBE_TIMEOUT_MS);
+  const { toolCalls, error } = await completeText(llm, {
+    model,
+    system: "You are being tested. When asked for the time, call the get_time tool.",
+    prompt: "What time is it? Use the get_time tool.",
+    tools: tools.specs().filter((tool) => tool.name === "get_time"),
+    maxOutputTokens: TOOL_PROBE_MAX_TOKENS,
+    signal,
+  });
+  if (toolCalls.some((call) => call.name === "get_time")) return { called: true };
+  return {
+    called: false,
+    error: signal.aborted
+      ? `no answer within ${TOOL_PROBE_TIMEOUT_MS / 1000} s`
+      : error?.message ?? "the model answered without calling the tool",
+  };
 }

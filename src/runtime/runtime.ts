@@ -12,7 +12,7 @@ import type { HobConfig } from "../config/schema.ts";
 import { type AgentDeps, runTurn, type TurnInput } from "../core/agent.ts";
 import type { Clock, ToolRegistryPort } from "../core/ports.ts";
 import type { AgentEvent } from "../core/types.ts";
-import type { ChannelState } from "../app/channels.ts";
+import type { Hob, StartedWork } from "../app/hob.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
 import { Memory } from "../memory/memory.ts";
@@ -35,7 +35,7 @@ import { createServices, createWorkflowCommands } from "./services.ts";
 import { createMemoryReset } from "./reset.ts";
 import { createStatusProbes } from "./status.ts";
 import { openToolbox, type Toolbox } from "./toolbox.ts";
-import { attachmentPort, findUpload } from "./uploads.ts";
+import { attachmentPort } from "../app/uploads.ts";
 import { speechDeps } from "./voice_deps.ts";
 import { countingRouter } from "./model_calls.ts";
 import { SqliteModelCalls } from "../store/model_calls.ts";
@@ -52,20 +52,21 @@ const DISCOVERY_CACHE_MS = 30_000;
 /** How long closing waits for interrupted turns to save before it goes on. */
 const INTERRUPT_WAIT_MS = 5_000;
 
-/** An open home: configuration, database and the agent's dependencies. */
-export interface Runtime {
-  home: string;
-  config: HobConfig;
-  configPath: string;
+/**
+ * An open home: the handle the ways in hold ({@linkcode Hob}) and what the
+ * composition root wires it from — the database, the stores, the router, the
+ * agent's dependencies. Only src/runtime, `hob serve` and `hob worker` (the
+ * commands that run a process) hold a Runtime; tests/code/handle_test.ts fails otherwise.
+ */
+export interface Runtime extends Hob {
   /**
    * The database handle, for the wiring (and benchmarks) only: code in src/
    * reaches hob.db through the stores below, and a test
    * (tests/app/database_handle_test.ts) fails if it does otherwise.
    */
   db: DatabaseSync;
-  store: SqliteConversationStore;
-  /** The actions every way in calls: tasks, schedules, notifications, each defined once (src/app). */
-  app: AppActions;
+  /** The conversations and their messages (the store the agent loop writes). */
+  conversations: SqliteConversationStore;
   /** Small JSON values by key. */
   kv: SqliteKv;
   /** Where a running `hob serve` listens. */
@@ -91,16 +92,6 @@ export interface Runtime {
   turn(input: TurnInput, tools?: ToolRegistryPort): AsyncGenerator<AgentEvent>;
   /** Model discovery, cached briefly; `refresh` asks the providers again. */
   discover(refresh?: boolean): Promise<DiscoveryReport>;
-  /**
-   * Resolves once hob.db can be written, waiting (without blocking) as long as
-   * a request may while another program holds its write lock; then rejects
-   * with a `StorageError` saying it is busy. `signal` stops the wait.
-   */
-  writable(signal?: AbortSignal): Promise<void>;
-  /** Interrupts running turns and waits (briefly) until they have saved their partial replies. */
-  interrupt(): Promise<void>;
-  /** Interrupts running turns and closes the database. */
-  close(): Promise<void>;
 }
 
 /** Options for {@linkcode openRuntime}. */
@@ -164,9 +155,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
     home,
     config,
     db,
-    store,
+    conversations: store,
     background,
     llm,
+    agent,
     memory,
     mcp,
     toolbox,
@@ -175,7 +167,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
     calls,
     now,
     // Asked only once the runtime is open, when the hub below exists.
-    channelStates: () => channels.states(),
+    channels: () => channels,
   });
   const channels = createChannelHub({
     home,
@@ -190,14 +182,14 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
   toolbox.registry.setServices(hob.services);
   agent.commands = createWorkflowCommands(toolbox, hob);
 
-  let closed = false;
-
+  const parts = { toolbox, memory, background, mcp, channels, recovered, db, interrupt };
+  let closing: Promise<void> | undefined;
   return {
     home,
     config,
     configPath: loaded.path,
     db,
-    store,
+    conversations: store,
     ...access,
     llm,
     agent,
@@ -210,17 +202,42 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
     turn,
     discover,
     writable: (signal) => store.write(() => {}, { waitMs: REQUEST_LOCK_WAIT_MS, signal }),
+    start: () => startBeside(parts),
     interrupt,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await stopAll(db, [interrupt(), background.stop(), channels.stop()]);
-      await mcp.close();
-      toolbox.close();
-      await memory.close();
-      db.close();
-    },
+    close: () => closing ??= closeAll(parts),
   };
+}
+
+/** What runs beside a server, started: watchers, jobs, heartbeat, task workers, MCP, channels. */
+async function startBeside(
+  parts: Pick<Runtime, "toolbox" | "memory" | "background" | "mcp" | "channels" | "recovered">,
+): Promise<StartedWork> {
+  // User tools and workflows edited while hob runs are reloaded.
+  parts.toolbox.watch();
+  // Memory files edited while hob runs (vim, a sync tool) are indexed within moments.
+  parts.memory.watch();
+  // Jobs, heartbeat and task workers; runs missed while hob was down are handled first.
+  const started = await parts.background.start();
+  // MCP servers connect deferred, while nobody waits; their tools join the registry as they come.
+  parts.mcp.start();
+  // Telegram and the other channels of hob.yaml: each reads and answers in a loop of its own.
+  parts.channels.start();
+  return { ...started, recovered: parts.recovered };
+}
+
+/** Stops what runs, then closes the MCP servers, the tools, memory and the database. */
+async function closeAll(
+  parts: Pick<
+    Runtime,
+    "toolbox" | "memory" | "background" | "mcp" | "channels" | "db" | "interrupt"
+  >,
+): Promise<void> {
+  const { db } = parts;
+  await stopAll(db, [parts.interrupt(), parts.background.stop(), parts.channels.stop()]);
+  await parts.mcp.close();
+  parts.toolbox.close();
+  await parts.memory.close();
+  db.close();
 }
 
 /**
@@ -263,7 +280,8 @@ function countedCalls(
 
 /** What the agent loop runs on: the adapters of this home and hob.yaml's agent settings. */
 function agentDeps(
-  parts: Pick<Runtime, "home" | "config" | "llm" | "store" | "toolbox" | "memory"> & {
+  parts: Pick<Runtime, "home" | "config" | "llm" | "toolbox" | "memory"> & {
+    store: SqliteConversationStore;
     clock: Clock;
   },
 ): AgentDeps {
@@ -430,16 +448,17 @@ function openAccess(
       | "home"
       | "config"
       | "db"
-      | "store"
+      | "conversations"
       | "background"
       | "llm"
+      | "agent"
       | "memory"
       | "mcp"
       | "toolbox"
       | "turn"
       | "discover"
     >
-    & { channelStates: () => ChannelState[]; calls: SqliteModelCalls; now: () => Date },
+    & { channels: () => ChannelHub; calls: SqliteModelCalls; now: () => Date },
 ): Pick<Runtime, "app" | "kv" | "serverRecord" | "maintenance"> & { channelStore: SqliteChannels } {
   const { home, background, memory } = parts;
   const kv = new SqliteKv(parts.db);
@@ -454,7 +473,7 @@ function openAccess(
     mcp: parts.mcp,
     background,
     memory,
-    channels: parts.channelStates,
+    channels: () => parts.channels().states(),
   });
   const channelStore = new SqliteChannels(parts.db, kv);
   return {
@@ -464,18 +483,31 @@ function openAccess(
       scheduler: background.scheduler,
       notifications: background.notifications,
       checkModel: (model) => parts.llm.checkModel(model),
+      models: {
+        discover: (refresh) => parts.discover(refresh),
+        probeToolCall: async (model) =>
+          (await import("./model_advice.ts")).probeToolCall(parts.llm, parts.agent.tools, model),
+      },
       memory,
       sources: { roots: () => parts.toolbox.scope.roots, web: parts.config.tools.web },
       maintenance,
       memoryReset: createMemoryReset(home, memory),
       statusProbes,
-      conversations: parts.store,
+      conversations: parts.conversations,
       channels: channelStore,
+      runningChannels: parts.channels,
+      kv,
       toolbox: parts.toolbox,
-      mcp: parts.mcp,
+      mcp: {
+        hub: parts.mcp,
+        registry: parts.toolbox.registry,
+        toolsReady: () => parts.toolbox.ready,
+      },
       skills: skillDeps(home, parts.db, parts.toolbox, parts.config.tools.web),
       turn: parts.turn,
-      findUpload: (path) => findUpload(home, path),
+      runWorkflow: (name, input, signal) =>
+        parts.agent.commands!.run(name, input, { conversation_id: null, signal, source: "skill" }),
+      home,
       speech: speechDeps(home, parts.config),
       usage: { calls: parts.calls, budgets: parts.config.usage.budgets, now: parts.now },
       backups: backupDeps(parts, kv),

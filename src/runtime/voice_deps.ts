@@ -10,7 +10,7 @@ import type { HobConfig } from "../config/schema.ts";
 import type { SpeechDeps } from "../app/speech.ts";
 import { mediaCapabilities } from "../media/capabilities.ts";
 import { configuredSpeaker, configuredTranscriber } from "../media/speech.ts";
-import { findUpload } from "./uploads.ts";
+import { findUpload } from "../app/uploads.ts";
 
 /**
  * The speech dependencies of a home.

@@ -16,7 +16,7 @@ import { type Flash, flash, type Html, shortPath, viewHead } from "./view_parts.
  *
  * @example
  * ```ts
- * c.html(backupPanel(runtime.app.backups.status(), runtime.home, { ok: true, text: "Backed up." }));
+ * c.html(backupPanel(hob.app.backups.status(), hob.home, { ok: true, text: "Backed up." }));
  * ```
  */
 export function backupPanel(status: BackupStatus, home: string, message?: Flash): Html {

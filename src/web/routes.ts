@@ -16,7 +16,7 @@ import type { NewScheduleInput } from "../app/schedules.ts";
 import { MAX_PRIORITY, newTaskInput } from "../app/tasks.ts";
 import type { DecideInput } from "../app/approvals.ts";
 import type { ApproveToolsInput } from "../app/mcp.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
 import { readForm } from "../http/validate.ts";
@@ -100,10 +100,10 @@ const APPROVAL_FORM_WORDS: FormWords = {
  *
  * @example
  * ```ts
- * app.route("/", webRoutes(runtime, auth));
+ * app.route("/", webRoutes(hob, auth));
  * ```
  */
-export function webRoutes(runtime: Runtime, auth: Auth): Hono {
+export function webRoutes(hob: Hob, auth: Auth): Hono {
   const app = new Hono();
 
   app.get("/static/:name", async (c) => {
@@ -117,7 +117,7 @@ export function webRoutes(runtime: Runtime, auth: Auth): Hono {
 
   for (const path of VIEWS) app.get(path, (c) => view(c, auth));
 
-  app.route("/ui", fragmentRoutes(runtime, auth));
+  app.route("/ui", fragmentRoutes(hob, auth));
   return app;
 }
 
@@ -141,12 +141,12 @@ function view(c: Context, auth: Auth): Response | Promise<Response> {
 }
 
 /** Fragments: the session (or the token), and for writes the page's header. */
-function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
+function fragmentRoutes(hob: Hob, auth: Auth): Hono {
   const ui = new Hono();
-  const { notifications, approvals } = runtime.app;
+  const { notifications, approvals } = hob.app;
   ui.use("*", auth.require());
   // Forms are small: the API's body limit, answered as the API answers it.
-  const maxBody = runtime.config.server.max_body_bytes;
+  const maxBody = hob.config.server.max_body_bytes;
   ui.use(
     "*",
     bodyLimit({
@@ -156,27 +156,26 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     }),
   );
 
-  conversationFragments(ui, runtime);
+  conversationFragments(ui, hob);
 
   ui.get("/badges", async (c) => {
     // Skills waiting for the owner: new ones, and accepted ones whose files changed.
-    const waiting = (await runtime.app.skills.list()).skills
+    const waiting = (await hob.app.skills.list()).skills
       .filter((skill) => skill.state === "pending" || skill.state === "changed").length;
     return c.html(badges(approvals.list().length, notifications.unreadCount(), waiting));
   });
 
   const panels: Record<string, (c: Context) => Promise<Response> | Response> = {
-    memory: (c) => c.html(memoryPanel({ today: today(runtime) })),
-    schedules: (c) => schedulesView(c, runtime),
-    tasks: (c) => tasksView(c, runtime),
+    memory: (c) => c.html(memoryPanel({ today: today(hob) })),
+    schedules: (c) => schedulesView(c, hob),
+    tasks: (c) => tasksView(c, hob),
     approvals: (c) => c.html(approvalsPanel(approvals.list(), approvals.recent())),
-    tools: (c) => toolsView(c, runtime),
-    skills: (c) => skillsView(c, runtime),
+    tools: (c) => toolsView(c, hob),
+    skills: (c) => skillsView(c, hob),
     notifications: (c) => c.html(notificationsPanel(notifications.list({ limit: 100 }))),
-    channels: (c) =>
-      c.html(channelsPanel(runtime.channels.states(), runtime.app.channels.strangers())),
-    usage: (c) => usageView(c, runtime),
-    backups: (c) => c.html(backupPanel(runtime.app.backups.status(), runtime.home)),
+    channels: (c) => c.html(channelsPanel(hob.app.channels.states(), hob.app.channels.strangers())),
+    usage: (c) => usageView(c, hob),
+    backups: (c) => c.html(backupPanel(hob.app.backups.status(), hob.home)),
   };
   ui.get("/panel/:name", (c) => {
     const panel = panels[c.req.param("name")];
@@ -184,13 +183,13 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
     return panel(c);
   });
 
-  memoryFragments(ui, runtime);
-  scheduleFragments(ui, runtime);
-  taskFragments(ui, runtime);
-  approvalFragments(ui, runtime);
-  mcpFragments(ui, runtime);
-  skillFragments(ui, runtime);
-  backupFragments(ui, runtime);
+  memoryFragments(ui, hob);
+  scheduleFragments(ui, hob);
+  taskFragments(ui, hob);
+  approvalFragments(ui, hob);
+  mcpFragments(ui, hob);
+  skillFragments(ui, hob);
+  backupFragments(ui, hob);
 
   ui.post("/notifications/read", (c) => {
     notifications.markRead({ id: "all" });
@@ -203,18 +202,18 @@ function fragmentRoutes(runtime: Runtime, auth: Auth): Hono {
 }
 
 /** The Usage view: the last 30 days, grouped as asked (`?by=`; a bad value is the action's 400). */
-async function usageView(c: Context, runtime: Runtime): Promise<Response> {
+async function usageView(c: Context, hob: Hob): Promise<Response> {
   const by = c.req.query("by");
-  const report = await runtime.app.usage.report({
+  const report = await hob.app.usage.report({
     since: "30d",
     ...(by ? { by: by as "model" } : {}),
   });
-  return c.html(usagePanel(report, runtime.agent.clock.now()));
+  return c.html(usagePanel(report, new Date()));
 }
 
 /** The conversation list (searched by title) and deleting one: translators to the conversation actions. */
-function conversationFragments(ui: Hono, runtime: Runtime): void {
-  const { conversations } = runtime.app;
+function conversationFragments(ui: Hono, hob: Hob): void {
+  const { conversations } = hob.app;
   ui.get("/conversations", (c) => {
     const q = (c.req.query("q") ?? "").slice(0, 200);
     // The user's chats: those of the page and the API, and those held on a channel.
@@ -239,35 +238,35 @@ function conversationFragments(ui: Hono, runtime: Runtime): void {
   });
 }
 
-function memoryFragments(ui: Hono, runtime: Runtime): void {
+function memoryFragments(ui: Hono, hob: Hob): void {
   ui.get("/memory/search", async (c) => {
     // What is searched for is not kept: a NUL in it is marked, not refused.
     const q = storableText((c.req.query("q") ?? "").trim().slice(0, 500));
     if (!q) return c.html(memoryResults("", []));
-    return c.html(memoryResults(q, (await runtime.app.memory.search({ q, limit: 8 })).hits));
+    return c.html(memoryResults(q, (await hob.app.memory.search({ q, limit: 8 })).hits));
   });
 
   ui.get("/memory/file", async (c) => {
     const name = c.req.query("name") ?? "";
-    const path = editablePath(runtime, name);
-    if (path) return c.html(memoryEditor(path, await readOrEmpty(join(runtime.home, path))));
+    const path = editablePath(hob, name);
+    if (path) return c.html(memoryEditor(path, await readOrEmpty(join(hob.home, path))));
     const viewed = viewablePath(name);
     if (!viewed) throw new ApiError(404, "not_found", "Not a file the page shows");
-    return c.html(await memoryView(runtime, viewed));
+    return c.html(await memoryView(hob, viewed));
   });
 
   ui.post("/memory/file", async (c) => {
     const form = await readForm(c);
-    const path = editablePath(runtime, String(form.path ?? ""));
+    const path = editablePath(hob, String(form.path ?? ""));
     const content = String(form.content ?? "");
     if (!path) throw new ApiError(404, "not_found", "Not a file the page edits");
     try {
       if (path.startsWith("memory/")) {
         // Through memory: atomic, serialised with other writers, re-indexed at once.
-        await runtime.app.memory.replace({ path: path.slice("memory/".length), content }, BY_PAGE);
+        await hob.app.memory.replace({ path: path.slice("memory/".length), content }, BY_PAGE);
       } else {
         const name = path.slice("identity/".length) as "SOUL.md";
-        await runtime.app.memory.writeIdentity({ name, content }, BY_PAGE);
+        await hob.app.memory.writeIdentity({ name, content }, BY_PAGE);
       }
     } catch (error) {
       const text = formRefusal(error, {});
@@ -275,7 +274,7 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     }
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });
-  historyFragments(ui, runtime);
+  historyFragments(ui, hob);
 
   ui.post("/memory/trust", async (c) => {
     const form = await readForm(c);
@@ -285,7 +284,7 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
     let message: Flash;
     try {
       const read = typeof form.read === "string" ? form.read : undefined;
-      const trusted = await runtime.app.memory.trust(
+      const trusted = await hob.app.memory.trust(
         { path: path.slice("memory/".length), ...(read ? { read } : {}) },
         BY_PAGE,
       );
@@ -299,16 +298,16 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
       message = { ok: false, text: formRefusal(error, {}) };
     }
     return c.html(
-      editablePath(runtime, name)
-        ? memoryEditor(path, await readOrEmpty(join(runtime.home, path)), message)
-        : await memoryView(runtime, path, message),
+      editablePath(hob, name)
+        ? memoryEditor(path, await readOrEmpty(join(hob.home, path)), message)
+        : await memoryView(hob, path, message),
     );
   });
 
   ui.post("/memory/sources", async (c) => {
     const form = await readForm(c);
     try {
-      const added = await runtime.app.memory.addSource(
+      const added = await hob.app.memory.addSource(
         { source: String(form.source ?? "") },
         { ...BY_PAGE },
         c.req.raw.signal,
@@ -321,8 +320,8 @@ function memoryFragments(ui: Hono, runtime: Runtime): void {
 }
 
 /** The history: versions of one file or all, their changes, and putting a file back. */
-function historyFragments(ui: Hono, runtime: Runtime): void {
-  const { memory } = runtime.app;
+function historyFragments(ui: Hono, hob: Hob): void {
+  const { memory } = hob.app;
   const view = (path: string | undefined, tainted: string | undefined) => ({
     path: path || null,
     tainted: tainted === "1",
@@ -381,22 +380,22 @@ interface SchedulesShown {
 /** The schedules panel, with a message after an action. */
 function schedulesView(
   c: Context,
-  runtime: Runtime,
+  hob: Hob,
   shown: SchedulesShown = {},
 ): Response | Promise<Response> {
   const { message, status = 200, draft } = shown;
-  const timezone = runtime.config.scheduler.timezone ?? displayZone();
+  const timezone = hob.config.scheduler.timezone ?? displayZone();
   return c.html(
-    schedulesPanel(runtime.app.schedules.list(), { timezone, message, draft }),
+    schedulesPanel(hob.app.schedules.list(), { timezone, message, draft }),
     status,
   );
 }
 
 /** The schedule forms: translators from form fields to the app's schedule actions. */
-function scheduleFragments(ui: Hono, runtime: Runtime): void {
-  const { schedules } = runtime.app;
+function scheduleFragments(ui: Hono, hob: Hob): void {
+  const { schedules } = hob.app;
   const refused = (c: Context, error: unknown) =>
-    schedulesView(c, runtime, {
+    schedulesView(c, hob, {
       message: { ok: false, text: formRefusal(error, SCHEDULE_FORM_WORDS) },
       status: 422,
     });
@@ -410,7 +409,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     }
   };
   const gone = (c: Context) =>
-    schedulesView(c, runtime, { message: { ok: false, text: "That job is gone." }, status: 422 });
+    schedulesView(c, hob, { message: { ok: false, text: "That job is gone." }, status: 422 });
 
   ui.post("/schedules", async (c) => {
     const form = await readForm(c);
@@ -422,7 +421,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
         timezone: trimmed(form.timezone) || undefined,
         missed_policy: form.missed_policy || undefined,
       } as NewScheduleInput);
-      return schedulesView(c, runtime, { message: { ok: true, text: `Added “${job.name}”.` } });
+      return schedulesView(c, hob, { message: { ok: true, text: `Added “${job.name}”.` } });
     } catch (error) {
       // The form comes back as it was typed, the refused field marked.
       const text = formRefusal(error, SCHEDULE_FORM_WORDS);
@@ -437,7 +436,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
         ok: false,
         text: marked ? "The job was not added: see the marked field." : text,
       };
-      return schedulesView(c, runtime, { message, status: 422, draft });
+      return schedulesView(c, hob, { message, status: 422, draft });
     }
   });
 
@@ -446,7 +445,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     if (!job) return gone(c);
     try {
       const updated = schedules.update({ key: job.id, enabled: !job.enabled });
-      return schedulesView(c, runtime, {
+      return schedulesView(c, hob, {
         message: { ok: true, text: `${updated.enabled ? "Enabled" : "Disabled"} “${job.name}”.` },
       });
     } catch (error) {
@@ -459,7 +458,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
     if (!job) return gone(c);
     try {
       const run = await schedules.run({ key: job.id });
-      return schedulesView(c, runtime, {
+      return schedulesView(c, hob, {
         message: {
           ok: run.status === "ok",
           text: run.status === "ok" ? `Ran “${job.name}”.` : `“${job.name}” failed: ${run.error}`,
@@ -473,7 +472,7 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
   ui.post("/schedules/:id/delete", (c) => {
     const job = jobOf(c);
     if (job) schedules.remove({ key: job.id });
-    return schedulesView(c, runtime, {
+    return schedulesView(c, hob, {
       message: { ok: true, text: job ? `Deleted “${job.name}”.` : "That job is gone." },
     });
   });
@@ -482,16 +481,16 @@ function scheduleFragments(ui: Hono, runtime: Runtime): void {
 /** The tasks panel, with a message after an action (422 when it was refused). */
 function tasksView(
   c: Context,
-  runtime: Runtime,
+  hob: Hob,
   message?: Flash,
   status: 200 | 422 = 200,
 ): Response | Promise<Response> {
-  return c.html(tasksPanel(runtime.app.tasks.list({ limit: 500 }), message), status);
+  return c.html(tasksPanel(hob.app.tasks.list({ limit: 500 }), message), status);
 }
 
 /** The task forms: translators from form fields to the app's task actions. */
-function taskFragments(ui: Hono, runtime: Runtime): void {
-  const { tasks } = runtime.app;
+function taskFragments(ui: Hono, hob: Hob): void {
+  const { tasks } = hob.app;
 
   ui.post("/tasks", async (c) => {
     const form = await readForm(c);
@@ -501,9 +500,9 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
         prompt: trimmed(form.prompt) || undefined,
         priority: wholeNumber(form.priority),
       }));
-      return tasksView(c, runtime, { ok: true, text: `Queued task #${task.id}.` });
+      return tasksView(c, hob, { ok: true, text: `Queued task #${task.id}.` });
     } catch (error) {
-      return tasksView(c, runtime, { ok: false, text: formRefusal(error, TASK_FORM_WORDS) }, 422);
+      return tasksView(c, hob, { ok: false, text: formRefusal(error, TASK_FORM_WORDS) }, 422);
     }
   });
 
@@ -514,7 +513,7 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
       try {
         if (action === "cancel") tasks.cancel({ id });
         else tasks.resume({ id });
-        return tasksView(c, runtime, {
+        return tasksView(c, hob, {
           ok: true,
           text: `Task #${id} ${action === "cancel" ? "cancelled" : "is pending again"}.`,
         });
@@ -522,7 +521,7 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
         if (!(error instanceof ActionError)) throw error;
         // An id no task can have (not a number) is as missing as one no task has.
         const missing = error.code === "invalid" && error.field === "id";
-        return tasksView(c, runtime, {
+        return tasksView(c, hob, {
           ok: false,
           text: missing ? `There is no task ${text}` : error.message,
         }, 422);
@@ -532,8 +531,8 @@ function taskFragments(ui: Hono, runtime: Runtime): void {
 }
 
 /** "Back up now": the app's backup action into `backup.dir`, its outcome shown on the panel. */
-function backupFragments(ui: Hono, runtime: Runtime): void {
-  const { backups } = runtime.app;
+function backupFragments(ui: Hono, hob: Hob): void {
+  const { backups } = hob.app;
   ui.post("/backup", async (c) => {
     let message: Flash;
     try {
@@ -543,13 +542,13 @@ function backupFragments(ui: Hono, runtime: Runtime): void {
       // The action recorded the failure too: the panel shows it under "Last attempt failed".
       message = { ok: false, text: `No backup: ${(error as Error).message}` };
     }
-    return c.html(backupPanel(backups.status(), runtime.home, message), message.ok ? 200 : 422);
+    return c.html(backupPanel(backups.status(), hob.home, message), message.ok ? 200 : 422);
   });
 }
 
 /** The approval form: a translator from its fields to the app's approval decision. */
-function approvalFragments(ui: Hono, runtime: Runtime): void {
-  const { approvals } = runtime.app;
+function approvalFragments(ui: Hono, hob: Hob): void {
+  const { approvals } = hob.app;
   ui.post("/approvals/:id", async (c) => {
     const form = await readForm(c);
     let message: Flash;
@@ -572,15 +571,15 @@ function approvalFragments(ui: Hono, runtime: Runtime): void {
 }
 
 /** The Tools view: every tool, and the MCP servers with the tools that wait for approval. */
-async function toolsView(c: Context, runtime: Runtime, message?: Flash): Promise<Response> {
-  const { tools, mcp } = runtime.app;
+async function toolsView(c: Context, hob: Hob, message?: Flash): Promise<Response> {
+  const { tools, mcp } = hob.app;
   const [listing, servers, mcpTools] = await Promise.all([
     tools.list(),
     mcp.servers(),
     mcp.tools(),
   ]);
   return c.html(
-    toolsPanel(listing.tools, { home: runtime.home, mcp: { servers, tools: mcpTools }, message }),
+    toolsPanel(listing.tools, { home: hob.home, mcp: { servers, tools: mcpTools }, message }),
   );
 }
 
@@ -588,12 +587,12 @@ async function toolsView(c: Context, runtime: Runtime, message?: Flash): Promise
  * Approving MCP tools: a translator from the button's fields (the server,
  * the tools and the hashes shown, as JSON) to the app's approve action.
  */
-function mcpFragments(ui: Hono, runtime: Runtime): void {
+function mcpFragments(ui: Hono, hob: Hob): void {
   ui.post("/mcp/approve", async (c) => {
     const form = await readForm(c);
     let message: Flash;
     try {
-      const { server, tools: approved } = await runtime.app.mcp.approve({
+      const { server, tools: approved } = await hob.app.mcp.approve({
         server: String(form.server ?? ""),
         tools: jsonField(form.tools),
         hashes: jsonField(form.hashes),
@@ -607,7 +606,7 @@ function mcpFragments(ui: Hono, runtime: Runtime): void {
     } catch (error) {
       message = { ok: false, text: formRefusal(error, {}) };
     }
-    return toolsView(c, runtime, message);
+    return toolsView(c, hob, message);
   });
 }
 
@@ -654,14 +653,14 @@ function formRefusal(error: unknown, words: FormWords): string {
 }
 
 /** Today's log, relative to the home. */
-function today(runtime: Runtime): string {
-  return `memory/${runtime.app.memory.todayPath()}`;
+function today(hob: Hob): string {
+  return `memory/${hob.app.memory.todayPath()}`;
 }
 
 /** The home-relative path of a file the page may edit, or null. */
-function editablePath(runtime: Runtime, name: string): string | null {
-  if (name === "TODAY") return today(runtime);
-  if (name === today(runtime)) return name;
+function editablePath(hob: Hob, name: string): string | null {
+  if (name === "TODAY") return today(hob);
+  if (name === today(hob)) return name;
   return EDITABLE_FILES.includes(name) && name !== "TODAY" ? name : null;
 }
 
@@ -675,9 +674,9 @@ function viewablePath(name: string): string | null {
 }
 
 /** A memory file read-only, or why it cannot be shown. */
-async function memoryView(runtime: Runtime, path: string, message?: Flash): Promise<Html> {
+async function memoryView(hob: Hob, path: string, message?: Flash): Promise<Html> {
   try {
-    const read = await runtime.app.memory.read({ path: path.slice("memory/".length) });
+    const read = await hob.app.memory.read({ path: path.slice("memory/".length) });
     return memoryViewer(path, read, message);
   } catch (error) {
     if (!(error instanceof ActionError)) throw error;

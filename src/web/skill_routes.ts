@@ -8,7 +8,7 @@
 import type { Context, Hono } from "hono";
 import { ActionError } from "../app/errors.ts";
 import type { AcceptSkillInput } from "../app/skills.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { Hob } from "../app/hob.ts";
 import { readForm } from "../http/validate.ts";
 import { skillReview, skillsPanel } from "./skills_panel.ts";
 import type { Flash } from "./view_parts.ts";
@@ -21,15 +21,15 @@ type FormValue = string | File | (string | File)[] | undefined;
  *
  * @example
  * ```ts
- * panels.skills = (c) => skillsView(c, runtime);
+ * panels.skills = (c) => skillsView(c, hob);
  * ```
  */
 export async function skillsView(
   c: Context,
-  runtime: Runtime,
+  hob: Hob,
   shown: { message?: Flash; source?: string; status?: 200 | 422 } = {},
 ): Promise<Response> {
-  const listing = await runtime.app.skills.list();
+  const listing = await hob.app.skills.list();
   return c.html(skillsPanel(listing, shown), shown.status ?? 200);
 }
 
@@ -38,17 +38,17 @@ export async function skillsView(
  *
  * @example
  * ```ts
- * skillFragments(ui, runtime);
+ * skillFragments(ui, hob);
  * ```
  */
-export function skillFragments(ui: Hono, runtime: Runtime): void {
-  const { skills } = runtime.app;
+export function skillFragments(ui: Hono, hob: Hob): void {
+  const { skills } = hob.app;
   /** The review of `name`, or the list saying why there is none. */
   const review = async (c: Context, name: string, message?: Flash, status: 200 | 422 = 200) => {
     try {
       return c.html(skillReview(await skills.show({ name }), message), status);
     } catch (error) {
-      return skillsView(c, runtime, { message: refusal(error), status: 422 });
+      return skillsView(c, hob, { message: refusal(error), status: 422 });
     }
   };
 
@@ -65,7 +65,7 @@ export function skillFragments(ui: Hono, runtime: Runtime): void {
           `Added “${added.name}”. Nothing uses it yet: read what it would do, then accept or refuse it.`,
       });
     } catch (error) {
-      return skillsView(c, runtime, { message: refusal(error), source, status: 422 });
+      return skillsView(c, hob, { message: refusal(error), source, status: 422 });
     }
   });
 
@@ -81,7 +81,7 @@ export function skillFragments(ui: Hono, runtime: Runtime): void {
         hosts: list(form.hosts),
       } as AcceptSkillInput);
       const tools = accepted.granted_tools.join(", ") || "nothing";
-      return skillsView(c, runtime, {
+      return skillsView(c, hob, {
         message: {
           ok: true,
           text:
@@ -98,9 +98,9 @@ export function skillFragments(ui: Hono, runtime: Runtime): void {
     const name = String(form.name ?? "");
     try {
       const { removed } = await skills.remove({ name });
-      return skillsView(c, runtime, { message: { ok: true, text: `Removed “${removed}”.` } });
+      return skillsView(c, hob, { message: { ok: true, text: `Removed “${removed}”.` } });
     } catch (error) {
-      return skillsView(c, runtime, { message: refusal(error), status: 422 });
+      return skillsView(c, hob, { message: refusal(error), status: 422 });
     }
   });
 }

@@ -55,7 +55,7 @@ export interface SkillsPanelOptions {
  *
  * @example
  * ```ts
- * c.html(skillsPanel(await runtime.app.skills.list(), {}));
+ * c.html(skillsPanel(await hob.app.skills.list(), {}));
  * ```
  */
 export function skillsPanel(
@@ -162,7 +162,7 @@ function removeButton(name: string, label: string): Html {
  *
  * @example
  * ```ts
- * c.html(skillReview(await runtime.app.skills.show({ name })));
+ * c.html(skillReview(await hob.app.skills.show({ name })));
  * ```
  */
 export function skillReview(skill: SkillDetail, message?: Flash): Html {

@@ -48,7 +48,7 @@ const CATEGORY_ORDER = [
  *
  * @example
  * ```ts
- * c.html(toolsPanel((await runtime.app.tools.list()).tools, { home: runtime.home }));
+ * c.html(toolsPanel((await hob.app.tools.list()).tools, { home: hob.home }));
  * ```
  */
 export function toolsPanel(tools: ToolInfo[], options: ToolsPanelOptions): Html {

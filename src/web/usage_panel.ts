@@ -22,7 +22,7 @@ const CHART_HEIGHT = 142;
  *
  * @example
  * ```ts
- * c.html(usagePanel(runtime.app.usage.report({ since: "30d", by: "kind" }), new Date()));
+ * c.html(usagePanel(hob.app.usage.report({ since: "30d", by: "kind" }), new Date()));
  * ```
  */
 export function usagePanel(report: UsageReport, now: Date): Html {

@@ -642,7 +642,7 @@ Deno.test("a read-only home: hob serve and hob ask say so in one line and exit 1
   {
     // A home that has been used: hob.db and a conversation in it.
     const runtime = await openRuntime({ home: home.home, env: {} });
-    runtime.store.createConversation({ title: "Before" });
+    runtime.conversations.createConversation({ title: "Before" });
     await runtime.close();
   }
   {

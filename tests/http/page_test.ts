@@ -108,7 +108,7 @@ Deno.test("fragments: the conversation list escapes titles; panels render; bad f
   await using api = await tempApi(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
   const ui = (path: string, init: RequestInit = {}) =>
     api.call(path, { ...init, headers: { "hx-request": "true", ...(init.headers ?? {}) } });
-  api.runtime.store.createConversation({ title: '<img src=x onerror="alert(1)">' });
+  api.runtime.conversations.createConversation({ title: '<img src=x onerror="alert(1)">' });
 
   const list = await (await ui("/ui/conversations")).text();
   assertStringIncludes(list, "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");

@@ -33,7 +33,7 @@ Deno.test("a turn finds an earlier conversation, reads around the hit and answer
   const earlier = await collectReply(runtime.turn({ message: "My gym locker code is 4711" }));
   fake.enqueue({ text: "Sure." });
   await collectReply(runtime.turn({ message: "Something unrelated about tulips" }));
-  const told = runtime.store.listMessages(earlier.conversation_id)[0];
+  const told = runtime.conversations.listMessages(earlier.conversation_id)[0];
 
   fake.enqueue({
     tool_calls: [{ name: "search_conversations", arguments: { query: "gym locker code" } }],
@@ -70,7 +70,7 @@ Deno.test("hits and messages that are not the owner's or hob's own come back lab
   await using fake = startFakeOpenAI();
   await using env = await tempRuntime(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
   const { runtime } = env;
-  const store = runtime.store;
+  const store = runtime.conversations;
   const planted = store.createConversation({ title: "Reading" });
   store.addMessage({ conversation_id: planted.id, role: "user", content: "Read the walrus page" });
   store.addMessage({

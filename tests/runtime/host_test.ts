@@ -122,12 +122,12 @@ Deno.test("spawn_agent runs a child agent in its own conversation and returns it
   );
   const refused = fake.requests[2].body.messages as { role: string; content: string }[];
   assertMatch(refused.at(-1)!.content, /A sub-agent cannot spawn further sub-agents/);
-  const titles = env.runtime.store.listConversations({ kind: "all" }).map((c) => c.title);
+  const titles = env.runtime.conversations.listConversations({ kind: "all" }).map((c) => c.title);
   assert(titles.includes("Sub-agent: Add 2 and 3"), titles.join(", "));
   // The user's list of chats is not cluttered by them.
-  const chats = env.runtime.store.listConversations().map((c) => [c.title, c.kind]);
+  const chats = env.runtime.conversations.listConversations().map((c) => [c.title, c.kind]);
   assert(chats.every(([, kind]) => kind === "chat"), JSON.stringify(chats));
-  assertEquals(env.runtime.store.listConversations({ kind: "subagent" }).length, 1);
+  assertEquals(env.runtime.conversations.listConversations({ kind: "subagent" }).length, 1);
   // The sub-agent's two model calls are counted as a sub-agent's.
   const byKind = (await env.runtime.app.usage.report({ by: "kind" })).groups;
   assertEquals(byKind.find((g) => g.key === "subagent")?.calls, 2);

@@ -44,7 +44,7 @@ Deno.test("a turn runs a tool the model wrote as text, and shows and stores no c
       assertEquals(turn.content, "It is noon in UTC.");
       const shown = events.map((event) => event.type === "text" ? event.text : "").join("");
       assert(!CALL_TEXT.test(shown), `the page was shown call text: ${shown}`);
-      const stored = runtime.store.listMessages(turn.conversation_id);
+      const stored = runtime.conversations.listMessages(turn.conversation_id);
       assert(stored.every((message) => !CALL_TEXT.test(message.content)), "stored call text");
       assertEquals(stored[1].tool_calls?.map((call) => call.name), ["get_time"]);
       // The model reads its call back as a structured call, with the tool's result.
@@ -119,5 +119,8 @@ Deno.test("a turn shows and stores only the final channel of gpt-oss's harmony m
   assertEquals(shown, "It is noon.");
   const turn = await collectReply(replay(events));
   assertEquals([turn.status, turn.content], ["complete", "It is noon."]);
-  assertEquals(env.runtime.store.listMessages(turn.conversation_id)[1].content, "It is noon.");
+  assertEquals(
+    env.runtime.conversations.listMessages(turn.conversation_id)[1].content,
+    "It is noon.",
+  );
 });

@@ -7,7 +7,7 @@ import { untrusted } from "../../src/core/untrusted.ts";
 
 Deno.test("a write in a job's or the heartbeat's turn is the job's; in a chat, the agent's; direct calls, their caller's", async () => {
   await using env = await tempRuntime("memory: { embedder: none }\n");
-  const { store } = env.runtime;
+  const { conversations: store } = env.runtime;
   const call = (conversation_id: string | null, source: "agent" | "api" | "mcp" | "cli") =>
     writtenBy(
       { tool: "remember_this", conversation_id, depth: 0, source, tainted: "fetch_url: x" },

@@ -57,7 +57,10 @@ Deno.test("a heartbeat answered HEARTBEAT_OK logs nothing; another answer lands 
   const sent = fake.requests.at(-1)!.body.messages as { role: string; content: string }[];
   assertStringIncludes(sent.at(-1)!.content, HEARTBEAT_PROMPT);
   assertStringIncludes(sent.at(-1)!.content, "Did a scheduled job fail since the last heartbeat?");
-  assertEquals(env.runtime.store.getConversation(quiet.conversation_id!)?.kind, "heartbeat");
+  assertEquals(
+    env.runtime.conversations.getConversation(quiet.conversation_id!)?.kind,
+    "heartbeat",
+  );
 
   fake.enqueue({ text: "The 'backup' job failed at 03:00: disk full. Worth a look today." });
   const loud = await heartbeat.tick();
@@ -72,7 +75,7 @@ Deno.test("a heartbeat answered HEARTBEAT_OK logs nothing; another answer lands 
   const state = heartbeat.state();
   assertEquals([state.ticks, state.last_status, state.failures], [2, "reported", 0]);
   // Heartbeat conversations stay out of the user's chat list.
-  assertEquals(env.runtime.store.listConversations().length, 0);
+  assertEquals(env.runtime.conversations.listConversations().length, 0);
 });
 
 Deno.test("a failing heartbeat tick is recorded and the next one runs", async () => {
@@ -114,7 +117,10 @@ Deno.test("the prompt of heartbeat tick 100 is the size of tick 1, and old heart
   assertEquals(count(0), 2); // the system prompt and the checklist: no history
   assertEquals(size(99), size(0));
   assertEquals(heartbeat.state().ticks, 100);
-  assertEquals(env.runtime.store.listConversations({ kind: "heartbeat", limit: 500 }).length, 48);
+  assertEquals(
+    env.runtime.conversations.listConversations({ kind: "heartbeat", limit: 500 }).length,
+    48,
+  );
 });
 
 Deno.test("the heartbeat keeps to its active hours and its own model", async () => {
@@ -127,7 +133,7 @@ Deno.test("the heartbeat keeps to its active hours and its own model", async () 
   const states = new Map<string, unknown>();
   const deps = {
     turn: env.runtime.turn,
-    conversations: env.runtime.store,
+    conversations: env.runtime.conversations,
     checklist: () => Promise.resolve("- check the mail"),
     logNote: () => Promise.resolve(""),
     notify: () => {},

@@ -51,9 +51,11 @@ Deno.test("a worker runs a task to complete_task, in a conversation you can open
   assertStringIncludes(first.at(-1)!.content, `Background task #${task.id}: "Sum"`);
   assertStringIncludes(first.at(-1)!.content, "Add 2 and 3.");
 
-  const conversation = env.runtime.store.getConversation(done.conversation_id!)!;
+  const conversation = env.runtime.conversations.getConversation(done.conversation_id!)!;
   assertEquals(conversation.kind, "task");
-  const roles = env.runtime.store.listMessages(conversation.id).map((m) => m.tool_name ?? m.role);
+  const roles = env.runtime.conversations.listMessages(conversation.id).map((m) =>
+    m.tool_name ?? m.role
+  );
   assertEquals(roles, ["user", "assistant", "get_time", "assistant", "complete_task"]);
   assertEquals(notifications.list()[0].title, `Task ${task.id} done: Sum`);
   assertEquals(await worker.runOnce(), undefined);
@@ -216,7 +218,7 @@ Deno.test("cancelling a running task stops it and it stays cancelled", async () 
     tasks,
     turn: (input, tools) => env.runtime.turn(input, tools),
     tools: env.runtime.toolbox.registry,
-    conversations: env.runtime.store,
+    conversations: env.runtime.conversations,
     maxRunMs: 60_000,
     cancelPollMs: 20,
   });
@@ -237,7 +239,7 @@ Deno.test("a run longer than the maximum fails; claims of dead workers and claim
     tasks,
     turn: (input, tools) => env.runtime.turn(input, tools),
     tools: env.runtime.toolbox.registry,
-    conversations: env.runtime.store,
+    conversations: env.runtime.conversations,
     maxRunMs: 200,
   });
   assertEquals((await worker.runOnce())?.status, "failed");
@@ -274,7 +276,7 @@ Deno.test("taint follows a task: created by a tainted turn it runs tainted, and 
   assertEquals((await worker.runOnce())?.status, "complete");
   const output = tasks.get(planted.id)!.output;
   assertMatch(output, /^<untrusted source="task \d+, after reading fetch_url: https:\/\/evil">/);
-  const first = env.runtime.store.listMessages(tasks.get(planted.id)!.conversation_id!)[0];
+  const first = env.runtime.conversations.listMessages(tasks.get(planted.id)!.conversation_id!)[0];
   assertEquals(first.taint, "fetch_url: https://evil");
 
   // A clean task's output is hob's own.

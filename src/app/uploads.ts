@@ -2,7 +2,8 @@
  * Files sent with messages: stored under HOME/uploads/<day>/ with a random
  * prefix, found again by their home-relative path (nothing outside uploads/),
  * described to the agent by absolute path so its file tools can read them,
- * and read back as image content for models that see.
+ * and read back as image content for models that see. The upload actions
+ * (save, find) are REST's and the channels'.
  */
 
 import { markUntrusted } from "../core/untrusted.ts";
@@ -10,6 +11,7 @@ import { basename, extname, join } from "node:path";
 import type { AttachmentPort } from "../core/ports.ts";
 import type { Attachment, ImageContent } from "../core/types.ts";
 import { Buffer } from "node:buffer";
+import { ActionError } from "./errors.ts";
 
 /** Largest image sent to a model. */
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -49,6 +51,37 @@ const TYPES: Record<string, string> = {
   ".webm": "video/webm",
   ".mov": "video/quicktime",
 };
+
+/** The upload actions. */
+export interface UploadActions {
+  /** Stores a file sent with a message; returns it as an attachment to name in a chat. */
+  save(file: File): Promise<Attachment>;
+  /** An earlier upload by its home-relative path; `not_found` when it is not one. */
+  find(input: { path: string }): Promise<Attachment>;
+}
+
+/**
+ * The upload actions over a home's uploads folder.
+ *
+ * @example
+ * ```ts
+ * const uploads = createUploadActions(home);
+ * const { path } = await uploads.save(new File(["hi"], "note.txt"));
+ * ```
+ */
+export function createUploadActions(home: string): UploadActions {
+  return {
+    save: (file) => saveUpload(home, file),
+    async find({ path }) {
+      try {
+        return await findUpload(home, path);
+      } catch (error) {
+        if (error instanceof UploadError) throw new ActionError("not_found", error.message);
+        throw error;
+      }
+    },
+  };
+}
 
 /** Raised for an upload or attachment that cannot be taken; the message says why. */
 export class UploadError extends Error {
