@@ -140,13 +140,25 @@ async function mcpSource(parsed: Parameters<Command["run"]>[0]): Promise<McpSour
   if (server) return serverSource(server);
   const hob = await openHome(parsed);
   const { mcp } = hob.app;
+  // The home is open for this command alone: each server has had its whole chance to connect
+  // (or fail) before it is listed, where a request to `hob serve` waits only briefly.
+  const connected = mcp.connect();
   return {
     actions: {
-      servers: () => mcp.servers(),
+      servers: async () => {
+        await connected;
+        return await mcp.servers();
+      },
       approve: (input) => refusalsAsErrors(() => mcp.approve(input)),
     },
-    tools: (name) => refusalsAsErrors(() => mcp.tools(name ? { server: name } : {})),
-    close: () => hob.close(),
+    tools: async (name) => {
+      await connected;
+      return await refusalsAsErrors(() => mcp.tools(name ? { server: name } : {}));
+    },
+    close: async () => {
+      await connected.catch(() => {});
+      await hob.close();
+    },
   };
 }
 

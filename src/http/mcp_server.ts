@@ -228,7 +228,8 @@ function servePrompts(server: Server, hob: Hob): void {
         { name, input: args?.input ?? "" },
         { signal: extra.signal },
       ).catch((error) => {
-        if (error instanceof ActionError && error.code === "not_found") {
+        // No such workflow, or no name at all: the client's mistake.
+        if (error instanceof ActionError && ["not_found", "invalid"].includes(error.code)) {
           throw new McpError(ErrorCode.InvalidParams, error.message);
         }
         throw error;
