@@ -175,30 +175,30 @@ export const backgroundRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", backgroundRoutes(hob));
+ * api.route("/api", backgroundRoutes(hob));
  * ```
  */
 export function backgroundRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.route("/schedules", scheduleRoutes(hob));
-  app.route("/tasks", taskRoutes(hob));
-  app.route("/notifications", notificationRoutes(hob));
-  app.get("/usage", async (c) => c.json(await hob.app.usage.report(readQuery(c, usageInput))));
-  app.get("/backup", (c) => c.json(hob.app.backups.status()));
-  app.post("/backup", async (c) => {
+  const routes = new Hono();
+  routes.route("/schedules", scheduleRoutes(hob));
+  routes.route("/tasks", taskRoutes(hob));
+  routes.route("/notifications", notificationRoutes(hob));
+  routes.get("/usage", async (c) => c.json(await hob.app.usage.report(readQuery(c, usageInput))));
+  routes.get("/backup", (c) => c.json(hob.app.backups.status()));
+  routes.post("/backup", async (c) => {
     const body = c.req.header("content-type") ? await readJson(c, backupBody) : {};
     return c.json(await actAsync(() => hob.app.backups.make(body)), 201);
   });
-  app.get(
+  routes.get(
     "/status",
     async (c) => c.json(await hob.app.status.collect({ server_running: true })),
   );
-  return app;
+  return routes;
 }
 
 function scheduleRoutes(hob: Hob): Hono {
   const { schedules } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
   /** A path's job id (ids only, not names), or a 404 naming it. */
   const key = (id: string) => {
     if (!/^\d+$/.test(id)) throw notFound("Schedule", id);
@@ -206,70 +206,70 @@ function scheduleRoutes(hob: Hob): Hono {
   };
   const found = (id: string) => act(() => schedules.get({ key: key(id) }), "Schedule", id);
 
-  app.get("/", (c) => c.json({ schedules: schedules.list() }));
+  routes.get("/", (c) => c.json({ schedules: schedules.list() }));
 
-  app.post("/", async (c) => {
+  routes.post("/", async (c) => {
     const body = await readJson(c, newScheduleInput);
     return c.json(act(() => schedules.add(body)), 201);
   });
 
-  app.get("/:id", (c) => c.json(found(c.req.param("id"))));
+  routes.get("/:id", (c) => c.json(found(c.req.param("id"))));
 
-  app.patch("/:id", async (c) => {
+  routes.patch("/:id", async (c) => {
     const job = found(c.req.param("id"));
     const body = await readJson(c, schedulePatchBody);
     return c.json(act(() => schedules.update({ ...body, key: job.id }), "Schedule", job.id));
   });
 
-  app.delete("/:id", (c) => {
+  routes.delete("/:id", (c) => {
     const id = c.req.param("id");
     act(() => schedules.remove({ key: key(id) }), "Schedule", id);
     return c.body(null, 204);
   });
 
-  app.get("/:id/runs", (c) => {
+  routes.get("/:id/runs", (c) => {
     const job = found(c.req.param("id"));
     const { limit } = readQuery(c, scheduleRunsQuery);
     return c.json({ runs: act(() => schedules.runs({ key: job.id, limit }), "Schedule", job.id) });
   });
 
-  app.post("/:id/run", async (c) => {
+  routes.post("/:id/run", async (c) => {
     const id = c.req.param("id");
     return c.json(await actAsync(() => schedules.run({ key: key(id) }), "Schedule", id));
   });
-  return app;
+  return routes;
 }
 
 function taskRoutes(hob: Hob): Hono {
   const { tasks } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
   /** A path's task id, or a 404 naming it. */
   const id = (text: string) => {
     if (!/^\d+$/.test(text)) throw notFound("Task", text);
     return Number(text);
   };
 
-  app.get("/", (c) => {
+  routes.get("/", (c) => {
     const query = readQuery(c, listTasksInput);
     return c.json({ tasks: tasks.list(query), counts: tasks.counts() });
   });
 
-  app.post("/", async (c) => {
+  routes.post("/", async (c) => {
     const body = await readInput(c, newTaskInput);
     return c.json(act(() => tasks.add(body)), 201);
   });
 
-  app.get("/:id", (c) => {
+  routes.get("/:id", (c) => {
     const text = c.req.param("id");
     return c.json(act(() => tasks.get({ id: id(text) }), "Task", text));
   });
 
-  app.post("/:id/cancel", (c) => {
+  routes.post("/:id/cancel", (c) => {
     const text = c.req.param("id");
     return c.json(act(() => tasks.cancel({ id: id(text) }), "Task", text));
   });
 
-  app.post("/:id/resume", async (c) => {
+  routes.post("/:id/resume", async (c) => {
     const text = c.req.param("id");
     const task = act(() => tasks.get({ id: id(text) }), "Task", text);
     const { note } = c.req.header("content-type")
@@ -277,14 +277,14 @@ function taskRoutes(hob: Hob): Hono {
       : { note: undefined };
     return c.json(act(() => tasks.resume({ id: task.id, note }), "Task", text));
   });
-  return app;
+  return routes;
 }
 
 function notificationRoutes(hob: Hob): Hono {
   const { notifications } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.get("/", (c) => {
+  routes.get("/", (c) => {
     const query = readQuery(c, listNotificationsInput);
     return c.json({
       notifications: notifications.list(query),
@@ -292,11 +292,11 @@ function notificationRoutes(hob: Hob): Hono {
     });
   });
 
-  app.post("/:id/read", (c) => {
+  routes.post("/:id/read", (c) => {
     const text = c.req.param("id");
     if (text !== "all" && !/^\d+$/.test(text)) throw notFound("Notification", text);
     const id = text === "all" ? "all" : Number(text);
     return c.json(act(() => notifications.markRead({ id }), "Notification", text));
   });
-  return app;
+  return routes;
 }

@@ -100,25 +100,25 @@ const APPROVAL_FORM_WORDS: FormWords = {
  *
  * @example
  * ```ts
- * app.route("/", webRoutes(hob, auth));
+ * api.route("/", webRoutes(hob, auth));
  * ```
  */
 export function webRoutes(hob: Hob, auth: Auth): Hono {
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.get("/static/:name", async (c) => {
+  routes.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
     if (!asset) throw new ApiError(404, "not_found", "No such file among the page's assets");
     return sendAsset(c, asset);
   });
 
   // The client module for user scripts: no token, as a script imports it before it has one.
-  app.get("/client.ts", async (c) => sendAsset(c, await getClientModule()));
+  routes.get("/client.ts", async (c) => sendAsset(c, await getClientModule()));
 
-  for (const path of VIEWS) app.get(path, (c) => view(c, auth));
+  for (const path of VIEWS) routes.get(path, (c) => view(c, auth));
 
-  app.route("/ui", fragmentRoutes(hob, auth));
-  return app;
+  routes.route("/ui", fragmentRoutes(hob, auth));
+  return routes;
 }
 
 /** A view: the sign-in page, or (after the `?token=` link) the shell. */

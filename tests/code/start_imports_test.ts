@@ -40,7 +40,7 @@ Deno.test("src/cli/main.ts loads no command, no npm package and no Node module",
 
 Deno.test("src/cli/serve.ts listens before it loads the runtime, the API and the page", async () => {
   const graph = await staticGraph("src/cli/serve.ts");
-  for (const later of ["src/runtime/runtime.ts", "src/http/app.ts", "src/web/routes.ts"]) {
+  for (const later of ["src/runtime/runtime.ts", "src/http/api.ts", "src/web/routes.ts"]) {
     assert(!graph.includes(later), `${later} is loaded before hob serve listens`);
   }
   // hob.yaml says where to listen (its parser and schema load only when it changed); the gate
@@ -98,12 +98,12 @@ Deno.test("src/runtime/runtime.ts loads no channel's library until the channel s
   assertEquals([...new Set(packages)].sort(), ["croner", "stemmer", "zod"]);
 });
 
-Deno.test("src/http/app.ts loads only what the page and a chat need", async () => {
+Deno.test("src/http/api.ts loads only what the page and a chat need", async () => {
   // The rest of /api, /v1, /mcp and the OpenAPI document load with their first request (lazy.ts).
-  const graph = await staticGraph("src/http/app.ts");
+  const graph = await staticGraph("src/http/api.ts");
   const http = graph.filter((module) => module.startsWith("src/http/"));
   assertEquals(http, [
-    "src/http/app.ts",
+    "src/http/api.ts",
     "src/http/auth.ts",
     "src/http/display.ts",
     "src/http/error_shape.ts",

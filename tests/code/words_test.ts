@@ -26,6 +26,11 @@ const SECOND_MEANINGS: { pattern: RegExp; use: string }[] = [
     pattern: /\binterface Skill\b|\bloadSkills?\b|\bSKILL_NAME\b|toolbox\.skills\b/,
     use: "a TypeScript /name program is a workflow: Workflow, loadWorkflow, toolbox.workflows",
   },
+  {
+    pattern:
+      /\bapp\s*[:=]\s*(new\s+)?Hono\b|\bcreateApp\b|\bAppOptions\b|(?<![.\w])app\.(route|use|all|on|onError|notFound|fetch|request|get|post|put|patch|delete)\(/,
+    use: "a Hono instance is the API (createApi, api) or its routes (routes)",
+  },
 ];
 
 /** The lines of `source` that give a word its second meaning. */
@@ -55,7 +60,13 @@ Deno.test("wordProblems catches a second meaning and passes the first", () => {
   assertEquals(wordProblems("a.ts", "function f(m: ToWorker) {}").length, 1);
   assertEquals(wordProblems("a.ts", "// One background run at a time").length, 1);
   assertEquals(wordProblems("a.ts", "const skill = runtime.toolbox.skills.get(name);").length, 1);
+  assertEquals(wordProblems("a.ts", "const app = new Hono();").length, 1);
+  assertEquals(wordProblems("a.ts", ' * app.route("/api", skillRoutes(hob));').length, 1);
   assertEquals(wordProblems("a.ts", "const skills = await runtime.app.skills.list();"), []);
+  assertEquals(
+    wordProblems("a.ts", 'routes.get("/skills", (c) => c.json(app.skills.list()));'),
+    [],
+  );
   assertEquals(wordProblems("a.ts", "const host = config.server.host;"), []);
   assertEquals(wordProblems("a.ts", "await flushIntoMemory(deps, conversation);"), []);
   assertEquals(wordProblems("a.ts", "const worker = runtime.background.worker('serve');"), []);
