@@ -20,7 +20,7 @@ import {
   trustMemoryInput,
 } from "../app/memory.ts";
 import type { WrittenBy } from "../app/memory.ts";
-import { diffInput, historyInput } from "../app/memory_history.ts";
+import { diffInput, listVersionsInput } from "../app/memory_versions.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
@@ -142,7 +142,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/history",
     tag: "memory",
     summary: "Versions of memory, identity, skill and tool files, newest first",
-    query: historyInput,
+    query: listVersionsInput,
     response: {
       description:
         "`{versions}`: id, path, author (owner, agent, flush, job, mcp), via, conversation_id, taint (set when the writing turn had read untrusted content), reverts",
@@ -266,8 +266,8 @@ export function memoryRoutes(hob: Hob): Hono {
   });
 
   routes.get("/memory/history", async (c) => {
-    const query = readQuery(c, historyInput);
-    return c.json({ versions: await act(() => memory.history(query)) });
+    const query = readQuery(c, listVersionsInput);
+    return c.json({ versions: await act(() => memory.versions(query)) });
   });
 
   routes.get("/memory/versions/:id", async (c) => {

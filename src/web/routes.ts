@@ -274,7 +274,7 @@ function memoryFragments(ui: Hono, hob: Hob): void {
     }
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });
-  historyFragments(ui, hob);
+  versionFragments(ui, hob);
 
   ui.post("/memory/trust", async (c) => {
     const form = await readForm(c);
@@ -319,8 +319,8 @@ function memoryFragments(ui: Hono, hob: Hob): void {
   });
 }
 
-/** The history: versions of one file or all, their changes, and putting a file back. */
-function historyFragments(ui: Hono, hob: Hob): void {
+/** The versions of one file or all (the view's History), their changes, and putting a file back. */
+function versionFragments(ui: Hono, hob: Hob): void {
   const { memory } = hob.app;
   const view = (path: string | undefined, tainted: string | undefined) => ({
     path: path || null,
@@ -328,7 +328,7 @@ function historyFragments(ui: Hono, hob: Hob): void {
   });
   ui.get("/memory/history", async (c) => {
     const shown = view(c.req.query("path"), c.req.query("tainted"));
-    const versions = await memory.history({
+    const versions = await memory.versions({
       path: shown.path ?? undefined,
       tainted: shown.tainted,
     });
@@ -360,7 +360,7 @@ function historyFragments(ui: Hono, hob: Hob): void {
     } catch (error) {
       message = { ok: false, text: formRefusal(error, {}) };
     }
-    const versions = await memory.history({
+    const versions = await memory.versions({
       path: shown.path ?? undefined,
       tainted: shown.tainted,
     });

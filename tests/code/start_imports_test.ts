@@ -60,13 +60,13 @@ Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", 
 });
 
 Deno.test("src/runtime/runtime.ts loads the actions someone asks for when they are asked for", async () => {
-  // Reports, history, sources, voice, reset, conversation search and hob.yaml's schema (~15 ms)
+  // Reports, file versions, sources, voice, reset, conversation search and hob.yaml's schema (~15 ms)
   // are needed by no start and no plain chat turn; each loads with its first call.
   const graph = await staticGraph("src/runtime/runtime.ts");
   const later = [
     "src/app/conversation_search.ts",
-    "src/app/memory_history.ts",
     "src/app/memory_sources.ts",
+    "src/app/memory_versions.ts",
     "src/app/reset.ts",
     "src/app/speech.ts",
     "src/app/usage.ts",

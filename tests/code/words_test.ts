@@ -31,6 +31,11 @@ const SECOND_MEANINGS: { pattern: RegExp; use: string }[] = [
       /\bapp\s*[:=]\s*(new\s+)?Hono\b|\bcreateApp\b|\bAppOptions\b|(?<![.\w])app\.(route|use|all|on|onError|notFound|fetch|request|get|post|put|patch|delete)\(/,
     use: "a Hono instance is the API (createApi, api) or its routes (routes)",
   },
+  {
+    pattern:
+      /\bFileHistory\b|\bHistory(Actions|Input|View)\b|\bcreateHistoryActions\b|\bhistory(OnFirstUse|Input)\b|\bmemory_history\.ts|\bmemory\/history\.ts|\.history\.(list|get|content|diff|files|memory|scan|watch|undone|versions)\b|\bmemory\.history\(/,
+    use: "a file's writes are its versions: FileVersions, VersionActions, memory.versions()",
+  },
 ];
 
 /** The lines of `source` that give a word its second meaning. */
@@ -62,7 +67,21 @@ Deno.test("wordProblems catches a second meaning and passes the first", () => {
   assertEquals(wordProblems("a.ts", "const skill = runtime.toolbox.skills.get(name);").length, 1);
   assertEquals(wordProblems("a.ts", "const app = new Hono();").length, 1);
   assertEquals(wordProblems("a.ts", ' * app.route("/api", skillRoutes(hob));').length, 1);
+  assertEquals(
+    wordProblems("a.ts", "const history = new FileHistory({ home, db, now });").length,
+    1,
+  );
+  assertEquals(wordProblems("a.ts", "const versions = await memory.history({ path });").length, 1);
+  assertEquals(
+    wordProblems("a.ts", 'import { isVersioned } from "../memory/history.ts";').length,
+    1,
+  );
   assertEquals(wordProblems("a.ts", "const skills = await runtime.app.skills.list();"), []);
+  assertEquals(wordProblems("a.ts", "const history = fitHistory(messages, budget);"), []);
+  assertEquals(
+    wordProblems("a.ts", 'routes.get("/memory/history", (c) => memory.versions({}));'),
+    [],
+  );
   assertEquals(
     wordProblems("a.ts", 'routes.get("/skills", (c) => c.json(app.skills.list()));'),
     [],
