@@ -36,6 +36,11 @@ const SECOND_MEANINGS: { pattern: RegExp; use: string }[] = [
       /\bFileHistory\b|\bHistory(Actions|Input|View)\b|\bcreateHistoryActions\b|\bhistory(OnFirstUse|Input)\b|\bmemory_history\.ts|\bmemory\/history\.ts|\.history\.(list|get|content|diff|files|memory|scan|watch|undone|versions)\b|\bmemory\.history\(/,
     use: "a file's writes are its versions: FileVersions, VersionActions, memory.versions()",
   },
+  {
+    pattern:
+      /\b(Event|Frame)Channel\b|\beventChannel\b|\bevent_channel\.ts|\bsandbox\/channel\.ts|["']\.\/channel\.ts|\b(framed|message) channel\b|\b(closes?|end of) the channel\b/i,
+    use: "frames to a tool process cross a pipe (frames.ts); events wait in a queue (eventQueue)",
+  },
 ];
 
 /** The lines of `source` that give a word its second meaning. */
@@ -76,7 +81,11 @@ Deno.test("wordProblems catches a second meaning and passes the first", () => {
     wordProblems("a.ts", 'import { isVersioned } from "../memory/history.ts";').length,
     1,
   );
+  assertEquals(wordProblems("a.ts", "const channel = eventChannel();").length, 1);
+  assertEquals(wordProblems("a.ts", "// exits when hob closes the channel").length, 1);
+  assertEquals(wordProblems("a.ts", 'import { encodeFrame } from "./channel.ts";').length, 1);
   assertEquals(wordProblems("a.ts", "const skills = await runtime.app.skills.list();"), []);
+  assertEquals(wordProblems("a.ts", 'await hub.tellOwner("telegram", text); // the channel'), []);
   assertEquals(wordProblems("a.ts", "const history = fitHistory(messages, budget);"), []);
   assertEquals(
     wordProblems("a.ts", 'routes.get("/memory/history", (c) => memory.versions({}));'),
