@@ -112,12 +112,12 @@ async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promis
     runtime = opened.runtime;
     // First, so the tools load (user tools in processes of their own) while the API loads.
     const started = await startWork(runtime);
-    const [{ createApi }, { webRoutes }] = await Promise.all([
+    const [{ createApi }, { pageRoutes }] = await Promise.all([
       import("../http/api.ts"),
-      import("../web/routes.ts"),
+      import("../page/routes.ts"),
     ]);
     const { host, startedAt } = listening;
-    const api = createApi(runtime, { token: opened.token, host, page: webRoutes, startedAt });
+    const api = createApi(runtime, { token: opened.token, host, page: pageRoutes, startedAt });
     // The tools are loading already (startWork); the model's SDK loads when someone comes.
     listening.gate.admit(
       preparingOnFirstUse(runtime.llm, runtime.config.model, api.fetch, {
@@ -144,7 +144,7 @@ const SERVING_MODULES: (() => Promise<unknown>)[] = [
   () => import("../app/app.ts"),
   () => import("../runtime/runtime.ts"),
   () => import("../http/api.ts"),
-  () => import("../web/routes.ts"),
+  () => import("../page/routes.ts"),
 ];
 
 /**

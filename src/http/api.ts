@@ -196,7 +196,7 @@ export interface ApiOptions {
   /** The address hob listens on, when not `server.host` (`hob serve --host`). */
   host?: string;
   /**
-   * The page's routes (src/web's `webRoutes`), mounted at `/` behind the same
+   * The page's routes (src/page's `pageRoutes`), mounted at `/` behind the same
    * guard and auth. Handed in by whoever serves, so src/http does not import
    * the page that imports it.
    */
@@ -210,7 +210,7 @@ export interface ApiOptions {
  *
  * @example
  * ```ts
- * const api = createApi(hob, { token, page: webRoutes });
+ * const api = createApi(hob, { token, page: pageRoutes });
  * Deno.serve({ hostname: "127.0.0.1", port: 8484 }, api.fetch);
  * ```
  */

@@ -63,7 +63,7 @@ export function pathOf(request: Request): string | null {
 
 /**
  * Opens the gate: health now, everything else once the API is admitted. It
- * uses no web framework, so `hob serve` answers health before Hono loads;
+ * uses no HTTP framework, so `hob serve` answers health before Hono loads;
  * what it answers is what the API would (the API's guard, headers and shapes).
  *
  * @example

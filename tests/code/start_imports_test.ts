@@ -40,7 +40,7 @@ Deno.test("src/cli/main.ts loads no command, no npm package and no Node module",
 
 Deno.test("src/cli/serve.ts listens before it loads the runtime, the API and the page", async () => {
   const graph = await staticGraph("src/cli/serve.ts");
-  for (const later of ["src/runtime/runtime.ts", "src/http/api.ts", "src/web/routes.ts"]) {
+  for (const later of ["src/runtime/runtime.ts", "src/http/api.ts", "src/page/routes.ts"]) {
     assert(!graph.includes(later), `${later} is loaded before hob serve listens`);
   }
   // hob.yaml says where to listen (its parser and schema load only when it changed); the gate

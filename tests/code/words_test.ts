@@ -41,6 +41,10 @@ const SECOND_MEANINGS: { pattern: RegExp; use: string }[] = [
       /\b(Event|Frame)Channel\b|\beventChannel\b|\bevent_channel\.ts|\bsandbox\/channel\.ts|["']\.\/channel\.ts|\b(framed|message) channel\b|\b(closes?|end of) the channel\b/i,
     use: "frames to a tool process cross a pipe (frames.ts); events wait in a queue (eventQueue)",
   },
+  {
+    pattern: /\bwebRoutes\b|\bsrc\/web\b|["'](\.\.?\/)+web\/|\bweb framework\b/,
+    use: "hob's own page is the page (src/page, pageRoutes); the web is outside addresses",
+  },
 ];
 
 /** The lines of `source` that give a word its second meaning. */
@@ -84,7 +88,16 @@ Deno.test("wordProblems catches a second meaning and passes the first", () => {
   assertEquals(wordProblems("a.ts", "const channel = eventChannel();").length, 1);
   assertEquals(wordProblems("a.ts", "// exits when hob closes the channel").length, 1);
   assertEquals(wordProblems("a.ts", 'import { encodeFrame } from "./channel.ts";').length, 1);
+  assertEquals(
+    wordProblems("a.ts", 'const { webRoutes } = await import("../web/routes.ts");').length,
+    1,
+  );
+  assertEquals(wordProblems("a.ts", " * The page's routes (src/web's panels)").length, 1);
   assertEquals(wordProblems("a.ts", "const skills = await runtime.app.skills.list();"), []);
+  assertEquals(
+    wordProblems("a.ts", 'import { fetchPage } from "../tools/web/fetch.ts"; // the web'),
+    [],
+  );
   assertEquals(wordProblems("a.ts", 'await hub.tellOwner("telegram", text); // the channel'), []);
   assertEquals(wordProblems("a.ts", "const history = fitHistory(messages, budget);"), []);
   assertEquals(

@@ -4,7 +4,7 @@ import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { tempApi } from "../helpers/api.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { fakeProviderYaml } from "../helpers/home.ts";
-import { ASSET_NAMES } from "../../src/web/assets.ts";
+import { ASSET_NAMES } from "../../src/page/assets.ts";
 
 Deno.test("signing in with the token link, the session cookie and what it may do", async (t) => {
   await using fake = startFakeOpenAI();

@@ -4,7 +4,7 @@
  * provider reported; bad query values a 400 naming the field.
  */
 
-import { connect } from "../../src/web/client.ts";
+import { connect } from "../../src/page/client.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { tempApi } from "../helpers/api.ts";
 import { assertEquals } from "../helpers/assert.ts";

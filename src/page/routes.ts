@@ -100,10 +100,10 @@ const APPROVAL_FORM_WORDS: FormWords = {
  *
  * @example
  * ```ts
- * api.route("/", webRoutes(hob, auth));
+ * api.route("/", pageRoutes(hob, auth));
  * ```
  */
-export function webRoutes(hob: Hob, auth: Auth): Hono {
+export function pageRoutes(hob: Hob, auth: Auth): Hono {
   const routes = new Hono();
 
   routes.get("/static/:name", async (c) => {
