@@ -168,15 +168,19 @@ function conversationRouteDocs(): RouteDoc[] {
  * API registers.
  */
 async function apiRouteDocs(): Promise<RouteDoc[]> {
-  const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
-    import("./uploads.ts"),
-    import("./tools.ts"),
-    import("./skills.ts"),
-    import("./memory.ts"),
-    import("./background.ts"),
-    import("./channels.ts"),
-    import("./speech.ts"),
-  ]);
+  const [uploads, tools, skills, memory, background, usage, backups, status, channels, speech] =
+    await Promise.all([
+      import("./uploads.ts"),
+      import("./tools.ts"),
+      import("./skills.ts"),
+      import("./memory.ts"),
+      import("./background.ts"),
+      import("./usage.ts"),
+      import("./backups.ts"),
+      import("./status.ts"),
+      import("./channels.ts"),
+      import("./speech.ts"),
+    ]);
   return [
     ...eagerRouteDocs(),
     ...uploads.uploadRouteDocs,
@@ -184,6 +188,9 @@ async function apiRouteDocs(): Promise<RouteDoc[]> {
     ...skills.skillRouteDocs,
     ...memory.memoryRouteDocs,
     ...background.backgroundRouteDocs,
+    ...usage.usageRouteDocs,
+    ...backups.backupRouteDocs,
+    ...status.statusRouteDocs,
     ...channels.channelRouteDocs,
     ...speech.speechRouteDocs,
   ];
@@ -245,21 +252,28 @@ export function createApi(hob: Hob, options: ApiOptions): Hono {
  * holds every route after them and every /api path nothing serves.
  */
 async function restOfApi(hob: Hob): Promise<Hono> {
-  const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
-    import("./uploads.ts"),
-    import("./tools.ts"),
-    import("./skills.ts"),
-    import("./memory.ts"),
-    import("./background.ts"),
-    import("./channels.ts"),
-    import("./speech.ts"),
-  ]);
+  const [uploads, tools, skills, memory, background, usage, backups, status, channels, speech] =
+    await Promise.all([
+      import("./uploads.ts"),
+      import("./tools.ts"),
+      import("./skills.ts"),
+      import("./memory.ts"),
+      import("./background.ts"),
+      import("./usage.ts"),
+      import("./backups.ts"),
+      import("./status.ts"),
+      import("./channels.ts"),
+      import("./speech.ts"),
+    ]);
   const routes = new Hono();
   routes.route("/api", uploads.uploadRoutes(hob));
   routes.route("/api", tools.toolRoutes(hob));
   routes.route("/api", skills.skillRoutes(hob));
   routes.route("/api", memory.memoryRoutes(hob));
   routes.route("/api", background.backgroundRoutes(hob));
+  routes.route("/api", usage.usageRoutes(hob));
+  routes.route("/api", backups.backupRoutes(hob));
+  routes.route("/api", status.statusRoutes(hob));
   routes.route("/api/channels", channels.channelRoutes(hob));
   routes.route("/api", speech.speechRoutes(hob));
   return routes;

@@ -1,6 +1,6 @@
 /**
- * The routes of hob's own work: scheduled jobs and their run logs, background
- * tasks, notifications, what the model calls cost, backups, and the status of the whole assistant. Mounted under
+ * The routes of what hob does without a user turn: scheduled jobs and their
+ * run logs, background tasks, and the notifications they leave. Mounted under
  * /api, behind the token.
  */
 
@@ -9,8 +9,6 @@ import { z } from "zod";
 import { newScheduleInput, schedulePatchBody, scheduleRunsQuery } from "../app/schedules.ts";
 import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
 import { listNotificationsInput } from "../app/notifications.ts";
-import { usageInput } from "../app/usage.ts";
-import { backupBody } from "../app/backups.ts";
 import type { Hob } from "../app/hob.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
@@ -132,41 +130,6 @@ export const backgroundRouteDocs: RouteDoc[] = [
       schema: z.object({ marked: z.number().int(), unread: z.number().int() }),
     },
   },
-  {
-    method: "get",
-    path: "/api/usage",
-    tag: "usage",
-    summary:
-      "What the model calls cost since a date: totals, by model/kind/job/tool, per day, budgets",
-    query: usageInput,
-    response: {
-      description: "`{since, by, totals, groups, days, budgets}`, as `hob usage --json`",
-    },
-  },
-  {
-    method: "get",
-    path: "/api/backup",
-    tag: "backup",
-    summary: "The backups: schedule, the next one, the last one tried and the last one made",
-    response: { description: "`{every, keep, dir, next, running, last, last_ok}`" },
-  },
-  {
-    method: "post",
-    path: "/api/backup",
-    tag: "backup",
-    summary: "Back up the home now, into `backup.dir` (secrets only with `with_secrets`)",
-    body: backupBody,
-    bodyOptional: true,
-    response: { status: 201, description: "The backup: `{file, bytes, files, ms, …}`" },
-    errors: { 409: "A backup is being made" },
-  },
-  {
-    method: "get",
-    path: "/api/status",
-    tag: "status",
-    summary: "The whole assistant's status, as `hob status --json` prints it",
-    response: { description: "The status report" },
-  },
 ];
 
 /**
@@ -183,16 +146,6 @@ export function backgroundRoutes(hob: Hob): Hono {
   routes.route("/schedules", scheduleRoutes(hob));
   routes.route("/tasks", taskRoutes(hob));
   routes.route("/notifications", notificationRoutes(hob));
-  routes.get("/usage", async (c) => c.json(await hob.app.usage.report(readQuery(c, usageInput))));
-  routes.get("/backup", (c) => c.json(hob.app.backups.status()));
-  routes.post("/backup", async (c) => {
-    const body = c.req.header("content-type") ? await readJson(c, backupBody) : {};
-    return c.json(await actAsync(() => hob.app.backups.make(body)), 201);
-  });
-  routes.get(
-    "/status",
-    async (c) => c.json(await hob.app.status.collect({ server_running: true })),
-  );
   return routes;
 }
 
