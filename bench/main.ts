@@ -4,7 +4,7 @@
  * run: an empty `deno run` with hob's flags for times and memory, the model
  * alone for indexing. A NAME is a group (`startup`, `turn`, `big-message`,
  * `tool-call`, `scheduling`, `page`, `rss`, `indexing`, `size`, `channels`,
- * `speech`, `history`, `shell-judge`, `store-lock`) or one
+ * `speech`, `versions`, `shell-judge`, `store-lock`) or one
  * start-up figure (`version`, `serve`, `status`, `cron`, `tools`,
  * `first-token`, `sdk-first-token`); none means all. `--compare REV` checks REV out beside this
  * tree and takes the start-up, indexing and store-lock figures of both, side by side. `--runs N`
@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { formatBigMessages, measureBigMessages } from "./big_message.ts";
 import { formatChannelLatency, measureChannelLatency } from "./channels.ts";
-import { formatHistory, measureHistory } from "./history.ts";
+import { formatVersions, measureVersions } from "./versions.ts";
 import { formatIndexing, measureIndexing } from "./indexing.ts";
 import { formatRss, measureRss } from "./rss.ts";
 import { formatPageLoad, measurePageLoad } from "./page.ts";
@@ -69,7 +69,7 @@ const GROUPS: Record<string, (floor: number, context: GroupContext) => Promise<s
   size: async () => formatReleaseSize(await measureReleaseSize()),
   channels: async () => formatChannelLatency(await measureChannelLatency()),
   speech: async () => formatSpeech(await measureSpeech()),
-  history: async () => formatHistory(await measureHistory()),
+  versions: async () => formatVersions(await measureVersions()),
   "shell-judge": async () => formatShellJudge(await measureShellJudge()),
   "store-lock": async (_floor, { revisions }) => formatStoreLock(await measureStoreLock(revisions)),
 };

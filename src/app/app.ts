@@ -1,7 +1,7 @@
 /**
  * The application layer: hob's actions, each defined once with its input
  * schema, defaults and typed refusals, over the stores — and every way in
- * (REST in src/http, the page in src/web, the CLI in src/cli, the services tools call
+ * (REST in src/http, the page in src/page, the CLI in src/cli, the services tools call
  * in src/runtime/services.ts) a thin translator from its wire format to these
  * calls and from {@linkcode ActionError} back to its wire format.
  *

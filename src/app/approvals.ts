@@ -10,7 +10,7 @@ import { z } from "zod";
 import { type Approval, ApprovalError, type SqliteApprovals } from "../store/approvals.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
-/** Decisions the page's history shows: the last screenful. */
+/** Decisions the page lists as decided: the last screenful. */
 const RECENT_DECISIONS = 30;
 /** The shortest prefix that may stand for an id, as git's: shorter ones match too much to mean one. */
 export const MIN_ID_PREFIX = 4;

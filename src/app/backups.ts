@@ -115,7 +115,7 @@ export interface BackupActions {
 }
 
 /** The last backups, as kept in hob.db. */
-interface BackupHistory {
+interface LastBackups {
   last: BackupRecord | null;
   last_ok: BackupRecord | null;
 }
@@ -132,7 +132,11 @@ interface BackupHistory {
 export function createBackupActions(deps: BackupActionsDeps): BackupActions {
   const { settings } = deps;
   let running = false;
-  const history = (): BackupHistory => ({ last: null, last_ok: null, ...deps.kv.read(BACKUP_KEY) });
+  const lastBackups = (): LastBackups => ({
+    last: null,
+    last_ok: null,
+    ...deps.kv.read(BACKUP_KEY),
+  });
   return {
     async make(input = {}, options = {}) {
       const { file, with_secrets = settings.with_secrets } = checkInput(backupInput, input);
@@ -159,7 +163,7 @@ export function createBackupActions(deps: BackupActionsDeps): BackupActions {
           pruned: [],
           ...fields,
         };
-        const before = history();
+        const before = lastBackups();
         deps.kv.write(BACKUP_KEY, { last: done, last_ok: done.ok ? done : before.last_ok });
         return done;
       };
@@ -191,7 +195,7 @@ export function createBackupActions(deps: BackupActionsDeps): BackupActions {
       dir: settings.dir,
       next: deps.next(),
       running,
-      ...history(),
+      ...lastBackups(),
     }),
   };
 }

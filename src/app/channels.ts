@@ -80,7 +80,7 @@ export interface ChatPlace {
 export interface ChannelActions {
   /** The chat's conversation, made (kind `channel`) when it has none or it was deleted. */
   conversationOf(place: ChatPlace): Conversation;
-  /** Starts a new conversation for the chat (`/new`); the old one stays in the history. */
+  /** Starts a new conversation for the chat (`/new`); the old one is kept. */
   startOver(place: ChatPlace): Conversation;
   strangers(input?: ListStrangersInput): Stranger[];
   /** `not_found` when there is no such stranger. */

@@ -38,7 +38,7 @@ import type {
 export const MAX_MESSAGE_CHARS = 500_000;
 /** Longest conversation title: a line in a list. */
 export const MAX_TITLE_CHARS = 200;
-/** Most conversations one listing returns: a page, not the whole history. */
+/** Most conversations one listing returns: a page, not all of them. */
 export const MAX_CONVERSATION_LIST = 500;
 /** Most messages one read returns: a long conversation in one go, not an unbounded answer. */
 export const MAX_MESSAGE_PAGE = 5_000;

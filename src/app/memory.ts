@@ -2,8 +2,8 @@
  * The memory actions — search, stats, list the files, read lines of one,
  * replace one, remember a fact, log a note, write a section of MEMORY.md,
  * rebuild the index, add and refresh sources (memory_sources.ts), and the
- * history of every versioned file (list, show, diff, revert, undo:
- * memory_history.ts) — each defined once: one zod schema for its input (the
+ * versions of every versioned file (list, show, diff, revert, undo:
+ * memory_versions.ts) — each defined once: one zod schema for its input (the
  * one the OpenAPI document shows), its defaults, and its refusals as
  * {@linkcode ActionError}s. REST, the page and the CLI are translators over
  * these. It knows the home's memory (files and index) and nothing of any
@@ -23,7 +23,7 @@ import {
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import { PathError } from "../sandbox/paths.ts";
 import { ActionError, checkInput } from "./errors.ts";
-import type { HistoryActions } from "./memory_history.ts";
+import type { VersionActions } from "./memory_versions.ts";
 import type { SourceAccess, SourceActions } from "./memory_sources.ts";
 
 /** Most hits one search returns: a few good passages, not the whole memory. */
@@ -99,10 +99,10 @@ export type { FileVersion, IndexProgress, WrittenBy };
 export type {
   DiffInput,
   FileVersionWithContent,
-  HistoryInput,
+  ListVersionsInput,
   RevertResult,
   VersionInput,
-} from "./memory_history.ts";
+} from "./memory_versions.ts";
 
 /** What a search found, and with which embedder (null: keywords alone). */
 export interface MemorySearchResult {
@@ -121,7 +121,7 @@ export type ReindexResult = { changed: number } & IndexStats;
  * naming `path` for a file that is not there. A write returns the path it
  * wrote, relative to the memory directory.
  */
-export interface MemoryActions extends SourceActions, HistoryActions {
+export interface MemoryActions extends SourceActions, VersionActions {
   search(input: SearchMemoryInput): Promise<MemorySearchResult>;
   /** The index's counts, once it has caught up with the files. */
   stats(): Promise<IndexStats>;
@@ -168,7 +168,7 @@ export interface MemoryActions extends SourceActions, HistoryActions {
 export function createMemoryActions(memory: Memory, access: SourceAccess): MemoryActions {
   return {
     ...sourcesOnFirstUse(memory, access),
-    ...historyOnFirstUse(memory),
+    ...versionsOnFirstUse(memory),
     async search(input) {
       const { q, limit, mode } = checkInput(searchMemoryInput, input);
       if (mode === "vector" && memory.embedderId === null) {
@@ -218,13 +218,13 @@ export function createMemoryActions(memory: Memory, access: SourceAccess): Memor
       }
       const result = await fileCall(path, () => memory.vouch(path, by, read));
       const version = result.changed
-        ? memory.history.versions.latest(`memory/${result.path}`) ?? null
+        ? memory.versions.latest(`memory/${result.path}`) ?? null
         : null;
       return { ...result, version };
     },
     async writeIdentity(input, by) {
       const { name, content } = checkInput(writeIdentityInput, input);
-      return await memory.history.files.replace(`identity/${name}`, content, by);
+      return await memory.versions.files.replace(`identity/${name}`, content, by);
     },
     async reindex(onProgress) {
       const changed = await memory.reindex(onProgress);
@@ -251,17 +251,17 @@ function sourcesOnFirstUse(memory: Memory, access: SourceAccess): SourceActions 
 }
 
 /**
- * The history actions, their module loaded by the first history call and
+ * The version actions, their module loaded by the first version call and
  * kept: no start and no chat turn needs them (their schemas cost ~3 ms).
  */
-function historyOnFirstUse(memory: Memory): HistoryActions {
-  let loading: Promise<HistoryActions> | undefined;
+function versionsOnFirstUse(memory: Memory): VersionActions {
+  let loading: Promise<VersionActions> | undefined;
   const actions = () =>
-    loading ??= import("./memory_history.ts").then(({ createHistoryActions }) =>
-      createHistoryActions(memory)
+    loading ??= import("./memory_versions.ts").then(({ createVersionActions }) =>
+      createVersionActions(memory)
     );
   return {
-    history: async (input) => (await actions()).history(input),
+    versions: async (input) => (await actions()).versions(input),
     version: async (input) => (await actions()).version(input),
     diff: async (input) => (await actions()).diff(input),
     revert: async (input, by) => (await actions()).revert(input, by),

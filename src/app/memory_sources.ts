@@ -1,8 +1,8 @@
 /**
  * Adding documents and pages to memory, and refreshing them: a URL or a file
  * is read, converted to Markdown and saved under memory/sources/ (see
- * src/memory/sources.ts), where search finds it and the file history keeps
- * each change. Who asks decides what may be read: the owner (page, CLI, API)
+ * src/memory/sources.ts), where search finds it and each change is kept as
+ * a version. Who asks decides what may be read: the owner (page, CLI, API)
  * any file and any address, a tool in a turn only the tools' roots and the
  * addresses `tools.web` allows — judged on the resolved path and address,
  * as every tool's are.

@@ -24,7 +24,7 @@ export const TASK_STATUSES = [
   "cancelled",
 ] as const satisfies readonly TaskStatus[];
 
-/** Most tasks one listing returns: a page of the queue, not the whole history. */
+/** Most tasks one listing returns: a page of the queue, not all of it. */
 export const MAX_TASK_LIST = 1_000;
 /** A listing: only tasks in `status`, newest first. `limit` may come as a query string's digits. */
 export const listTasksInput = z.object({

@@ -1,6 +1,6 @@
 /**
  * `hob memory`: search, read and write memory, rebuild its index, and the
- * history of every versioned file (list, diff, revert). A
+ * versions of every versioned file (`history`: list, diff, revert). A
  * translator: arguments become the app's memory actions (src/app/memory.ts),
  * checked before the home is opened, and their refusals become exit 2 (text
  * memory will not take) or exit 1 (a file it cannot read), one line each.
@@ -18,7 +18,7 @@ import {
   searchMemoryInput,
   trustMemoryInput,
 } from "../app/memory.ts";
-import { diffInput, historyInput, versionInput } from "../app/memory_history.ts";
+import { diffInput, listVersionsInput, versionInput } from "../app/memory_versions.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { showTime } from "../app/times.ts";
 import { plainText } from "../core/untrusted.ts";
@@ -181,7 +181,7 @@ function readRequest(parsed: ParsedArgs): MemoryRequest {
   if (request.action === "write") {
     checkText(request, memorySectionInput, { section: first, content: second });
   }
-  if (request.action === "history") checkText(request, historyInput, { path: first });
+  if (request.action === "history") checkText(request, listVersionsInput, { path: first });
   if (request.action === "diff") checkText(request, diffInput, { from: first, to: second });
   if (request.action === "add") {
     const source = /^https?:\/\//i.test(first) ? first : resolve(first);
@@ -254,7 +254,7 @@ function perform(memory: MemoryActions, request: MemoryRequest): Promise<number>
     case "stats":
       return stats(memory, request.json);
     case "history":
-      return history(memory, request);
+      return listVersions(memory, request);
     case "diff":
       return diff(memory, request);
     case "revert":
@@ -373,8 +373,9 @@ async function stats(memory: MemoryActions, json: boolean): Promise<number> {
   return EXIT.ok;
 }
 
-async function history(memory: MemoryActions, request: MemoryRequest): Promise<number> {
-  const versions = await memory.history({
+/** `hob memory history`: the versions of one file or all, newest first. */
+async function listVersions(memory: MemoryActions, request: MemoryRequest): Promise<number> {
+  const versions = await memory.versions({
     path: request.first,
     tainted: request.tainted,
     limit: request.limit,

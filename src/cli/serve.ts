@@ -2,7 +2,7 @@
  * `hob serve`: the HTTP API (and the page) on localhost until Ctrl-C or
  * SIGTERM, started as a list of steps: read the flags and hob.yaml, listen
  * (the gate answers health at once), open the home, start the work beside
- * the server, build the app, let requests in, serve until stopped. What no
+ * the server, build the API, let requests in, serve until stopped. What no
  * request needs yet — the runtime, the API, the page — loads after listening.
  */
 
@@ -83,7 +83,7 @@ async function readConfig(parsed: ParsedArgs): Promise<HobConfig> {
   return (await loadConfig({ home })).config;
 }
 
-/** The listening server and its gate, and what the app is built with. */
+/** The listening server and its gate, and what the API is built with. */
 interface Listening {
   host: string;
   startedAt: number;
@@ -101,7 +101,7 @@ interface Serving {
 
 /**
  * Behind the gate: opens the home, starts the work beside the server, builds
- * the app, then lets requests in. If any of it fails, the server stops and the home
+ * the API, then lets requests in. If any of it fails, the server stops and the home
  * closes before the error is told.
  */
 async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promise<Serving> {
@@ -112,15 +112,15 @@ async function startBehindGate(parsed: ParsedArgs, listening: Listening): Promis
     runtime = opened.runtime;
     // First, so the tools load (user tools in processes of their own) while the API loads.
     const started = await startWork(runtime);
-    const [{ createApp }, { webRoutes }] = await Promise.all([
-      import("../http/app.ts"),
-      import("../web/routes.ts"),
+    const [{ createApi }, { pageRoutes }] = await Promise.all([
+      import("../http/api.ts"),
+      import("../page/routes.ts"),
     ]);
     const { host, startedAt } = listening;
-    const app = createApp(runtime, { token: opened.token, host, page: webRoutes, startedAt });
+    const api = createApi(runtime, { token: opened.token, host, page: pageRoutes, startedAt });
     // The tools are loading already (startWork); the model's SDK loads when someone comes.
     listening.gate.admit(
-      preparingOnFirstUse(runtime.llm, runtime.config.model, app.fetch, {
+      preparingOnFirstUse(runtime.llm, runtime.config.model, api.fetch, {
         signal: listening.stopping,
       }),
     );
@@ -143,8 +143,8 @@ const SERVING_MODULES: (() => Promise<unknown>)[] = [
   () => import("../store/database.ts"),
   () => import("../app/app.ts"),
   () => import("../runtime/runtime.ts"),
-  () => import("../http/app.ts"),
-  () => import("../web/routes.ts"),
+  () => import("../http/api.ts"),
+  () => import("../page/routes.ts"),
 ];
 
 /**
@@ -180,7 +180,7 @@ const REAL_TIMER: QuietTimer = {
 };
 
 /**
- * The app, which loads the default model's SDK (~8 MB, 130–150 ms of one core)
+ * The API, which loads the default model's SDK (~8 MB, 130–150 ms of one core)
  * once someone other than a health check has come and the server has then
  * been asked nothing for {@linkcode PREPARE_WHEN_QUIET_MS}: someone opening the
  * page is about to chat, and loads it while they type, while a server nobody
@@ -327,7 +327,7 @@ function adviseOnModel(runtime: Runtime, stopping: AbortSignal): void {
     .catch(() => {/* stderr gone: the page's banner says it too */});
 }
 
-/** The answer to an error that escaped the app: a bug, logged, and a bare 500. */
+/** The answer to an error that escaped the API: a bug, logged, and a bare 500. */
 function internalError(error: unknown): Response {
   console.error("hob: internal error:", error);
   return Response.json(

@@ -5,7 +5,7 @@
  */
 
 import type { AgentDeps } from "./deps.ts";
-import { eventChannel } from "./event_channel.ts";
+import { eventQueue } from "./event_queue.ts";
 import type { Turn } from "./turn.ts";
 import type { AgentEvent } from "./types.ts";
 import { untrustedSource } from "./untrusted.ts";
@@ -25,19 +25,19 @@ export async function* runCommand(
   command: { name: string; input: string },
   turn: Pick<Turn, "conversationId" | "model" | "input" | "messageIds">,
 ): AsyncGenerator<AgentEvent> {
-  const channel = eventChannel();
+  const queue = eventQueue();
   let reply = "";
   let failure: string | null = null;
   const running = deps.commands!.run(command.name, command.input, {
     conversation_id: turn.conversationId,
     signal: turn.input.signal,
-    emit: channel.push,
+    emit: queue.push,
     depth: turn.input.depth ?? 0,
     model: turn.model,
   }).then((text) => reply = text, (error) => failure = (error as Error).message).finally(
-    channel.close,
+    queue.close,
   );
-  yield* channel.drain();
+  yield* queue.drain();
   await running;
   const interrupted = turn.input.signal?.aborted ?? false;
   const content = failure ? `/${command.name} failed: ${failure}` : reply;

@@ -8,7 +8,7 @@
  * ports, not how a tool runs.
  */
 
-import { eventChannel } from "./event_channel.ts";
+import { eventQueue } from "./event_queue.ts";
 import { answerOfTheOffer } from "./tool_offer.ts";
 import { taintNotice, type Turn } from "./turn.ts";
 import type { AgentEvent, ToolCall, ToolResult } from "./types.ts";
@@ -72,18 +72,18 @@ function offerAnswer(turn: Turn, call: ToolCall): ToolResult | null {
 /** Runs one call through the registry, streaming the events it raises while it runs. */
 async function* executeCall(turn: Turn, call: ToolCall): AsyncGenerator<AgentEvent, ToolResult> {
   const { deps, input } = turn;
-  const channel = eventChannel();
+  const queue = eventQueue();
   const running = deps.tools.execute(call, {
     conversation_id: turn.conversationId,
     signal: input.signal,
-    emit: channel.push,
+    emit: queue.push,
     depth: input.depth ?? 0,
     model: turn.model,
     tainted: turn.tainted ?? undefined,
     seen: { system: turn.system, messages: turn.messages },
     ...(turn.skills.alone && turn.skills.names.length > 0 ? { skills: turn.skills.names } : {}),
-  }).finally(channel.close);
-  yield* channel.drain();
+  }).finally(queue.close);
+  yield* queue.drain();
   return await running;
 }
 

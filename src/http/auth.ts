@@ -57,7 +57,7 @@ interface Strikes {
  * @example
  * ```ts
  * const auth = createAuth(token);
- * app.use("/api/*", auth.require());
+ * api.use("/api/*", auth.require());
  * ```
  */
 export function createAuth(token: string, options: AuthOptions = {}) {

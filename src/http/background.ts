@@ -1,6 +1,6 @@
 /**
- * The routes of hob's own work: scheduled jobs and their run logs, background
- * tasks, notifications, what the model calls cost, backups, and the status of the whole assistant. Mounted under
+ * The routes of what hob does without a user turn: scheduled jobs and their
+ * run logs, background tasks, and the notifications they leave. Mounted under
  * /api, behind the token.
  */
 
@@ -9,8 +9,6 @@ import { z } from "zod";
 import { newScheduleInput, schedulePatchBody, scheduleRunsQuery } from "../app/schedules.ts";
 import { listTasksInput, newTaskInput, resumeTaskBody } from "../app/tasks.ts";
 import { listNotificationsInput } from "../app/notifications.ts";
-import { usageInput } from "../app/usage.ts";
-import { backupBody } from "../app/backups.ts";
 import type { Hob } from "../app/hob.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
@@ -132,41 +130,6 @@ export const backgroundRouteDocs: RouteDoc[] = [
       schema: z.object({ marked: z.number().int(), unread: z.number().int() }),
     },
   },
-  {
-    method: "get",
-    path: "/api/usage",
-    tag: "usage",
-    summary:
-      "What the model calls cost since a date: totals, by model/kind/job/tool, per day, budgets",
-    query: usageInput,
-    response: {
-      description: "`{since, by, totals, groups, days, budgets}`, as `hob usage --json`",
-    },
-  },
-  {
-    method: "get",
-    path: "/api/backup",
-    tag: "backup",
-    summary: "The backups: schedule, the next one, the last one tried and the last one made",
-    response: { description: "`{every, keep, dir, next, running, last, last_ok}`" },
-  },
-  {
-    method: "post",
-    path: "/api/backup",
-    tag: "backup",
-    summary: "Back up the home now, into `backup.dir` (secrets only with `with_secrets`)",
-    body: backupBody,
-    bodyOptional: true,
-    response: { status: 201, description: "The backup: `{file, bytes, files, ms, …}`" },
-    errors: { 409: "A backup is being made" },
-  },
-  {
-    method: "get",
-    path: "/api/status",
-    tag: "status",
-    summary: "The whole assistant's status, as `hob status --json` prints it",
-    response: { description: "The status report" },
-  },
 ];
 
 /**
@@ -175,30 +138,20 @@ export const backgroundRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", backgroundRoutes(hob));
+ * api.route("/api", backgroundRoutes(hob));
  * ```
  */
 export function backgroundRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.route("/schedules", scheduleRoutes(hob));
-  app.route("/tasks", taskRoutes(hob));
-  app.route("/notifications", notificationRoutes(hob));
-  app.get("/usage", async (c) => c.json(await hob.app.usage.report(readQuery(c, usageInput))));
-  app.get("/backup", (c) => c.json(hob.app.backups.status()));
-  app.post("/backup", async (c) => {
-    const body = c.req.header("content-type") ? await readJson(c, backupBody) : {};
-    return c.json(await actAsync(() => hob.app.backups.make(body)), 201);
-  });
-  app.get(
-    "/status",
-    async (c) => c.json(await hob.app.status.collect({ server_running: true })),
-  );
-  return app;
+  const routes = new Hono();
+  routes.route("/schedules", scheduleRoutes(hob));
+  routes.route("/tasks", taskRoutes(hob));
+  routes.route("/notifications", notificationRoutes(hob));
+  return routes;
 }
 
 function scheduleRoutes(hob: Hob): Hono {
   const { schedules } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
   /** A path's job id (ids only, not names), or a 404 naming it. */
   const key = (id: string) => {
     if (!/^\d+$/.test(id)) throw notFound("Schedule", id);
@@ -206,70 +159,70 @@ function scheduleRoutes(hob: Hob): Hono {
   };
   const found = (id: string) => act(() => schedules.get({ key: key(id) }), "Schedule", id);
 
-  app.get("/", (c) => c.json({ schedules: schedules.list() }));
+  routes.get("/", (c) => c.json({ schedules: schedules.list() }));
 
-  app.post("/", async (c) => {
+  routes.post("/", async (c) => {
     const body = await readJson(c, newScheduleInput);
     return c.json(act(() => schedules.add(body)), 201);
   });
 
-  app.get("/:id", (c) => c.json(found(c.req.param("id"))));
+  routes.get("/:id", (c) => c.json(found(c.req.param("id"))));
 
-  app.patch("/:id", async (c) => {
+  routes.patch("/:id", async (c) => {
     const job = found(c.req.param("id"));
     const body = await readJson(c, schedulePatchBody);
     return c.json(act(() => schedules.update({ ...body, key: job.id }), "Schedule", job.id));
   });
 
-  app.delete("/:id", (c) => {
+  routes.delete("/:id", (c) => {
     const id = c.req.param("id");
     act(() => schedules.remove({ key: key(id) }), "Schedule", id);
     return c.body(null, 204);
   });
 
-  app.get("/:id/runs", (c) => {
+  routes.get("/:id/runs", (c) => {
     const job = found(c.req.param("id"));
     const { limit } = readQuery(c, scheduleRunsQuery);
     return c.json({ runs: act(() => schedules.runs({ key: job.id, limit }), "Schedule", job.id) });
   });
 
-  app.post("/:id/run", async (c) => {
+  routes.post("/:id/run", async (c) => {
     const id = c.req.param("id");
     return c.json(await actAsync(() => schedules.run({ key: key(id) }), "Schedule", id));
   });
-  return app;
+  return routes;
 }
 
 function taskRoutes(hob: Hob): Hono {
   const { tasks } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
   /** A path's task id, or a 404 naming it. */
   const id = (text: string) => {
     if (!/^\d+$/.test(text)) throw notFound("Task", text);
     return Number(text);
   };
 
-  app.get("/", (c) => {
+  routes.get("/", (c) => {
     const query = readQuery(c, listTasksInput);
     return c.json({ tasks: tasks.list(query), counts: tasks.counts() });
   });
 
-  app.post("/", async (c) => {
+  routes.post("/", async (c) => {
     const body = await readInput(c, newTaskInput);
     return c.json(act(() => tasks.add(body)), 201);
   });
 
-  app.get("/:id", (c) => {
+  routes.get("/:id", (c) => {
     const text = c.req.param("id");
     return c.json(act(() => tasks.get({ id: id(text) }), "Task", text));
   });
 
-  app.post("/:id/cancel", (c) => {
+  routes.post("/:id/cancel", (c) => {
     const text = c.req.param("id");
     return c.json(act(() => tasks.cancel({ id: id(text) }), "Task", text));
   });
 
-  app.post("/:id/resume", async (c) => {
+  routes.post("/:id/resume", async (c) => {
     const text = c.req.param("id");
     const task = act(() => tasks.get({ id: id(text) }), "Task", text);
     const { note } = c.req.header("content-type")
@@ -277,14 +230,14 @@ function taskRoutes(hob: Hob): Hono {
       : { note: undefined };
     return c.json(act(() => tasks.resume({ id: task.id, note }), "Task", text));
   });
-  return app;
+  return routes;
 }
 
 function notificationRoutes(hob: Hob): Hono {
   const { notifications } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.get("/", (c) => {
+  routes.get("/", (c) => {
     const query = readQuery(c, listNotificationsInput);
     return c.json({
       notifications: notifications.list(query),
@@ -292,11 +245,11 @@ function notificationRoutes(hob: Hob): Hono {
     });
   });
 
-  app.post("/:id/read", (c) => {
+  routes.post("/:id/read", (c) => {
     const text = c.req.param("id");
     if (text !== "all" && !/^\d+$/.test(text)) throw notFound("Notification", text);
     const id = text === "all" ? "all" : Number(text);
     return c.json(act(() => notifications.markRead({ id }), "Notification", text));
   });
-  return app;
+  return routes;
 }

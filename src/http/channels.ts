@@ -49,25 +49,25 @@ export const channelRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api/channels", channelRoutes(hob));
+ * api.route("/api/channels", channelRoutes(hob));
  * ```
  */
 export function channelRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.get("/", (c) => c.json({ channels: hob.app.channels.states() }));
-  app.get("/pending", (c) => {
+  const routes = new Hono();
+  routes.get("/", (c) => c.json({ channels: hob.app.channels.states() }));
+  routes.get("/pending", (c) => {
     const query = readQuery(c, listStrangersInput);
     return c.json({ strangers: act(() => hob.app.channels.strangers(query)) });
   });
-  app.delete("/pending/:channel/:sender_id", (c) => {
+  routes.delete("/pending/:channel/:sender_id", (c) => {
     // The action checks the channel's name.
     const channel = c.req.param("channel") as ForgetStrangerInput["channel"];
     act(() => hob.app.channels.forgetStranger({ channel, sender_id: c.req.param("sender_id") }));
     return c.body(null, 204);
   });
-  app.post("/:channel/test", async (c) => {
+  routes.post("/:channel/test", async (c) => {
     await actAsync(() => hob.app.channels.sendTest(c.req.param("channel")));
     return c.json({ sent: true });
   });
-  return app;
+  return routes;
 }

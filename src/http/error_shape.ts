@@ -1,6 +1,6 @@
 /**
  * The body of an error response in the shape of the API the request was
- * for, with no web framework: the gate answers with it before Hono loads, and
+ * for, with no HTTP framework: the gate answers with it before Hono loads, and
  * errors.ts's `errorResponse` wraps it for routes.
  */
 

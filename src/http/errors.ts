@@ -83,7 +83,7 @@ export function errorResponse(
 }
 
 /**
- * `app.onError`: ApiError and HTTPException as themselves, an ActionError as
+ * `api.onError`: ApiError and HTTPException as themselves, an ActionError as
  * its status (an `invalid` one a 400 naming the field), a write the disk
  * refused as 507/503 (`storage_full`, `storage_read_only`), hob.db locked by
  * another program as 503 `store_busy` with `Retry-After`, anything else a
@@ -163,7 +163,7 @@ export function streamErrorEvent(
   };
 }
 
-/** `app.notFound`. */
+/** `api.notFound`. */
 export function handleNotFound(c: Context): Response {
   return errorResponse(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
 }

@@ -2,9 +2,9 @@
  * The server's front door while hob starts. `hob serve` listens as soon as it
  * knows where (hob.yaml read), before it opens the home and loads the API:
  * the gate answers `/api/health` at once, behind the same guard as every
- * request, and holds every other request until the app is admitted — or
+ * request, and holds every other request until the API is admitted — or
  * answers it 503 when hob could not start. Once admitted, requests go straight
- * to the app. Knows nothing of the runtime, so loading it costs little.
+ * to the API. Knows nothing of the runtime, so loading it costs little.
  */
 
 import type { Context } from "hono";
@@ -19,8 +19,8 @@ export type Fetch = (request: Request) => Response | Promise<Response>;
 export interface Gate {
   /** Hand this to `Deno.serve`. */
   fetch: Fetch;
-  /** Lets requests through to `app`: those that waited, and every one after. */
-  admit(app: Fetch): void;
+  /** Lets requests through to `api`: those that waited, and every one after. */
+  admit(api: Fetch): void;
   /** hob could not start: the requests that waited, and any later ones, get 503. */
   refuse(): void;
 }
@@ -31,11 +31,11 @@ function healthBody(startedAt: number) {
 }
 
 /**
- * `/api/health` as the app's route.
+ * `/api/health` as the API's route.
  *
  * @example
  * ```ts
- * app.get("/api/health", health(Date.now()));
+ * api.get("/api/health", health(Date.now()));
  * ```
  */
 export function health(startedAt: number): (c: Context) => Response {
@@ -46,7 +46,7 @@ export function health(startedAt: number): (c: Context) => Response {
 
 /**
  * A request's path; null when the URL Deno made of it does not parse, as from
- * a Host header such as `[::1` (the app's guard refuses that request).
+ * a Host header such as `[::1` (the API's guard refuses that request).
  *
  * @example
  * ```ts
@@ -62,15 +62,15 @@ export function pathOf(request: Request): string | null {
 }
 
 /**
- * Opens the gate: health now, everything else once the app is admitted. It
- * uses no web framework, so `hob serve` answers health before Hono loads;
- * what it answers is what the app would (the app's guard, headers and shapes).
+ * Opens the gate: health now, everything else once the API is admitted. It
+ * uses no HTTP framework, so `hob serve` answers health before Hono loads;
+ * what it answers is what the API would (the API's guard, headers and shapes).
  *
  * @example
  * ```ts
  * const gate = openGate({ bind: "127.0.0.1" }, Date.now());
  * const server = Deno.serve({ port: 8484 }, gate.fetch);
- * gate.admit(createApp(hob, options).fetch);
+ * gate.admit(createApi(hob, options).fetch);
  * ```
  */
 export function openGate(options: GuardOptions, startedAt: number): Gate {
@@ -89,9 +89,9 @@ export function openGate(options: GuardOptions, startedAt: number): Gate {
         : json(healthBody(startedAt), 200);
       return request.method === "HEAD" ? new Response(null, response) : response;
     }
-    // The app has the same guard: a request that waited meets it there.
+    // The API has the same guard: a request that waited meets it there.
     return ready.promise.then(
-      (app) => app(request),
+      (api) => api(request),
       () =>
         json(
           errorShape(pathname ?? "/", 503, "unavailable", "hob could not start; its log says why"),
@@ -102,9 +102,9 @@ export function openGate(options: GuardOptions, startedAt: number): Gate {
 
   return {
     fetch: (request) => admitted ? admitted(request) : early(request),
-    admit(app) {
-      admitted = app;
-      ready.resolve(app);
+    admit(api) {
+      admitted = api;
+      ready.resolve(api);
     },
     refuse() {
       ready.reject(new Error("hob could not start"));

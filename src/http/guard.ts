@@ -85,7 +85,7 @@ export function isAllowedHost(host: string, allowed: Set<string>): boolean {
  *
  * @example
  * ```ts
- * app.use("*", guard({ bind: "127.0.0.1" }));
+ * api.use("*", guard({ bind: "127.0.0.1" }));
  * ```
  */
 export function guard(options: GuardOptions): MiddlewareHandler {

@@ -2,7 +2,7 @@
  * Route groups that load on first use: a thin handler stands where a group
  * is mounted and imports the group's modules when a request first reaches it,
  * so `hob serve` answers its first chat without loading what no chat needs.
- * It knows no group: src/http/app.ts says which there are and where they go.
+ * It knows no group: src/http/api.ts says which there are and where they go.
  */
 
 import type { Context, Hono, MiddlewareHandler, Next } from "hono";
@@ -21,22 +21,22 @@ class NoRoute extends Error {
 /**
  * A handler that answers with the routes `build` returns, built at the first
  * request it sees. Register it on the paths the group's routes live under
- * (`app.all("/v1/*", …)`); the group's routes carry their full paths.
+ * (`api.all("/v1/*", …)`); the group's routes carry their full paths.
  *
  * 1. One load: concurrent first requests share it, later ones reuse the group;
  *    a load that failed is tried again by the next request.
- * 2. As if mounted with `app.route()`: a request the group has no route for
- *    goes on (`next()`) to the app's later routes and its not-found answer,
- *    and an error a route throws reaches the app's `onError`.
- * 3. The same request: the group sees the app's request (with any body the
- *    app's limits have read) and its env (the connection's address).
+ * 2. As if mounted with `route()`: a request the group has no route for
+ *    goes on (`next()`) to the API's later routes and its not-found answer,
+ *    and an error a route throws reaches the API's `onError`.
+ * 3. The same request: the group sees the API's request (with any body the
+ *    API's limits have read) and its env (the connection's address).
  *
- * A header the app's middleware sets before `next()` is not on the group's
+ * A header the API's middleware sets before `next()` is not on the group's
  * responses, as it is not on any `Response` a handler builds itself.
  *
  * @example
  * ```ts
- * app.all("/v1/*", lazyRoutes(async () => {
+ * api.all("/v1/*", lazyRoutes(async () => {
  *   const { openAiRoutes } = await import("./openai_api.ts");
  *   return new Hono().route("/v1", openAiRoutes(hob));
  * }));
@@ -61,7 +61,7 @@ export function lazyRoutes(build: () => Promise<Hono>): LazyRoutes {
   return Object.assign(lazyRoutes, { load });
 }
 
-/** The group's misses and errors handed back to the app that mounted it. */
+/** The group's misses and errors handed back to the routes that mounted it. */
 function transparent(group: Hono): Hono {
   group.onError((error) => {
     throw error;

@@ -1,6 +1,6 @@
 /**
  * `/mcp`: hob's MCP server over streamable HTTP, stateless (a fresh server
- * and transport per request, so nothing is held between requests). The app's
+ * and transport per request, so nothing is held between requests). The API's
  * guard (guard.ts) has checked `Host` and `Origin` before this route runs;
  * here the API token must come as a bearer header or, for clients that
  * cannot set headers, a `token` query parameter.
@@ -18,13 +18,13 @@ type Auth = ReturnType<typeof createAuth>;
  *
  * @example
  * ```ts
- * app.route("/", mcpRoutes(hob, auth));
+ * api.route("/", mcpRoutes(hob, auth));
  * ```
  */
 export function mcpRoutes(hob: Hob, auth: Auth): Hono {
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.use("/mcp", async function mcpAuth(c, next) {
+  routes.use("/mcp", async function mcpAuth(c, next) {
     const query = c.req.query("token");
     // A token, never the page's session: an MCP client is not the page.
     const verdict = query !== undefined ? auth.verify(c, query) : auth.verifyBearer(c);
@@ -44,7 +44,7 @@ export function mcpRoutes(hob: Hob, auth: Auth): Hono {
     await next();
   });
 
-  app.post("/mcp", async (c) => {
+  routes.post("/mcp", async (c) => {
     // Loaded on the first request, so hob starts without the MCP SDK.
     const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
       import("./mcp_server.ts"),
@@ -65,7 +65,7 @@ export function mcpRoutes(hob: Hob, auth: Auth): Hono {
   });
 
   // Stateless servers keep no stream to GET and no session to DELETE.
-  app.on(["GET", "DELETE"], "/mcp", (c) => {
+  routes.on(["GET", "DELETE"], "/mcp", (c) => {
     c.header("Allow", "POST");
     return errorResponse(
       c,
@@ -75,5 +75,5 @@ export function mcpRoutes(hob: Hob, auth: Auth): Hono {
     );
   });
 
-  return app;
+  return routes;
 }

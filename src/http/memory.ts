@@ -20,7 +20,7 @@ import {
   trustMemoryInput,
 } from "../app/memory.ts";
 import type { WrittenBy } from "../app/memory.ts";
-import { diffInput, historyInput } from "../app/memory_history.ts";
+import { diffInput, listVersionsInput } from "../app/memory_versions.ts";
 import { addSourceInput, refreshSourceInput } from "../app/memory_sources.ts";
 import { MemoryWriteError } from "../memory/files.ts";
 import { storageProblem } from "../home/storage.ts";
@@ -142,7 +142,7 @@ export const memoryRouteDocs: RouteDoc[] = [
     path: "/api/memory/history",
     tag: "memory",
     summary: "Versions of memory, identity, skill and tool files, newest first",
-    query: historyInput,
+    query: listVersionsInput,
     response: {
       description:
         "`{versions}`: id, path, author (owner, agent, flush, job, mcp), via, conversation_id, taint (set when the writing turn had read untrusted content), reverts",
@@ -200,14 +200,14 @@ export const memoryRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", memoryRoutes(hob));
+ * api.route("/api", memoryRoutes(hob));
  * ```
  */
 export function memoryRoutes(hob: Hob): Hono {
   const { memory } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.get("/memory/search", async (c) => {
+  routes.get("/memory/search", async (c) => {
     const found = await actAsync(() => memory.search(readQuery(c, searchMemoryInput)));
     // `snippet` is what the model reads; a labelled one also comes as `display`, for people.
     return c.json({
@@ -219,85 +219,85 @@ export function memoryRoutes(hob: Hob): Hono {
     });
   });
 
-  app.get("/memory/stats", async (c) => c.json(await memory.stats()));
+  routes.get("/memory/stats", async (c) => c.json(await memory.stats()));
 
-  app.get("/memory/files", async (c) => c.json({ files: await memory.files() }));
+  routes.get("/memory/files", async (c) => c.json({ files: await memory.files() }));
 
-  app.get("/memory/files/*", async (c) => {
+  routes.get("/memory/files/*", async (c) => {
     const path = pathTail(c, "/api/memory/files/");
     const query = readQuery(c, readMemoryQuery);
     return c.json(await act(() => memory.read({ ...query, path })));
   });
 
-  app.put("/memory/files/*", async (c) => {
+  routes.put("/memory/files/*", async (c) => {
     const path = pathTail(c, "/api/memory/files/");
     const { content } = await readJson(c, replaceMemoryBody);
     return c.json({ path: await act(() => memory.replace({ path, content }, BY_API)) });
   });
 
-  app.post("/memory/remember", async (c) => {
+  routes.post("/memory/remember", async (c) => {
     const body = await readJson(c, memoryTextInput);
     return c.json({ path: await act(() => memory.remember(body, BY_API)) }, 201);
   });
 
-  app.post("/memory/log", async (c) => {
+  routes.post("/memory/log", async (c) => {
     const body = await readJson(c, memoryTextInput);
     return c.json({ path: await act(() => memory.log(body, BY_API)) }, 201);
   });
 
-  app.put("/memory/sections", async (c) => {
+  routes.put("/memory/sections", async (c) => {
     const body = await readJson(c, memorySectionInput);
     return c.json({ path: await act(() => memory.writeSection(body, BY_API)) });
   });
 
-  app.post("/memory/sources", async (c) => {
+  routes.post("/memory/sources", async (c) => {
     const body = await readJson(c, addSourceInput);
     return c.json(await act(() => memory.addSource(body, BY_API, c.req.raw.signal)), 201);
   });
 
-  app.post("/memory/sources/refresh", async (c) => {
+  routes.post("/memory/sources/refresh", async (c) => {
     const body = await readJson(c, refreshSourceInput);
     return c.json(await act(() => memory.refreshSource(body, BY_API, c.req.raw.signal)));
   });
 
-  app.post("/memory/trust", async (c) => {
+  routes.post("/memory/trust", async (c) => {
     const body = await readJson(c, trustMemoryInput);
     return c.json(await act(() => memory.trust(body, BY_API)));
   });
 
-  app.get("/memory/history", async (c) => {
-    const query = readQuery(c, historyInput);
-    return c.json({ versions: await act(() => memory.history(query)) });
+  routes.get("/memory/history", async (c) => {
+    const query = readQuery(c, listVersionsInput);
+    return c.json({ versions: await act(() => memory.versions(query)) });
   });
 
-  app.get("/memory/versions/:id", async (c) => {
+  routes.get("/memory/versions/:id", async (c) => {
     return c.json(await act(() => memory.version({ id: c.req.param("id") })));
   });
 
-  app.get("/memory/diff", async (c) => {
+  routes.get("/memory/diff", async (c) => {
     return c.json(await act(() => memory.diff(readQuery(c, diffInput))));
   });
 
-  app.post("/memory/versions/:id/undo", async (c) => {
+  routes.post("/memory/versions/:id/undo", async (c) => {
     return c.json(
       await act(() => memory.undo({ id: c.req.param("id") }, { ...BY_API, via: "api undo" })),
     );
   });
 
-  app.post("/memory/versions/:id/revert", async (c) => {
+  routes.post("/memory/versions/:id/revert", async (c) => {
     return c.json(
       await act(() => memory.revert({ id: c.req.param("id") }, { ...BY_API, via: "api revert" })),
     );
   });
 
-  app.post("/memory/reindex", async (c) => {
+  routes.post("/memory/reindex", async (c) => {
     if ((c.req.header("accept") ?? "").includes("text/event-stream")) {
       return streamSSE(c, (stream) => reindexStream(memory, stream));
     }
     return c.json(await memory.reindex());
   });
 
-  return app;
+  return routes;
 }
 
 /** A rebuild of the index as events: `progress` while it runs, then one `done` with the counts. */

@@ -76,12 +76,12 @@ type Message = z.output<typeof message>;
  *
  * @example
  * ```ts
- * app.route("/v1", openAiRoutes(hob));
+ * api.route("/v1", openAiRoutes(hob));
  * ```
  */
 export function openAiRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.get("/models", async (c) => {
+  const routes = new Hono();
+  routes.get("/models", async (c) => {
     const report = await hob.app.models.discover();
     const created = Math.floor(Date.now() / 1000);
     const ids = [HOB_MODEL, ...report.models.map((m) => `hob/${m.id}`)];
@@ -90,8 +90,8 @@ export function openAiRoutes(hob: Hob): Hono {
       data: [...new Set(ids)].map((id) => ({ id, object: "model", created, owned_by: "hob" })),
     });
   });
-  app.post("/chat/completions", (c) => chatCompletion(c, hob));
-  return app;
+  routes.post("/chat/completions", (c) => chatCompletion(c, hob));
+  return routes;
 }
 
 /**

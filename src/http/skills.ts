@@ -68,32 +68,32 @@ export const skillRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", skillRoutes(hob));
+ * api.route("/api", skillRoutes(hob));
  * ```
  */
 export function skillRoutes(hob: Hob): Hono {
   const { skills } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.get("/skills", async (c) => c.json(await skills.list()));
+  routes.get("/skills", async (c) => c.json(await skills.list()));
 
-  app.get("/skills/:name", async (c) => {
+  routes.get("/skills/:name", async (c) => {
     return c.json(await actAsync(() => skills.show({ name: c.req.param("name") })));
   });
 
-  app.post("/skills", async (c) => {
+  routes.post("/skills", async (c) => {
     const body = await readJson(c, addSkillInput);
     return c.json(await actAsync(() => skills.add(body, { by: "api" })), 201);
   });
 
-  app.post("/skills/:name/accept", async (c) => {
+  routes.post("/skills/:name/accept", async (c) => {
     const body = await readJson(c, acceptSkillBody);
     return c.json(await actAsync(() => skills.accept({ ...body, name: c.req.param("name") })));
   });
 
-  app.delete("/skills/:name", async (c) => {
+  routes.delete("/skills/:name", async (c) => {
     return c.json(await actAsync(() => skills.remove({ name: c.req.param("name") })));
   });
 
-  return app;
+  return routes;
 }

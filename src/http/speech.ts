@@ -70,9 +70,9 @@ const TRANSCRIPT_FORMATS = ["json", "text", "verbose_json", "srt", "vtt"] as con
 
 /** `GET /api/speech`. */
 export function speechRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.get("/speech", (c) => c.json(hob.app.speech.capabilities()));
-  return app;
+  const routes = new Hono();
+  routes.get("/speech", (c) => c.json(hob.app.speech.capabilities()));
+  return routes;
 }
 
 /**
@@ -80,20 +80,20 @@ export function speechRoutes(hob: Hob): Hono {
  *
  * @example
  * ```ts
- * app.route("/v1/audio", audioRoutes(hob));
+ * api.route("/v1/audio", audioRoutes(hob));
  * ```
  */
 export function audioRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.post("/transcriptions", (c) => transcription(c, hob));
-  app.post("/translations", () => {
+  const routes = new Hono();
+  routes.post("/transcriptions", (c) => transcription(c, hob));
+  routes.post("/translations", () => {
     throw new ApiError(
       400,
       "unsupported",
       "hob does not translate audio; transcribe it and ask hob to translate the text",
     );
   });
-  app.post("/speech", async (c) => {
+  routes.post("/speech", async (c) => {
     const body = await readJson(c, speechBody);
     const voice = typeof body.voice === "string" ? body.voice : body.voice?.id;
     const configured = hob.config.speech.speak;
@@ -111,7 +111,7 @@ export function audioRoutes(hob: Hob): Hono {
     c.header("Content-Type", audio.type);
     return c.body(audio.bytes as Uint8Array<ArrayBuffer>);
   });
-  return app;
+  return routes;
 }
 
 /** `POST /v1/audio/transcriptions`: the multipart form read, the action called, the answer shaped. */

@@ -96,21 +96,21 @@ export const toolRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", toolRoutes(hob));
+ * api.route("/api", toolRoutes(hob));
  * ```
  */
 export function toolRoutes(hob: Hob): Hono {
   const { tools, approvals, conversations, mcp } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
   // User tools load beside start-up; these routes answer once they are in.
-  app.use("*", async function toolsReady(_c, next) {
+  routes.use("*", async function toolsReady(_c, next) {
     await hob.app.tools.ready();
     await next();
   });
 
-  app.get("/tools", async (c) => c.json(await tools.list()));
+  routes.get("/tools", async (c) => c.json(await tools.list()));
 
-  app.post("/tools/:name/invoke", async (c) => {
+  routes.post("/tools/:name/invoke", async (c) => {
     const name = c.req.param("name");
     await actAsync(() => tools.get({ name }));
     const { args } = await readJson(c, invokeBody);
@@ -118,12 +118,12 @@ export function toolRoutes(hob: Hob): Hono {
     return c.json(await actAsync(() => tools.invoke({ name, args }, { source: "api", signal })));
   });
 
-  app.get("/approvals", (c) => {
+  routes.get("/approvals", (c) => {
     const query = readQuery(c, listApprovalsInput);
     return c.json({ approvals: act(() => approvals.list(query)) });
   });
 
-  app.post("/approvals/:id", async (c) => {
+  routes.post("/approvals/:id", async (c) => {
     const body = await readJson(c, decisionBody);
     try {
       return c.json(act(() => approvals.decide({ ...body, id: c.req.param("id") })));
@@ -134,22 +134,22 @@ export function toolRoutes(hob: Hob): Hono {
     }
   });
 
-  app.get("/conversations/:id/events", (c) => {
+  routes.get("/conversations/:id/events", (c) => {
     const id = c.req.param("id");
     return c.json({ conversation_id: id, events: act(() => conversations.toolEvents({ id })) });
   });
 
-  app.get("/mcp/servers", async (c) => c.json({ servers: await mcp.servers() }));
+  routes.get("/mcp/servers", async (c) => c.json({ servers: await mcp.servers() }));
 
-  app.get("/mcp/tools", async (c) => {
+  routes.get("/mcp/tools", async (c) => {
     const query = readQuery(c, mcpToolsInput);
     return c.json({ tools: await actAsync(() => mcp.tools(query)) });
   });
 
-  app.post("/mcp/servers/:server/approve", async (c) => {
+  routes.post("/mcp/servers/:server/approve", async (c) => {
     const body = await readJson(c, approveToolsBody);
     return c.json(await actAsync(() => mcp.approve({ ...body, server: c.req.param("server") })));
   });
 
-  return app;
+  return routes;
 }

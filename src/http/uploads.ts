@@ -56,13 +56,13 @@ export const uploadRouteDocs: RouteDoc[] = [
  *
  * @example
  * ```ts
- * app.route("/api", uploadRoutes(hob));
+ * api.route("/api", uploadRoutes(hob));
  * ```
  */
 export function uploadRoutes(hob: Hob): Hono {
-  const app = new Hono();
+  const routes = new Hono();
 
-  app.post("/uploads", async (c) => {
+  routes.post("/uploads", async (c) => {
     if (!(c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
       throw new ApiError(
         415,
@@ -80,7 +80,7 @@ export function uploadRoutes(hob: Hob): Hono {
     return c.json({ uploads }, 201);
   });
 
-  app.get("/uploads/*", async (c) => {
+  routes.get("/uploads/*", async (c) => {
     const path = `uploads/${pathTail(c, "/api/uploads/")}`;
     const upload = await actAsync(() => hob.app.uploads.find({ path }));
     const inline = INLINE.has(upload.type);
@@ -96,5 +96,5 @@ export function uploadRoutes(hob: Hob): Hono {
     );
   });
 
-  return app;
+  return routes;
 }

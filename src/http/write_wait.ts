@@ -22,7 +22,7 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"]);
  *
  * @example
  * ```ts
- * app.use("*", waitToWrite((signal) => hob.writable(signal)));
+ * api.use("*", waitToWrite((signal) => hob.writable(signal)));
  * ```
  */
 export function waitToWrite(writable: (signal: AbortSignal) => Promise<void>): MiddlewareHandler {

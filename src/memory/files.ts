@@ -40,7 +40,7 @@ export interface MemoryLayout {
   now(): Date;
   /**
    * Told of every write, under the write's lock, with the content before
-   * (null: there was no file) and after (null: deleted): the file history.
+   * (null: there was no file) and after (null: deleted): a file's versions.
    * The write is done when what it returns has settled.
    */
   recorder?: WriteRecorder;

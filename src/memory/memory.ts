@@ -14,7 +14,7 @@ import { memoryContext } from "./context.ts";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import type { Embedder } from "./embedder.ts";
 import type { MemoryFiles } from "./files.ts";
-import { FileHistory, loadDiff } from "./history.ts";
+import { FileVersions, loadDiff } from "./versions.ts";
 import type { DocumentFormat } from "./documents.ts";
 import type { SourceMeta } from "./sources.ts";
 import { createOpenAiEmbedder } from "./openai_embeddings.ts";
@@ -116,7 +116,7 @@ export function createEmbedder(config: HobConfig): Embedder | null {
 export class Memory {
   readonly files: MemoryFiles;
   /** Every write to memory, identity, skills and tools, as versions. */
-  readonly history: FileHistory;
+  readonly versions: FileVersions;
   readonly index: MemoryIndex;
   /** Settles when the index has caught up with the files at start. */
   readonly ready: Promise<void>;
@@ -134,8 +134,8 @@ export class Memory {
       config: HobConfig;
       now: () => Date;
       embedder?: Embedder | null;
-      /** The home's file history; one over `db` when not given. */
-      history?: FileHistory;
+      /** The versions of the home's files; kept in `db` when not given. */
+      versions?: FileVersions;
     },
   ) {
     this.#home = options.home;
@@ -148,9 +148,9 @@ export class Memory {
     if (options.config.memory.vector_weight !== undefined) {
       fusion.vectorWeight = options.config.memory.vector_weight;
     }
-    this.history = options.history ??
-      new FileHistory({ home: options.home, db: options.db, now: options.now });
-    this.files = this.history.memory;
+    this.versions = options.versions ??
+      new FileVersions({ home: options.home, db: options.db, now: options.now });
+    this.files = this.versions.memory;
     this.index = new MemoryIndex(options.db, this.files.dir, this.#embedder, fusion);
     // Catch up with edits made while hob was not running; vectors follow deferred, while nobody waits.
     this.ready = this.index.sync().then(() => {}, (error) => {
@@ -160,12 +160,12 @@ export class Memory {
 
   /**
    * Settles when every versioned file has a version of what it holds: the
-   * scan for files no version has yet starts on first use — the history, or
-   * `watch` in `hob serve` — so a command that reads no history pays nothing
+   * scan for files no version has yet starts on first use — a list of versions, or
+   * `watch` in `hob serve` — so a command that reads no versions pays nothing
    * for it (a write records what it replaces anyway).
    */
   get scanned(): Promise<void> {
-    return this.#scanned ??= this.ready.then(() => this.history.scan()).then(() => {}, (error) => {
+    return this.#scanned ??= this.ready.then(() => this.versions.scan()).then(() => {}, (error) => {
       // Versions resume with the next write; the files themselves are untouched.
       console.error(`hob: recording file versions failed: ${(error as Error).message}`);
     });
@@ -266,7 +266,7 @@ export class Memory {
     const [{ bytesHash, sourceFile }, { convertDocument }] = await loadSources();
     const hash = bytesHash(document.bytes);
     const existing = await this.#sourceFileOf(document.source);
-    const latest = () => this.history.versions.latest(`memory/${path}`) ?? null;
+    const latest = () => this.versions.latest(`memory/${path}`) ?? null;
     const converted = await convertDocument(document, { signal });
     const path = existing?.path ?? await this.#freeSourcePath(document.source);
     const base = {
@@ -331,7 +331,7 @@ export class Memory {
    * deletes it again. Returns the new version (null: the file already held it).
    */
   revert(version: FileVersion, by: WrittenBy): Promise<FileVersion | null> {
-    const content = this.history.content(version);
+    const content = this.versions.content(version);
     return this.#rewrite(version, by, () => content);
   }
 
@@ -342,7 +342,7 @@ export class Memory {
    */
   async undo(version: FileVersion, by: WrittenBy): Promise<FileVersion | null> {
     await loadDiff();
-    return await this.#rewrite(version, by, (current) => this.history.undone(version, current));
+    return await this.#rewrite(version, by, (current) => this.versions.undone(version, current));
   }
 
   /** Rewrites `version`'s file under its lock, as `by` restoring from `version`; the index follows. */
@@ -352,12 +352,12 @@ export class Memory {
     change: (current: string | null) => string | null,
   ): Promise<FileVersion | null> {
     const inMemory = version.path.startsWith("memory/");
-    const writer = inMemory ? this.files : this.history.files;
+    const writer = inMemory ? this.files : this.versions.files;
     const path = inMemory ? version.path.slice("memory/".length) : version.path;
-    const before = this.history.versions.latest(version.path)?.id;
+    const before = this.versions.latest(version.path)?.id;
     await writer.update(path, { ...by, reverts: version.id }, change);
     if (inMemory) await this.#indexed(path);
-    const after = this.history.versions.latest(version.path);
+    const after = this.versions.latest(version.path);
     return after && after.id !== before ? after : null;
   }
 
@@ -373,7 +373,7 @@ export class Memory {
   watch(): void {
     if (this.#watcher) return;
     this.scanned.catch(() => {/* reported */});
-    this.#watcher = this.history.watch((path) => {
+    this.#watcher = this.versions.watch((path) => {
       this.index.indexFile(path).catch((error) =>
         console.error(`hob: indexing ${path}: ${error.message}`)
       );

@@ -16,7 +16,7 @@ import type { Hob, StartedWork } from "../app/hob.ts";
 import { ensureHome } from "../home/home.ts";
 import { createLlmRouter, type DiscoveryReport, type LlmRouter } from "../llm/router.ts";
 import { Memory } from "../memory/memory.ts";
-import { FileHistory } from "../memory/history.ts";
+import { FileVersions } from "../memory/versions.ts";
 import { McpHub } from "../mcp/client.ts";
 import type { McpDefinition } from "../mcp/pins.ts";
 import { SqliteConversationStore } from "../store/conversations.ts";
@@ -124,9 +124,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime>
   const recovered = store.recoverInterrupted();
   const now = () => clock.now();
   const { calls, llm, warning } = countedCalls(config, db, store, now);
-  const history = new FileHistory({ home, db, now });
-  const toolbox = await openToolbox({ home, config, db, now, files: history.files });
-  const memory = new Memory({ home, db, config, now, history });
+  const versions = new FileVersions({ home, db, now });
+  const toolbox = await openToolbox({ home, config, db, now, files: versions.files });
+  const memory = new Memory({ home, db, config, now, versions });
   const mcp = new McpHub(config.mcpServers, toolbox.registry, {
     cwd: join(home, "workspace"),
     log: options.log,

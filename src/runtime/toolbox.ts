@@ -71,7 +71,7 @@ export async function openToolbox(
     config: HobConfig;
     db: DatabaseSync;
     now: () => Date;
-    /** The writer of the home's versioned files (the file history's), for built tools and skills. */
+    /** The writer of the home's versioned files (each write a version), for built tools and skills. */
     files: MemoryFiles;
   },
 ): Promise<Toolbox> {
@@ -381,8 +381,8 @@ async function expandRoot(root: string, home: string): Promise<string> {
 }
 
 /**
- * Writes a new tool or skill file (never over an existing one; a version in
- * the file history) and returns a function that loads it; on any failure the
+ * Writes a new tool or skill file (never over an existing one; recorded as a
+ * version) and returns a function that loads it; on any failure the
  * file is deleted — a version too — so nothing half-built stays behind.
  */
 function writeAndLoad(

@@ -2,14 +2,14 @@
  * The inside of a tool process: code hob did not write (run_code's argument,
  * user tools, skills, and their inspection) runs here, in an OS process of its
  * own, so calling `Deno.exit`, filling the heap or crashing ends only this
- * process. It talks to hob in frames (channel.ts) over its stdin and stdout;
+ * process. It talks to hob in frames (frames.ts) over its stdin and stdout;
  * the tool's console output goes to stderr, and anything else it writes to
  * stdout is noise the frames survive.
  *
  * It runs in one of two ways:
  * - **worker** (what hob starts): the tool runs in a Worker holding exactly
  *   its permissions, while this process's main thread stops the process when
- *   its memory passes the cap and exits when hob closes the channel — even
+ *   its memory passes the cap and exits when hob closes the pipe — even
  *   while the tool loops. From source the process is `deno run` of the entry;
  *   a `deno compile`d hob, its own executable, starts `hob __sandbox`.
  * - **direct**: started by `deno run` with exactly the tool's `--allow-*` flags
@@ -17,7 +17,7 @@
  *   "flags" launcher, which tests and benchmarks compare).
  */
 
-import { encodeFrame, FrameReader, MAX_HOB_FRAME_BYTES } from "./channel.ts";
+import { encodeFrame, FrameReader, MAX_HOB_FRAME_BYTES } from "./frames.ts";
 import { type ChildOptions, MEMORY_CAP_EXIT_CODE, parseChildArgs } from "./launch.ts";
 import type { FromProcess, ToSandbox } from "./protocol.ts";
 import { type ServeOptions, serveTools, type ToolPort, workerPort } from "./runner.ts";
@@ -109,7 +109,7 @@ export function inWorker(): boolean {
   return typeof scope === "function" && globalThis instanceof scope;
 }
 
-/** Passes each frame from hob on, until hob closes the channel. */
+/** Passes each frame from hob on, until hob closes the pipe. */
 async function relay(frames: FrameReader, deliver: (message: ToSandbox) => void): Promise<void> {
   for (;;) {
     const message = await frames.next();

@@ -1,4 +1,4 @@
-/** Capping tool output, so one call cannot flood the context window (or the message channel). */
+/** Capping tool output, so one call cannot flood the context window (or the pipe to hob). */
 
 /**
  * Keeps the head and tail of an over-long text with a marker between them.

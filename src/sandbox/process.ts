@@ -20,7 +20,7 @@
  */
 
 import { tmpdir } from "node:os";
-import { encodeFrame, FrameReader } from "./channel.ts";
+import { encodeFrame, FrameReader } from "./frames.ts";
 import { childArgs, type ChildOptions, MEMORY_CAP_EXIT_CODE, SANDBOX_COMMAND } from "./launch.ts";
 import type { FromProcess, ToSandbox } from "./protocol.ts";
 import {
@@ -46,7 +46,7 @@ export type Launcher =
    * `deno run` of the entry, the worker way: the process may read (to load the
    * Worker's modules) and the tool runs in a Worker with exactly its
    * permissions, so the main thread stays free to watch all the process's
-   * memory and to exit when hob's end of the channel closes, even while the
+   * memory and to exit when hob's end of the pipe closes, even while the
    * tool loops.
    */
   | "worker";
@@ -110,7 +110,7 @@ interface Launch {
   env: Record<string, string>;
 }
 
-/** A started process and its channel. */
+/** A started process and the pipe to it. */
 interface Started {
   process: Deno.ChildProcess;
   frames: FrameReader;

@@ -154,7 +154,7 @@ async function call(run: Run, ref: ToolRef, args: unknown, data: SandboxContext)
     services: run.services,
   };
   const output = await tool.run(args as Record<string, unknown>, context);
-  // Cap here too, so a huge output never crosses the channel whole.
+  // Cap here too, so a huge output never crosses the pipe whole.
   return capOutput(
     typeof output === "string" ? output : JSON.stringify(output ?? ""),
     data.max_output_chars,

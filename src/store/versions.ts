@@ -61,7 +61,7 @@ export interface VersionQuery {
 }
 
 /**
- * What a write that names `reverts` did, in words for the history: an undo
+ * What a write that names `reverts` did, in words for a list of versions: an undo
  * took that version's change back, a revert put the file back as it was then.
  *
  * @example
@@ -83,12 +83,12 @@ const COLUMNS = "id, path, hash, size, at, author, via, conversation_id, taint, 
  *
  * @example
  * ```ts
- * const versions = new FileVersions(db, () => new Date());
+ * const versions = new SqliteVersions(db, () => new Date());
  * versions.record("memory/MEMORY.md", "# Memory\n", { author: "owner", via: "cli" });
  * versions.list({ path: "memory/MEMORY.md" })[0].author; // "owner"
  * ```
  */
-export class FileVersions {
+export class SqliteVersions {
   readonly #sql: (sql: string) => ReturnType<DatabaseSync["prepare"]>;
   readonly #db: DatabaseSync;
   readonly #now: () => Date;

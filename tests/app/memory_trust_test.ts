@@ -183,7 +183,7 @@ Deno.test("memory trust: the owner vouches for a source, through REST, the CLI a
   });
 
   await t.step("the history shows each vouching as the owner's write", async () => {
-    const versions = await api.runtime.app.memory.history({});
+    const versions = await api.runtime.app.memory.versions({});
     const vouched = versions.filter((v) =>
       v.path.startsWith("memory/sources/") && v.via !== "on disk"
     );

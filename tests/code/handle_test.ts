@@ -41,8 +41,8 @@ Deno.test("runtimeHolds finds the runtime named outside the composition root, an
     "export function routes(runtime: Runtime) {}";
   assertEquals(runtimeHolds("src/http/tools.ts", route).length, 2);
   assertEquals(runtimeHolds("src/cli/task.ts", "function show(hob: Runtime) {}").length, 1);
-  assertEquals(runtimeHolds("src/web/routes.ts", "function page(hob: Hob) {}"), []);
-  assertEquals(runtimeHolds("src/http/app.ts", " * the runtime's Runtime, in prose"), []);
+  assertEquals(runtimeHolds("src/page/routes.ts", "function page(hob: Hob) {}"), []);
+  assertEquals(runtimeHolds("src/http/api.ts", " * the runtime's Runtime, in prose"), []);
   assertEquals(runtimeHolds("src/cli/serve.ts", route), []);
   assertEquals(runtimeHolds("src/runtime/status.ts", route), []);
 });

@@ -40,7 +40,7 @@ Deno.test("src/cli/main.ts loads no command, no npm package and no Node module",
 
 Deno.test("src/cli/serve.ts listens before it loads the runtime, the API and the page", async () => {
   const graph = await staticGraph("src/cli/serve.ts");
-  for (const later of ["src/runtime/runtime.ts", "src/http/app.ts", "src/web/routes.ts"]) {
+  for (const later of ["src/runtime/runtime.ts", "src/http/api.ts", "src/page/routes.ts"]) {
     assert(!graph.includes(later), `${later} is loaded before hob serve listens`);
   }
   // hob.yaml says where to listen (its parser and schema load only when it changed); the gate
@@ -60,13 +60,13 @@ Deno.test("src/runtime/runtime.ts loads no tool module until a tool is needed", 
 });
 
 Deno.test("src/runtime/runtime.ts loads the actions someone asks for when they are asked for", async () => {
-  // Reports, history, sources, voice, reset, conversation search and hob.yaml's schema (~15 ms)
+  // Reports, file versions, sources, voice, reset, conversation search and hob.yaml's schema (~15 ms)
   // are needed by no start and no plain chat turn; each loads with its first call.
   const graph = await staticGraph("src/runtime/runtime.ts");
   const later = [
     "src/app/conversation_search.ts",
-    "src/app/memory_history.ts",
     "src/app/memory_sources.ts",
+    "src/app/memory_versions.ts",
     "src/app/reset.ts",
     "src/app/speech.ts",
     "src/app/usage.ts",
@@ -98,12 +98,12 @@ Deno.test("src/runtime/runtime.ts loads no channel's library until the channel s
   assertEquals([...new Set(packages)].sort(), ["croner", "stemmer", "zod"]);
 });
 
-Deno.test("src/http/app.ts loads only what the page and a chat need", async () => {
+Deno.test("src/http/api.ts loads only what the page and a chat need", async () => {
   // The rest of /api, /v1, /mcp and the OpenAPI document load with their first request (lazy.ts).
-  const graph = await staticGraph("src/http/app.ts");
+  const graph = await staticGraph("src/http/api.ts");
   const http = graph.filter((module) => module.startsWith("src/http/"));
   assertEquals(http, [
-    "src/http/app.ts",
+    "src/http/api.ts",
     "src/http/auth.ts",
     "src/http/display.ts",
     "src/http/error_shape.ts",

@@ -16,8 +16,8 @@ import type { InvokeResult, ToolInfo } from "../../src/tools/registry.ts";
 import type { HobStatus } from "../../src/app/status.ts";
 import type { UsageReport } from "../../src/app/usage.ts";
 import type { DiscoveryReport } from "../../src/llm/router.ts";
-import * as client from "../../src/web/client.ts";
-import { CLIENT_CONTENT_TYPE } from "../../src/web/assets.ts";
+import * as client from "../../src/page/client.ts";
+import { CLIENT_CONTENT_TYPE } from "../../src/page/assets.ts";
 import {
   assert,
   assertEquals,
@@ -145,7 +145,7 @@ Deno.test("GET /client.ts serves the client module without a token, as TypeScrip
   assertEquals(response.status, 200);
   assertEquals(response.headers.get("content-type"), CLIENT_CONTENT_TYPE);
   const body = await response.text();
-  assertEquals(body, await Deno.readTextFile(new URL("../../src/web/client.ts", import.meta.url)));
+  assertEquals(body, await Deno.readTextFile(new URL("../../src/page/client.ts", import.meta.url)));
   // Dependency-free: a script's sandbox lets it import this one file and nothing else.
   assert(!/^\s*import\s/m.test(body), "the client module imports something");
   const etag = response.headers.get("etag")!;

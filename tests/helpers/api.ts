@@ -1,13 +1,13 @@
-/** The real app over a temporary runtime, called in-process with the token. */
+/** The real API over a temporary runtime, called in-process with the token. */
 
-import { createApp } from "../../src/http/app.ts";
-import { webRoutes } from "../../src/web/routes.ts";
+import { createApi } from "../../src/http/api.ts";
+import { pageRoutes } from "../../src/page/routes.ts";
 import { tempRuntime } from "./home.ts";
 
-/** Opens a runtime with `yaml` and the app over it; `call` sends JSON with the token. */
+/** Opens a runtime with `yaml` and the API over it (`http`); `call` sends JSON with the token. */
 export async function tempApi(yaml: string) {
   const env = await tempRuntime(yaml);
-  const app = createApp(env.runtime, { token: env.home.token, page: webRoutes });
+  const http = createApi(env.runtime, { token: env.home.token, page: pageRoutes });
   /** `auth: false` sends no token. */
   const call = (path: string, init: RequestInit & { json?: unknown; auth?: boolean } = {}) => {
     const headers = new Headers(init.headers);
@@ -17,7 +17,7 @@ export async function tempApi(yaml: string) {
       headers.set("content-type", "application/json");
       body = JSON.stringify(init.json);
     }
-    return app.request(path, { ...init, headers, body });
+    return http.request(path, { ...init, headers, body });
   };
-  return { ...env, app, call, [Symbol.asyncDispose]: env[Symbol.asyncDispose] };
+  return { ...env, http, call, [Symbol.asyncDispose]: env[Symbol.asyncDispose] };
 }

@@ -1,4 +1,4 @@
-/** The schedules, tasks, notifications and status routes through the real app and runtime. */
+/** The schedules, tasks, notifications and status routes through the real API and runtime. */
 
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { tempApi } from "../helpers/api.ts";

@@ -6,12 +6,12 @@ import { MemoryWriteError } from "../../src/memory/files.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 
 function appThrowing(error: Error): Hono {
-  const app = new Hono();
-  app.onError(handleError);
-  app.post("/x", () => {
+  const api = new Hono();
+  api.onError(handleError);
+  api.post("/x", () => {
     throw error;
   });
-  return app;
+  return api;
 }
 
 Deno.test("handleError answers a full disk with 507 and a read-only home with 503, without a stack", async (t) => {

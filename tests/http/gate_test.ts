@@ -1,4 +1,4 @@
-/** The front door of a starting `hob serve`: health at once, the rest once the app is in. */
+/** The front door of a starting `hob serve`: health at once, the rest once the API is in. */
 
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { openGate } from "../../src/http/gate.ts";
@@ -8,7 +8,7 @@ import { VERSION } from "../../src/version.ts";
 const request = (path: string, headers: Record<string, string> = {}) =>
   new Request(`http://127.0.0.1:8484${path}`, { headers });
 
-Deno.test("openGate answers /api/health before the app is admitted, behind the guard", async (t) => {
+Deno.test("openGate answers /api/health before the API is admitted, behind the guard", async (t) => {
   const gate = openGate({ bind: "127.0.0.1" }, Date.now() - 1_000);
 
   await t.step("health, with the version and the time since listening", async () => {
@@ -20,7 +20,7 @@ Deno.test("openGate answers /api/health before the app is admitted, behind the g
     assert(body.uptime_ms >= 1_000, String(body.uptime_ms));
   });
 
-  await t.step("a Host that is not this machine is refused, as by the app", async () => {
+  await t.step("a Host that is not this machine is refused, as by the API", async () => {
     const response = await gate.fetch(request("/api/health", { host: "evil.example:8484" }));
     assertEquals(response.status, 403);
     assertEquals(response.headers.get("x-frame-options"), "DENY");
@@ -36,15 +36,15 @@ Deno.test("openGate answers /api/health before the app is admitted, behind the g
   });
 });
 
-Deno.test("openGate answers health the way the app does", async () => {
-  // The gate runs without Hono; the app's route is Hono's. A client must not tell them apart.
+Deno.test("openGate answers health the way the API does", async () => {
+  // The gate runs without Hono; the API's route is Hono's. A client must not tell them apart.
   const { Hono } = await import("hono");
   const { guard } = await import("../../src/http/guard.ts");
   const { health } = await import("../../src/http/gate.ts");
   const startedAt = Date.now();
-  const app = new Hono();
-  app.use("*", guard({ bind: "127.0.0.1" }));
-  app.get("/api/health", health(startedAt));
+  const api = new Hono();
+  api.use("*", guard({ bind: "127.0.0.1" }));
+  api.get("/api/health", health(startedAt));
   const gate = openGate({ bind: "127.0.0.1" }, startedAt);
   const cases: Record<string, string>[] = [
     {},
@@ -55,7 +55,7 @@ Deno.test("openGate answers health the way the app does", async () => {
   for (const headers of cases) {
     const [early, late] = [
       await gate.fetch(request("/api/health", headers)),
-      await app.fetch(request("/api/health", headers)),
+      await api.fetch(request("/api/health", headers)),
     ];
     assertEquals(early.status, late.status, JSON.stringify(headers));
     assertEquals([...early.headers].sort(), [...late.headers].sort(), JSON.stringify(headers));
@@ -65,7 +65,7 @@ Deno.test("openGate answers health the way the app does", async () => {
   }
 });
 
-Deno.test("openGate holds other requests until the app is admitted, then hands them over", async () => {
+Deno.test("openGate holds other requests until the API is admitted, then hands them over", async () => {
   const gate = openGate({ bind: "127.0.0.1" }, Date.now());
   const seen: string[] = [];
   let answered = false;
@@ -79,11 +79,11 @@ Deno.test("openGate holds other requests until the app is admitted, then hands t
 
   gate.admit((req) => {
     seen.push(new URL(req.url).pathname);
-    return new Response("from the app", { status: 418 });
+    return new Response("from the API", { status: 418 });
   });
   const response = await held;
-  assertEquals([response.status, await response.text()], [418, "from the app"]);
-  // Once admitted, the app answers everything, health included.
+  assertEquals([response.status, await response.text()], [418, "from the API"]);
+  // Once admitted, the API answers everything, health included.
   assertEquals((await gate.fetch(request("/api/health"))).status, 418);
   assertEquals(seen, ["/api/conversations", "/api/health"]);
 });
@@ -100,7 +100,7 @@ Deno.test("openGate answers 503 to held and later requests when hob could not st
   assertEquals((await gate.fetch(request("/api/health"))).status, 200);
 });
 
-Deno.test("openGate holds a request whose URL Deno cannot build until the app answers it", async () => {
+Deno.test("openGate holds a request whose URL Deno cannot build until the API answers it", async () => {
   const gate = openGate({ bind: "127.0.0.1" }, Date.now());
   const errors: unknown[] = [];
   const arrived = Promise.withResolvers<void>();
@@ -125,7 +125,7 @@ Deno.test("openGate holds a request whose URL Deno cannot build until the app an
   // Admitted only once the request is at the gate, so the gate holds it first (an answer
   // that comes sooner, from Deno itself, fails the assertion below instead of hanging).
   await Promise.race([arrived.promise, read]);
-  gate.admit(() => new Response("refused by the app", { status: 403 }));
+  gate.admit(() => new Response("refused by the API", { status: 403 }));
   const answer = new TextDecoder().decode(await read);
   assertEquals(answer.split("\r\n")[0], "HTTP/1.1 403 Forbidden");
   assertEquals(errors, []);

@@ -257,15 +257,15 @@ Deno.test("the failure window ends, and neither the right token nor a session is
     windowMs: 60_000,
     now: () => now,
   });
-  const app = new Hono();
-  app.get("/start", (c) => {
+  const api = new Hono();
+  api.get("/start", (c) => {
     auth.startSession(c);
     return c.text("ok");
   });
-  app.use("/api/*", auth.require());
-  app.get("/api/x", (c) => c.text("x"));
+  api.use("/api/*", auth.require());
+  api.get("/api/x", (c) => c.text("x"));
   return (async () => {
-    const cookie = (await app.request("/start")).headers.get("set-cookie")!.split(";")[0];
+    const cookie = (await api.request("/start")).headers.get("set-cookie")!.split(";")[0];
     const bearer = (token: string, site?: string) => ({
       headers: {
         authorization: `Bearer ${token}`,
@@ -273,17 +273,17 @@ Deno.test("the failure window ends, and neither the right token nor a session is
       },
     });
     // The page's own scripts (same-origin) and the user's typing (none) read the answer: guesses.
-    assertEquals((await app.request("/api/x", bearer("wrong-1", "same-origin"))).status, 401);
-    assertEquals((await app.request("/api/x", bearer("wrong-2", "none"))).status, 401);
-    assertEquals((await app.request("/api/x", bearer("wrong-3"))).status, 429);
-    assertEquals((await app.request("/api/x", bearer("a-token-of-enough-length"))).status, 200);
+    assertEquals((await api.request("/api/x", bearer("wrong-1", "same-origin"))).status, 401);
+    assertEquals((await api.request("/api/x", bearer("wrong-2", "none"))).status, 401);
+    assertEquals((await api.request("/api/x", bearer("wrong-3"))).status, 429);
+    assertEquals((await api.request("/api/x", bearer("a-token-of-enough-length"))).status, 200);
     // The page's session is not a guess: it still works while the address waits.
-    assertEquals((await app.request("/api/x", { headers: { cookie } })).status, 200);
+    assertEquals((await api.request("/api/x", { headers: { cookie } })).status, 200);
     now += 59_000;
-    assertEquals((await app.request("/api/x", bearer("wrong-4"))).status, 429);
+    assertEquals((await api.request("/api/x", bearer("wrong-4"))).status, 429);
     now += 1_000;
-    assertEquals((await app.request("/api/x", bearer("wrong-5"))).status, 401);
-    assertEquals((await app.request("/api/x", bearer("a-token-of-enough-length"))).status, 200);
+    assertEquals((await api.request("/api/x", bearer("wrong-5"))).status, 401);
+    assertEquals((await api.request("/api/x", bearer("a-token-of-enough-length"))).status, 200);
   })();
 });
 

@@ -13,9 +13,9 @@ function openApiKey(method: string, path: string): string {
   return `${method.toLowerCase()} ${path.replace(/:(\w+)/g, "{$1}").replace(/\/\*$/, "/{path}")}`;
 }
 
-/** The app's routes, each lazily loaded group's own in place of the handler standing for it. */
-async function servedRoutes(app: Hono): Promise<RouterRoute[]> {
-  const groups = await Promise.all(app.routes.map(async (route) => {
+/** The API's routes, each lazily loaded group's own in place of the handler standing for it. */
+async function servedRoutes(api: Hono): Promise<RouterRoute[]> {
+  const groups = await Promise.all(api.routes.map(async (route) => {
     const { load } = route.handler as Partial<LazyRoutes>;
     return load ? servedRoutes(await load()) : [route];
   }));
@@ -24,7 +24,7 @@ async function servedRoutes(app: Hono): Promise<RouterRoute[]> {
 
 const METHODS = new Set(["get", "post", "put", "patch", "delete", "head", "options", "trace"]);
 
-Deno.test("GET /api/openapi.json documents every /api route the app registers", async (t) => {
+Deno.test("GET /api/openapi.json documents every /api route the API registers", async (t) => {
   await using api = await tempApi("");
   let doc: Json;
 
@@ -46,8 +46,8 @@ Deno.test("GET /api/openapi.json documents every /api route the app registers", 
 
   await t.step("every registered route is documented and nothing else is", async () => {
     const registered = new Set(
-      (await servedRoutes(api.app))
-        // `app.use` middleware registers as ALL; it is no route of its own.
+      (await servedRoutes(api.http))
+        // `api.use` middleware registers as ALL; it is no route of its own.
         .filter((route) => route.method !== "ALL" && route.path.startsWith("/api/"))
         .map((route) => openApiKey(route.method, route.path)),
     );

@@ -4,13 +4,13 @@ import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { tempApi } from "../helpers/api.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { fakeProviderYaml } from "../helpers/home.ts";
-import { ASSET_NAMES } from "../../src/web/assets.ts";
+import { ASSET_NAMES } from "../../src/page/assets.ts";
 
 Deno.test("signing in with the token link, the session cookie and what it may do", async (t) => {
   await using fake = startFakeOpenAI();
   await using api = await tempApi(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
   const get = (path: string, headers: Record<string, string> = {}) =>
-    api.app.request(path, { headers });
+    api.http.request(path, { headers });
   let cookie = "";
 
   await t.step("without a session the page says how to sign in, under a strict CSP", async () => {
@@ -49,26 +49,26 @@ Deno.test("signing in with the token link, the session cookie and what it may do
     "the cookie reads the API; a write needs the page's header, so a cross-site form cannot",
     async () => {
       assertEquals((await get("/api/conversations", { cookie })).status, 200);
-      const forged = await api.app.request("/api/conversations", {
+      const forged = await api.http.request("/api/conversations", {
         method: "POST",
         headers: { cookie, "content-type": "application/json" },
         body: "{}",
       });
       assertEquals(forged.status, 403);
       assertMatch((await forged.json()).error.message, /must come from the page/);
-      const fromPage = await api.app.request("/api/conversations", {
+      const fromPage = await api.http.request("/api/conversations", {
         method: "POST",
         headers: { cookie, "content-type": "application/json", "x-hob-request": "1" },
         body: "{}",
       });
       assertEquals(fromPage.status, 201);
       // htmx's own header counts as the page's.
-      const htmxDelete = await api.app.request("/ui/conversations/none", {
+      const htmxDelete = await api.http.request("/ui/conversations/none", {
         method: "DELETE",
         headers: { cookie, "hx-request": "true" },
       });
       assertEquals(htmxDelete.status, 200);
-      const formPost = await api.app.request("/ui/tasks", {
+      const formPost = await api.http.request("/ui/tasks", {
         method: "POST",
         headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
         body: "title=evil",
@@ -85,22 +85,22 @@ Deno.test("the page's files are embedded, gzipped and revalidated", async () => 
   await using api = await tempApi(fakeProviderYaml(fake.url, "memory: { embedder: none }"));
   let gzipped = 0;
   for (const name of ASSET_NAMES) {
-    const response = await api.app.request(`/static/${name}`, {
+    const response = await api.http.request(`/static/${name}`, {
       headers: { "accept-encoding": "gzip" },
     });
     assertEquals(response.status, 200, name);
     assertEquals(response.headers.get("content-encoding"), "gzip");
     gzipped += (await response.arrayBuffer()).byteLength;
     const etag = response.headers.get("etag")!;
-    const again = await api.app.request(`/static/${name}`, { headers: { "if-none-match": etag } });
+    const again = await api.http.request(`/static/${name}`, { headers: { "if-none-match": etag } });
     assertEquals(again.status, 304);
   }
   assert(gzipped < 100_000, `the page's files are ${gzipped} bytes gzipped`);
-  const plain = await api.app.request("/static/app.js");
+  const plain = await api.http.request("/static/app.js");
   assertEquals(plain.headers.get("content-type"), "text/javascript; charset=utf-8");
   assertStringIncludes(await plain.text(), "DOMPurify");
-  assertEquals((await api.app.request("/static/../hob.yaml")).status, 404);
-  assertEquals((await api.app.request("/static/nothing.js")).status, 404);
+  assertEquals((await api.http.request("/static/../hob.yaml")).status, 404);
+  assertEquals((await api.http.request("/static/nothing.js")).status, 404);
 });
 
 Deno.test("fragments: the conversation list escapes titles; panels render; bad forms are 422 with the reason", async () => {

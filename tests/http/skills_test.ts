@@ -1,5 +1,5 @@
 /**
- * The Agent Skills routes over a real app on a temporary home: listing,
+ * The Agent Skills routes over a real API on a temporary home: listing,
  * adding from a folder the test writes (pending until accepted), refusals
  * that name the field at fault (a SKILL.md without a name, a folder with
  * capitals, a stale hash, a tool the skill did not ask for), accepting with

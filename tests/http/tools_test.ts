@@ -1,4 +1,4 @@
-/** The tool routes and approvals inside a streamed turn, through the real app, runtime and Workers. */
+/** The tool routes and approvals inside a streamed turn, through the real API, runtime and Workers. */
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";

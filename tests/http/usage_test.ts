@@ -1,10 +1,10 @@
 /**
- * `GET /api/usage` through the real app and runtime: the calls of `/v1` and of
+ * `GET /api/usage` through the real API and runtime: the calls of `/v1` and of
  * MCP's `ask_hob` counted under their own kinds, to the token the fake
  * provider reported; bad query values a 400 naming the field.
  */
 
-import { connect } from "../../src/web/client.ts";
+import { connect } from "../../src/page/client.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { tempApi } from "../helpers/api.ts";
 import { assertEquals } from "../helpers/assert.ts";
@@ -58,7 +58,7 @@ Deno.test("GET /api/usage counts the calls of /v1 and MCP under their kinds", as
   await t.step("the script client reads the same report", async () => {
     await using server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      api.app.fetch,
+      api.http.fetch,
     );
     const hob = connect({ url: `http://127.0.0.1:${server.addr.port}`, token: api.home.token });
     const usage = await hob.usage({ since: "7d", by: "kind" });

@@ -7,31 +7,31 @@ import { StorageError } from "../../src/home/storage.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { until } from "../helpers/until.ts";
 
-/** An app whose every route answers "ran", behind the wait; `writable` is what the wait awaits. */
-function appWaiting(writable: () => Promise<void>): { app: Hono; waits: string[]; ran: string[] } {
+/** An API whose every route answers "ran", behind the wait; `writable` is what the wait awaits. */
+function apiWaiting(writable: () => Promise<void>): { api: Hono; waits: string[]; ran: string[] } {
   const waits: string[] = [];
   const ran: string[] = [];
-  const app = new Hono();
-  app.onError(handleError);
-  app.use(
+  const api = new Hono();
+  api.onError(handleError);
+  api.use(
     "*",
     waitToWrite((signal) => {
       waits.push(signal instanceof AbortSignal ? "waited" : "no signal");
       return writable();
     }),
   );
-  app.all("*", (c) => {
+  api.all("*", (c) => {
     ran.push(c.req.path);
     return c.text("ran");
   });
-  return { app, waits, ran };
+  return { api, waits, ran };
 }
 
 Deno.test("waitToWrite holds a write until hob.db can be written, and lets reads by", async (t) => {
   await t.step("a POST runs once the lock is free", async () => {
     let free!: () => void;
-    const { app, waits, ran } = appWaiting(() => new Promise((resolve) => free = resolve));
-    const answering = app.request("/api/tasks", { method: "POST" });
+    const { api, waits, ran } = apiWaiting(() => new Promise((resolve) => free = resolve));
+    const answering = api.request("/api/tasks", { method: "POST" });
     await until(() => waits.length === 1, "the wait for the lock");
     assertEquals(waits, ["waited"]);
     assertEquals(ran, []);
@@ -39,7 +39,7 @@ Deno.test("waitToWrite holds a write until hob.db can be written, and lets reads
     assertEquals(await (await answering).text(), "ran");
   });
   await t.step("GET, HEAD, /mcp and speech do not wait", async () => {
-    const { app, waits } = appWaiting(() => Promise.reject(new Error("never asked")));
+    const { api, waits } = apiWaiting(() => Promise.reject(new Error("never asked")));
     for (
       const [method, path] of [
         ["GET", "/api/conversations"],
@@ -49,7 +49,7 @@ Deno.test("waitToWrite holds a write until hob.db can be written, and lets reads
         ["POST", "/v1/audio/transcriptions"],
       ]
     ) {
-      const response = await app.request(path, { method });
+      const response = await api.request(path, { method });
       assertEquals(response.status, 200, `${method} ${path}`);
     }
     assertEquals(waits, []);
@@ -60,9 +60,9 @@ Deno.test("waitToWrite answers 503 store_busy with Retry-After when the wait is 
   const quiet = console.error;
   console.error = () => {};
   try {
-    const { app } = appWaiting(() => Promise.reject(new StorageError("busy", undefined)));
+    const { api } = apiWaiting(() => Promise.reject(new StorageError("busy", undefined)));
     for (const [method, path] of [["POST", "/api/chat"], ["DELETE", "/api/tasks/1"]]) {
-      const response = await app.request(path, { method });
+      const response = await api.request(path, { method });
       assertEquals(response.status, 503);
       assertEquals(response.headers.get("retry-after"), "5");
       const body = await response.json();

@@ -1,13 +1,13 @@
 /**
  * The page's Memory view: search, the files hob reads in every chat (edited
- * here), documents and pages added to memory, and the history of every write
- * with its changes, undo and restore. Each piece is plain HTML that htmx swaps
- * in; every value is escaped by hono/html.
+ * here), documents and pages added to memory, and the versions every write
+ * made (its History list) with their changes, undo and restore. Each piece is
+ * plain HTML that htmx swaps in; every value is escaped by hono/html.
  */
 
 import { html } from "hono/html";
 import type { MemoryHit } from "../memory/search_index.ts";
-import type { VersionDiff } from "../memory/history.ts";
+import type { VersionDiff } from "../memory/versions.ts";
 import { type FileVersion, revertWords } from "../store/versions.ts";
 import { textForPeople } from "../http/display.ts";
 import type { DisplayPart } from "../core/untrusted.ts";
@@ -33,7 +33,7 @@ const FILE_ROLES: Record<string, string> = {
 };
 
 /**
- * What opens below the view's fold (a file, the history) is scrolled to as it
+ * What opens below the view's fold (a file, a list of versions) is scrolled to as it
  * opens, so a click never seems to do nothing.
  */
 const SHOW_OPENED = "innerHTML show:top";
@@ -90,9 +90,9 @@ export function memoryPanel(options: { today: string; file?: Html; message?: Fla
   `;
 }
 
-/** What the history list shows above its versions. */
-export interface HistoryView {
-  /** One file's history, or null for every file. */
+/** What the list of versions shows above them. */
+export interface VersionsView {
+  /** One file's versions, or null for every file's. */
   path: string | null;
   tainted: boolean;
   message?: Flash;
@@ -103,7 +103,7 @@ export interface HistoryView {
  * writing turn had read untrusted content, its changes on demand, and a
  * button that puts the file back as it was then.
  */
-export function versionList(versions: FileVersion[], view: HistoryView): Html {
+export function versionList(versions: FileVersion[], view: VersionsView): Html {
   const title = view.tainted
     ? "Writes made after reading untrusted content"
     : view.path
@@ -127,7 +127,7 @@ export function versionList(versions: FileVersion[], view: HistoryView): Html {
 </section>`;
 }
 
-function versionItem(version: FileVersion, view: HistoryView): Html {
+function versionItem(version: FileVersion, view: VersionsView): Html {
   const change = version.hash === null
     ? "deleted"
     : revertWords(version) ?? `${version.size} bytes`;
@@ -162,7 +162,7 @@ function versionItem(version: FileVersion, view: HistoryView): Html {
 }
 
 /** What a revert or undo button sends: the version, and the list to show after it. */
-function revertValues(version: FileVersion, view: HistoryView, undo: boolean): string {
+function revertValues(version: FileVersion, view: VersionsView, undo: boolean): string {
   return JSON.stringify({
     id: String(version.id),
     path: view.path ?? "",

@@ -1,6 +1,6 @@
 /**
- * The history of the files that shape the agent — memory, identity, skills
- * and user tools — over the versions in hob.db: each write hob makes is
+ * The versions of the files that shape the agent — memory, identity, skills
+ * and user tools — kept in hob.db: each write hob makes is
  * recorded with its author under the file's write lock; an edit made outside
  * hob (an editor, a sync tool) is recorded as the owner's when a watcher or
  * the start-up scan sees it. Nothing is ever lost: a revert is a new version.
@@ -11,7 +11,7 @@ import { join, relative, sep } from "node:path";
 import {
   contentHash,
   type FileVersion,
-  FileVersions,
+  SqliteVersions,
   type VersionQuery,
   type WrittenBy,
 } from "../store/versions.ts";
@@ -35,7 +35,7 @@ let diffLibrary: DiffLibrary | undefined;
 /** The three-way merge an undo is, loaded with the first undo. */
 let mergeLibrary: typeof import("node-diff3") | undefined;
 
-/** Loads the diff and merge libraries once; {@linkcode FileHistory.undone} needs them loaded. */
+/** Loads the diff and merge libraries once; {@linkcode FileVersions.undone} needs them loaded. */
 export async function loadDiff(): Promise<DiffLibrary> {
   mergeLibrary ??= await import("node-diff3");
   return diffLibrary ??= await import("diff");
@@ -57,17 +57,17 @@ export interface VersionDiff {
 }
 
 /**
- * A home's file history.
+ * The versions of a home's files, and the writers that record them.
  *
  * @example
  * ```ts
- * const history = new FileHistory({ home, db, now: () => new Date() });
- * await history.files.replace("identity/USER.md", "I am Ada.\n", { author: "owner", via: "cli" });
- * history.list({ path: "identity/USER.md" })[0].via; // "cli"
+ * const versions = new FileVersions({ home, db, now: () => new Date() });
+ * await versions.files.replace("identity/USER.md", "I am Ada.\n", { author: "owner", via: "cli" });
+ * versions.list({ path: "identity/USER.md" })[0].via; // "cli"
  * ```
  */
-export class FileHistory {
-  readonly versions: FileVersions;
+export class FileVersions {
+  readonly #recorded: SqliteVersions;
   /** The writer of memory/, whose writes are recorded. */
   readonly memory: MemoryFiles;
   /** The writer of the home's other versioned files (identity, skills, tools). */
@@ -78,7 +78,7 @@ export class FileHistory {
   constructor(options: { home: string; db: DatabaseSync; now: () => Date }) {
     this.#home = options.home;
     this.#db = options.db;
-    this.versions = new FileVersions(options.db, options.now);
+    this.#recorded = new SqliteVersions(options.db, options.now);
     this.memory = new MemoryFiles({
       dir: join(options.home, "memory"),
       now: options.now,
@@ -102,23 +102,33 @@ export class FileHistory {
       const homePath = under ? `${under}/${path}` : path;
       if (!isVersioned(homePath)) return;
       await withWriteLock(this.#db, () => {
-        const found = this.versions.latest(homePath) ? EDITOR : FOUND;
-        if (fits(before)) this.versions.record(homePath, before, found);
-        if (fits(after)) this.versions.record(homePath, after, by);
+        const found = this.#recorded.latest(homePath) ? EDITOR : FOUND;
+        if (fits(before)) this.#recorded.record(homePath, before, found);
+        if (fits(after)) this.#recorded.record(homePath, after, by);
       });
     };
   }
 
   list(query: VersionQuery = {}): FileVersion[] {
-    return this.versions.list(query);
+    return this.#recorded.list(query);
   }
 
   get(id: number): FileVersion | undefined {
-    return this.versions.get(id);
+    return this.#recorded.get(id);
+  }
+
+  /** The newest version of `path` (relative to the home), if any. */
+  latest(path: string): FileVersion | undefined {
+    return this.#recorded.latest(path);
+  }
+
+  /** The version of the same file before `version`, if any. */
+  previous(version: FileVersion): FileVersion | undefined {
+    return this.#recorded.previous(version);
   }
 
   content(version: FileVersion): string | null {
-    return this.versions.content(version);
+    return this.#recorded.content(version);
   }
 
   /**
@@ -127,7 +137,7 @@ export class FileHistory {
    */
   async diff(from: FileVersion, to?: FileVersion): Promise<VersionDiff> {
     const { createTwoFilesPatch } = await loadDiff();
-    const [older, newer] = to ? [from, to] : [this.versions.previous(from) ?? null, from];
+    const [older, newer] = to ? [from, to] : [this.#recorded.previous(from) ?? null, from];
     if (older && older.path !== newer.path) {
       throw new RangeError(
         `Versions ${older.id} and ${newer.id} are of different files (${older.path}, ${newer.path})`,
@@ -154,7 +164,7 @@ export class FileHistory {
    */
   undone(version: FileVersion, current: string | null): string | null {
     if (!mergeLibrary) throw new Error("loadDiff() first");
-    const previous = this.versions.previous(version);
+    const previous = this.#recorded.previous(version);
     if (!previous && version.via === FOUND.via) {
       throw new UndoConflict(
         `Version ${version.id} is ${version.path} as hob first found it, not a write; there is nothing to undo`,
@@ -200,12 +210,12 @@ export class FileHistory {
       for (const path of await walk(join(this.#home, dir))) {
         const homePath = relative(this.#home, path).split(sep).join("/");
         if (!isVersioned(homePath)) continue;
-        const before = this.versions.latest(homePath);
+        const before = this.#recorded.latest(homePath);
         // Most files are as recorded: only a change found is recorded under the write lock.
         const content = await Deno.readTextFile(path).catch(() => null);
         if (before && content !== null && before.hash === contentHash(content)) continue;
         await this.observe(homePath);
-        if (this.versions.latest(homePath)?.id !== before?.id) recorded++;
+        if (this.#recorded.latest(homePath)?.id !== before?.id) recorded++;
       }
     }
     return recorded;

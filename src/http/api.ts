@@ -1,5 +1,5 @@
 /**
- * The HTTP API as a Hono app: health, chat (SSE or JSON), conversations and
+ * The HTTP API, one Hono instance: health, chat (SSE or JSON), conversations and
  * models under /api, every route but health behind the bearer token; the
  * page, /mcp and /v1 mounted beside them. What no chat needs (the rest of
  * /api, /mcp, /v1 and the OpenAPI document) loads when a request first asks
@@ -49,8 +49,8 @@ const modelsQuery = z.object({
   refresh: z.enum(["0", "1", "true", "false"]).optional(),
 });
 
-/** The routes of this file as the OpenAPI document lists them. */
-function appRouteDocs(): RouteDoc[] {
+/** The routes this file serves itself as the OpenAPI document lists them. */
+function eagerRouteDocs(): RouteDoc[] {
   return [
     {
       method: "get",
@@ -165,38 +165,45 @@ function conversationRouteDocs(): RouteDoc[] {
 /**
  * Every /api route, from the modules that serve them (loaded here, the first
  * time the document is asked for); a test checks this against the routes the
- * app registers.
+ * API registers.
  */
 async function apiRouteDocs(): Promise<RouteDoc[]> {
-  const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
-    import("./uploads.ts"),
-    import("./tools.ts"),
-    import("./skills.ts"),
-    import("./memory.ts"),
-    import("./background.ts"),
-    import("./channels.ts"),
-    import("./speech.ts"),
-  ]);
+  const [uploads, tools, skills, memory, background, usage, backups, status, channels, speech] =
+    await Promise.all([
+      import("./uploads.ts"),
+      import("./tools.ts"),
+      import("./skills.ts"),
+      import("./memory.ts"),
+      import("./background.ts"),
+      import("./usage.ts"),
+      import("./backups.ts"),
+      import("./status.ts"),
+      import("./channels.ts"),
+      import("./speech.ts"),
+    ]);
   return [
-    ...appRouteDocs(),
+    ...eagerRouteDocs(),
     ...uploads.uploadRouteDocs,
     ...tools.toolRouteDocs,
     ...skills.skillRouteDocs,
     ...memory.memoryRouteDocs,
     ...background.backgroundRouteDocs,
+    ...usage.usageRouteDocs,
+    ...backups.backupRouteDocs,
+    ...status.statusRouteDocs,
     ...channels.channelRouteDocs,
     ...speech.speechRouteDocs,
   ];
 }
 
-/** Options for {@linkcode createApp}. */
-export interface AppOptions {
+/** Options for {@linkcode createApi}. */
+export interface ApiOptions {
   /** The API token; requests without it get 401. */
   token: string;
   /** The address hob listens on, when not `server.host` (`hob serve --host`). */
   host?: string;
   /**
-   * The page's routes (src/web's `webRoutes`), mounted at `/` behind the same
+   * The page's routes (src/page's `pageRoutes`), mounted at `/` behind the same
    * guard and auth. Handed in by whoever serves, so src/http does not import
    * the page that imports it.
    */
@@ -210,33 +217,33 @@ export interface AppOptions {
  *
  * @example
  * ```ts
- * const app = createApp(hob, { token, page: webRoutes });
- * Deno.serve({ hostname: "127.0.0.1", port: 8484 }, app.fetch);
+ * const api = createApi(hob, { token, page: pageRoutes });
+ * Deno.serve({ hostname: "127.0.0.1", port: 8484 }, api.fetch);
  * ```
  */
-export function createApp(hob: Hob, options: AppOptions): Hono {
-  const app = new Hono();
-  app.onError(handleError);
-  app.notFound(handleNotFound);
+export function createApi(hob: Hob, options: ApiOptions): Hono {
+  const api = new Hono();
+  api.onError(handleError);
+  api.notFound(handleNotFound);
   // Host (DNS rebinding) and Origin (cross-site) before anything else; security headers on all.
   const { server } = hob.config;
-  app.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
+  api.use("*", guard({ bind: options.host ?? server.host, allowedHosts: server.allowed_hosts }));
 
-  app.get("/api/health", health(options.startedAt ?? Date.now()));
+  api.get("/api/health", health(options.startedAt ?? Date.now()));
   // A request that changes something waits here while another program holds hob.db.
-  app.use("*", waitToWrite((signal) => hob.writable(signal)));
+  api.use("*", waitToWrite((signal) => hob.writable(signal)));
 
   const auth = createAuth(options.token, { maxFailures: server.max_auth_failures });
   // The page: the shell, its static files and the fragments htmx swaps in.
-  app.route("/", options.page(hob, auth));
-  mountGuarded(app, hob, auth);
+  api.route("/", options.page(hob, auth));
+  mountGuarded(api, hob, auth);
 
-  app.route("/api", chatRoutes(hob));
-  app.route("/api/conversations", conversationRoutes(hob));
-  app.route("/api", metaRoutes(hob));
+  api.route("/api", chatRoutes(hob));
+  api.route("/api/conversations", conversationRoutes(hob));
+  api.route("/api", metaRoutes(hob));
   // The rest of /api loads when a request first reaches it: no chat needs it.
-  app.all("/api/*", lazyRoutes(() => restOfApi(hob)));
-  return app;
+  api.all("/api/*", lazyRoutes(() => restOfApi(hob)));
+  return api;
 }
 
 /**
@@ -245,24 +252,31 @@ export function createApp(hob: Hob, options: AppOptions): Hono {
  * holds every route after them and every /api path nothing serves.
  */
 async function restOfApi(hob: Hob): Promise<Hono> {
-  const [uploads, tools, skills, memory, background, channels, speech] = await Promise.all([
-    import("./uploads.ts"),
-    import("./tools.ts"),
-    import("./skills.ts"),
-    import("./memory.ts"),
-    import("./background.ts"),
-    import("./channels.ts"),
-    import("./speech.ts"),
-  ]);
-  const app = new Hono();
-  app.route("/api", uploads.uploadRoutes(hob));
-  app.route("/api", tools.toolRoutes(hob));
-  app.route("/api", skills.skillRoutes(hob));
-  app.route("/api", memory.memoryRoutes(hob));
-  app.route("/api", background.backgroundRoutes(hob));
-  app.route("/api/channels", channels.channelRoutes(hob));
-  app.route("/api", speech.speechRoutes(hob));
-  return app;
+  const [uploads, tools, skills, memory, background, usage, backups, status, channels, speech] =
+    await Promise.all([
+      import("./uploads.ts"),
+      import("./tools.ts"),
+      import("./skills.ts"),
+      import("./memory.ts"),
+      import("./background.ts"),
+      import("./usage.ts"),
+      import("./backups.ts"),
+      import("./status.ts"),
+      import("./channels.ts"),
+      import("./speech.ts"),
+    ]);
+  const routes = new Hono();
+  routes.route("/api", uploads.uploadRoutes(hob));
+  routes.route("/api", tools.toolRoutes(hob));
+  routes.route("/api", skills.skillRoutes(hob));
+  routes.route("/api", memory.memoryRoutes(hob));
+  routes.route("/api", background.backgroundRoutes(hob));
+  routes.route("/api", usage.usageRoutes(hob));
+  routes.route("/api", backups.backupRoutes(hob));
+  routes.route("/api", status.statusRoutes(hob));
+  routes.route("/api/channels", channels.channelRoutes(hob));
+  routes.route("/api", speech.speechRoutes(hob));
+  return routes;
 }
 
 /**
@@ -270,9 +284,9 @@ async function restOfApi(hob: Hob): Promise<Hono> {
  * come first: the MCP server and the OpenAI-compatible API, each loaded when
  * a request first reaches it.
  */
-function mountGuarded(app: Hono, hob: Hob, auth: Auth): void {
+function mountGuarded(api: Hono, hob: Hob, auth: Auth): void {
   const { server } = hob.config;
-  app.use("/api/*", auth.require());
+  api.use("/api/*", auth.require());
   const limit = (maxSize: number) =>
     bodyLimit({
       maxSize,
@@ -287,13 +301,13 @@ function mountGuarded(app: Hono, hob: Hob, auth: Auth): void {
   const files = new Set(["/api/uploads", "/v1/audio/transcriptions"]);
   const sized: MiddlewareHandler = (c, next) =>
     (files.has(c.req.path) ? bodyLimitFor.upload : bodyLimitFor.json)(c, next);
-  app.use("/api/*", sized);
+  api.use("/api/*", sized);
   // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
-  app.use("/mcp", bodyLimitFor.json);
-  app.all("/mcp", lazyRoutes(() => mcpServer(hob, auth)));
+  api.use("/mcp", bodyLimitFor.json);
+  api.all("/mcp", lazyRoutes(() => mcpServer(hob, auth)));
   // The OpenAI-compatible API: the same token, the same body limit.
-  app.use("/v1/*", auth.require(), sized);
-  app.all("/v1/*", lazyRoutes(() => openAiApi(hob)));
+  api.use("/v1/*", auth.require(), sized);
+  api.all("/v1/*", lazyRoutes(() => openAiApi(hob)));
 }
 
 /** `/mcp`, loaded with its first request. */
@@ -308,17 +322,17 @@ async function openAiApi(hob: Hob): Promise<Hono> {
     import("./openai_api.ts"),
     import("./speech.ts"),
   ]);
-  const app = new Hono();
-  app.route("/v1", openAiRoutes(hob));
-  app.route("/v1/audio", audioRoutes(hob));
-  return app;
+  const routes = new Hono();
+  routes.route("/v1", openAiRoutes(hob));
+  routes.route("/v1/audio", audioRoutes(hob));
+  return routes;
 }
 
 /** `POST /chat`: a translator to the turn action; the reply as JSON, or the turn's events as SSE. */
 function chatRoutes(hob: Hob): Hono {
   const { conversations } = hob.app;
-  const app = new Hono();
-  app.post("/chat", async (c) => {
+  const routes = new Hono();
+  routes.post("/chat", async (c) => {
     const body = await readInput(c, chatInput);
     const controller = new AbortController();
     const events = await actAsync(() => conversations.turn(body, { signal: controller.signal }));
@@ -333,7 +347,7 @@ function chatRoutes(hob: Hob): Hono {
     }
     return c.json(reply);
   });
-  return app;
+  return routes;
 }
 
 /** A turn's events as server-sent events; a client that leaves stops the turn, which saves what it has. */
@@ -364,22 +378,22 @@ function streamTurn(
 /** `/conversations`: translators to the conversation actions; a path's unknown id is a 404. */
 function conversationRoutes(hob: Hob): Hono {
   const { conversations } = hob.app;
-  const app = new Hono();
+  const routes = new Hono();
   const found = (id: string) => act(() => conversations.get({ id }));
 
-  app.get("/", (c) => {
+  routes.get("/", (c) => {
     const query = readQuery(c, listConversationsInput);
     return c.json({ conversations: act(() => conversations.list(query)) });
   });
 
-  app.post("/", async (c) => {
+  routes.post("/", async (c) => {
     const body = await readJson(c, newConversationInput);
     return c.json(act(() => conversations.create(body)), 201);
   });
 
-  app.get("/:id", (c) => c.json(found(c.req.param("id"))));
+  routes.get("/:id", (c) => c.json(found(c.req.param("id"))));
 
-  app.get("/:id/messages", (c) => {
+  routes.get("/:id/messages", (c) => {
     const { id } = found(c.req.param("id"));
     const query = readQuery(c, messagesQuery);
     return c.json({
@@ -388,29 +402,29 @@ function conversationRoutes(hob: Hob): Hono {
     });
   });
 
-  app.patch("/:id", async (c) => {
+  routes.patch("/:id", async (c) => {
     const { id } = found(c.req.param("id"));
     const body = await readJson(c, renameBody);
     return c.json(act(() => conversations.rename({ ...body, id })));
   });
 
-  app.delete("/:id", (c) => {
+  routes.delete("/:id", (c) => {
     act(() => conversations.remove({ id: c.req.param("id") }));
     return c.body(null, 204);
   });
 
-  app.put("/:id/model", async (c) => {
+  routes.put("/:id/model", async (c) => {
     const { id } = found(c.req.param("id"));
     const body = await readJson(c, modelBody);
     return c.json(act(() => conversations.setModel({ ...body, id })));
   });
-  return app;
+  return routes;
 }
 
 /** `/models` (discovery, cached by the hob) and `/openapi.json` (built once). */
 function metaRoutes(hob: Hob): Hono {
-  const app = new Hono();
-  app.get("/models", async (c) => {
+  const routes = new Hono();
+  routes.get("/models", async (c) => {
     const query = readQuery(c, modelsQuery);
     const refresh = query.refresh === "1" || query.refresh === "true";
     const report = await hob.app.models.discover({ refresh });
@@ -419,14 +433,14 @@ function metaRoutes(hob: Hob): Hono {
   });
 
   let openapi: Promise<OpenApiDocument> | undefined;
-  app.get("/openapi.json", async (c) => {
+  routes.get("/openapi.json", async (c) => {
     openapi ??= apiDocument().catch((error) => {
       openapi = undefined;
       throw error;
     });
     return c.json(await openapi);
   });
-  return app;
+  return routes;
 }
 
 type OpenApiDocument = ReturnType<typeof openApiDocument>;

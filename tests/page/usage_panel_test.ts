@@ -5,7 +5,7 @@
  * chat: totals, one bar per day, the groups.
  */
 
-import { dailySeries, spendChart, usagePanel } from "../../src/web/usage_panel.ts";
+import { dailySeries, spendChart, usagePanel } from "../../src/page/usage_panel.ts";
 import type { UsageReport } from "../../src/app/usage.ts";
 import { startFakeOpenAI } from "../fakes/openai_server.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";

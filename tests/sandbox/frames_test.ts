@@ -1,11 +1,11 @@
 /**
- * The framed channel to tool processes, and what decides which exchanges go
+ * The framed pipe to tool processes, and what decides which exchanges go
  * there: frames survive noise around them, over-long noise is dropped, and
  * every message carrying outside code is routed to a process.
  */
 
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
-import { encodeFrame, FRAME_MARKER, FrameReader } from "../../src/sandbox/channel.ts";
+import { encodeFrame, FRAME_MARKER, FrameReader } from "../../src/sandbox/frames.ts";
 import { PROCESS_TOOLS } from "../../src/builtins/process_tools.ts";
 import { describeExit } from "../../src/sandbox/process.ts";
 import type { FromProcess, ToSandbox } from "../../src/sandbox/protocol.ts";

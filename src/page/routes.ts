@@ -100,25 +100,25 @@ const APPROVAL_FORM_WORDS: FormWords = {
  *
  * @example
  * ```ts
- * app.route("/", webRoutes(hob, auth));
+ * api.route("/", pageRoutes(hob, auth));
  * ```
  */
-export function webRoutes(hob: Hob, auth: Auth): Hono {
-  const app = new Hono();
+export function pageRoutes(hob: Hob, auth: Auth): Hono {
+  const routes = new Hono();
 
-  app.get("/static/:name", async (c) => {
+  routes.get("/static/:name", async (c) => {
     const asset = await getAsset(c.req.param("name"));
     if (!asset) throw new ApiError(404, "not_found", "No such file among the page's assets");
     return sendAsset(c, asset);
   });
 
   // The client module for user scripts: no token, as a script imports it before it has one.
-  app.get("/client.ts", async (c) => sendAsset(c, await getClientModule()));
+  routes.get("/client.ts", async (c) => sendAsset(c, await getClientModule()));
 
-  for (const path of VIEWS) app.get(path, (c) => view(c, auth));
+  for (const path of VIEWS) routes.get(path, (c) => view(c, auth));
 
-  app.route("/ui", fragmentRoutes(hob, auth));
-  return app;
+  routes.route("/ui", fragmentRoutes(hob, auth));
+  return routes;
 }
 
 /** A view: the sign-in page, or (after the `?token=` link) the shell. */
@@ -274,7 +274,7 @@ function memoryFragments(ui: Hono, hob: Hob): void {
     }
     return c.html(memoryEditor(path, content, { ok: true, text: `Saved ${path}.` }));
   });
-  historyFragments(ui, hob);
+  versionFragments(ui, hob);
 
   ui.post("/memory/trust", async (c) => {
     const form = await readForm(c);
@@ -319,8 +319,8 @@ function memoryFragments(ui: Hono, hob: Hob): void {
   });
 }
 
-/** The history: versions of one file or all, their changes, and putting a file back. */
-function historyFragments(ui: Hono, hob: Hob): void {
+/** The versions of one file or all (the view's History), their changes, and putting a file back. */
+function versionFragments(ui: Hono, hob: Hob): void {
   const { memory } = hob.app;
   const view = (path: string | undefined, tainted: string | undefined) => ({
     path: path || null,
@@ -328,7 +328,7 @@ function historyFragments(ui: Hono, hob: Hob): void {
   });
   ui.get("/memory/history", async (c) => {
     const shown = view(c.req.query("path"), c.req.query("tainted"));
-    const versions = await memory.history({
+    const versions = await memory.versions({
       path: shown.path ?? undefined,
       tainted: shown.tainted,
     });
@@ -360,7 +360,7 @@ function historyFragments(ui: Hono, hob: Hob): void {
     } catch (error) {
       message = { ok: false, text: formRefusal(error, {}) };
     }
-    const versions = await memory.history({
+    const versions = await memory.versions({
       path: shown.path ?? undefined,
       tainted: shown.tainted,
     });

@@ -1,21 +1,22 @@
 /**
- * The history actions of the files that shape the agent — list the versions
+ * The version actions of the files that shape the agent — list the versions
  * of memory, identity, skill and tool files, show one, diff two, revert to
  * one, undo one write — each defined once: one zod schema for its input (the
  * one the OpenAPI document shows), its defaults, and its refusals as
  * {@linkcode ActionError}s. Part of the memory actions (memory.ts), which load
- * this module with the first history call: no start and no turn needs it.
- * It knows the home's memory and its file history, nothing of any wire format.
+ * this module with the first version call: no start and no turn needs it.
+ * It knows the home's memory and its files' versions, nothing of any wire format.
+ * The CLI's `hob memory history` and REST's `/api/memory/history` call `versions`.
  */
 
 import { z } from "zod";
-import { isVersioned, UndoConflict, type VersionDiff } from "../memory/history.ts";
+import { isVersioned, UndoConflict, type VersionDiff } from "../memory/versions.ts";
 import type { Memory } from "../memory/memory.ts";
 import type { FileVersion, WrittenBy } from "../store/versions.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
 /** Which versions to list, newest first: one file's (`path` relative to the home or to memory/). */
-export const historyInput = z.object({
+export const listVersionsInput = z.object({
   path: z.string().trim().min(1).max(1_000).optional(),
   tainted: z.union([z.boolean(), z.enum(["true", "false", "1", "0"])])
     .transform((value) => value === true || value === "true" || value === "1")
@@ -30,7 +31,7 @@ export const versionInput = z.object({ id: versionNumber });
 /** Two versions of one file; without `to`, what the write `from` changed. */
 export const diffInput = z.object({ from: versionNumber, to: versionNumber.optional() });
 
-export type HistoryInput = z.input<typeof historyInput>;
+export type ListVersionsInput = z.input<typeof listVersionsInput>;
 export type VersionInput = z.input<typeof versionInput>;
 export type DiffInput = z.input<typeof diffInput>;
 
@@ -42,10 +43,10 @@ export interface RevertResult {
   version: FileVersion | null;
 }
 
-/** The history actions, part of the memory actions. */
-export interface HistoryActions {
+/** The version actions, part of the memory actions. */
+export interface VersionActions {
   /** Versions of memory, identity, skill and tool files, newest first. */
-  history(input?: HistoryInput): Promise<FileVersion[]>;
+  versions(input?: ListVersionsInput): Promise<FileVersion[]>;
   /** One version and its content; `not_found` naming `id`. */
   version(input: VersionInput): Promise<FileVersionWithContent>;
   /** The unified diff between two versions of one file, or of one write. */
@@ -60,21 +61,21 @@ export interface HistoryActions {
 }
 
 /**
- * The history actions over a home's memory.
+ * The version actions over a home's memory.
  *
  * @example
  * ```ts
- * const history = createHistoryActions(memory);
- * const [latest] = await history.history({ path: "MEMORY.md", limit: 1 });
- * await history.revert({ id: latest.id }, { author: "owner", via: "cli" });
+ * const actions = createVersionActions(memory);
+ * const [latest] = await actions.versions({ path: "MEMORY.md", limit: 1 });
+ * await actions.revert({ id: latest.id }, { author: "owner", via: "cli" });
  * ```
  */
-export function createHistoryActions(memory: Memory): HistoryActions {
+export function createVersionActions(memory: Memory): VersionActions {
   return {
-    async history(input = {}) {
-      const { path, tainted, before, limit } = checkInput(historyInput, input);
+    async versions(input = {}) {
+      const { path, tainted, before, limit } = checkInput(listVersionsInput, input);
       await memory.scanned;
-      return memory.history.list({
+      return memory.versions.list({
         path: path === undefined ? undefined : versionedPath(path),
         tainted,
         before,
@@ -85,7 +86,7 @@ export function createHistoryActions(memory: Memory): HistoryActions {
       const { id } = checkInput(versionInput, input);
       await memory.scanned;
       const version = findVersion(memory, id, "id");
-      return { ...version, content: memory.history.content(version) };
+      return { ...version, content: memory.versions.content(version) };
     },
     async diff(input) {
       const { from, to } = checkInput(diffInput, input);
@@ -99,7 +100,7 @@ export function createHistoryActions(memory: Memory): HistoryActions {
           { field: "to" },
         );
       }
-      return await memory.history.diff(older, newer);
+      return await memory.versions.diff(older, newer);
     },
     async revert(input, by) {
       const { id } = checkInput(versionInput, input);
@@ -122,7 +123,7 @@ export function createHistoryActions(memory: Memory): HistoryActions {
 }
 
 /**
- * A path as the history names it (relative to the home): `identity/…`,
+ * A path as versions name it (relative to the home): `identity/…`,
  * `skills/…`, `tools/…` and `memory/…` as they are, anything else taken as
  * relative to memory/ (`MEMORY.md`). `invalid` naming `path` when hob keeps
  * no versions of it.
@@ -141,7 +142,7 @@ function versionedPath(path: string): string {
 }
 
 function findVersion(memory: Memory, id: number, field: string): FileVersion {
-  const version = memory.history.get(id);
+  const version = memory.versions.get(id);
   if (!version) throw new ActionError("not_found", `No version ${id}`, { field });
   return version;
 }

@@ -7,7 +7,7 @@
 import type { AgentEvent } from "./types.ts";
 
 /** Events pushed by a callback, drained in order by a generator until closed. */
-export interface EventChannel {
+export interface EventQueue {
   push(event: AgentEvent): void;
   /** No more events: `drain` ends once the queue is empty. */
   close(): void;
@@ -15,18 +15,18 @@ export interface EventChannel {
 }
 
 /**
- * A new channel.
+ * A new queue.
  *
  * @example
  * ```ts
- * const channel = eventChannel();
- * const running = tools.execute(call, { emit: channel.push }).finally(channel.close);
- * yield* channel.drain();
+ * const queue = eventQueue();
+ * const running = tools.execute(call, { emit: queue.push }).finally(queue.close);
+ * yield* queue.drain();
  * const result = await running;
  * ```
  */
-export function eventChannel(): EventChannel {
-  const queue: AgentEvent[] = [];
+export function eventQueue(): EventQueue {
+  const events: AgentEvent[] = [];
   let closed = false;
   let wake: (() => void) | null = null;
   const poke = () => {
@@ -35,7 +35,7 @@ export function eventChannel(): EventChannel {
   };
   return {
     push(event: AgentEvent) {
-      queue.push(event);
+      events.push(event);
       poke();
     },
     close() {
@@ -44,8 +44,8 @@ export function eventChannel(): EventChannel {
     },
     async *drain(): AsyncGenerator<AgentEvent> {
       while (true) {
-        if (queue.length > 0) {
-          yield queue.shift()!;
+        if (events.length > 0) {
+          yield events.shift()!;
         } else if (closed) {
           return;
         } else {

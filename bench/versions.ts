@@ -1,5 +1,5 @@
 /**
- * The file history's cost, each figure beside its floor in the same run: a
+ * What keeping file versions costs, each figure beside its floor in the same run: a
  * memory write (remember) recorded as a version, beside the same write by a
  * writer that records nothing; and the start-up scan that records files no
  * version has, on a home of many memory files, first (every file recorded)
@@ -8,7 +8,7 @@
 
 import { join } from "node:path";
 import { MemoryFiles } from "../src/memory/files.ts";
-import { FileHistory } from "../src/memory/history.ts";
+import { FileVersions } from "../src/memory/versions.ts";
 import { openDatabase } from "../src/store/database.ts";
 import { floorRatio, percentile } from "./stats.ts";
 
@@ -16,8 +16,8 @@ const WRITES = 200;
 const FILES = 1_000;
 const BY = { author: "owner", via: "bench" } as const;
 
-/** What the history bench found, in milliseconds. */
-export interface HistoryFigures {
+/** What the versions bench found, in milliseconds. */
+export interface VersionsFigures {
   write_p50: number;
   write_floor_p50: number;
   files: number;
@@ -27,18 +27,18 @@ export interface HistoryFigures {
 }
 
 /** Measures the writes and the scans in temporary homes. */
-export async function measureHistory(): Promise<HistoryFigures> {
-  const home = await Deno.makeTempDir({ prefix: "hob-bench-history-" });
+export async function measureVersions(): Promise<VersionsFigures> {
+  const home = await Deno.makeTempDir({ prefix: "hob-bench-versions-" });
   try {
     const db = openDatabase(join(home, "hob.db"));
-    const history = new FileHistory({ home, db, now: () => new Date() });
+    const versions = new FileVersions({ home, db, now: () => new Date() });
     const plain = new MemoryFiles({ dir: join(home, "plain"), now: () => new Date() });
     const recorded: number[] = [];
     const floor: number[] = [];
     // Alternated, so a busy moment of the machine falls on both.
     for (let i = 0; i < WRITES; i++) {
       let started = performance.now();
-      await history.memory.remember(`Fact number ${i}: ${"detail ".repeat(12)}`, BY);
+      await versions.memory.remember(`Fact number ${i}: ${"detail ".repeat(12)}`, BY);
       recorded.push(performance.now() - started);
       started = performance.now();
       await plain.remember(`Fact number ${i}: ${"detail ".repeat(12)}`, BY);
@@ -53,10 +53,10 @@ export async function measureHistory(): Promise<HistoryFigures> {
     for await (const entry of Deno.readDir(notes)) await Deno.readTextFile(join(notes, entry.name));
     const readFloor = performance.now() - started;
     started = performance.now();
-    await history.scan();
+    await versions.scan();
     const firstScan = performance.now() - started;
     started = performance.now();
-    await history.scan();
+    await versions.scan();
     const laterScan = performance.now() - started;
     db.close();
     return {
@@ -73,7 +73,7 @@ export async function measureHistory(): Promise<HistoryFigures> {
 }
 
 /** The figures as lines, each with its ratio to its floor. */
-export function formatHistory(figures: HistoryFigures): string {
+export function formatVersions(figures: VersionsFigures): string {
   const f = (value: number) => `${value.toFixed(2)} ms`;
   return [
     `memory write recorded as a version, p50     ${f(figures.write_p50)} (${
@@ -88,4 +88,4 @@ export function formatHistory(figures: HistoryFigures): string {
   ].join("\n");
 }
 
-if (import.meta.main) console.log(formatHistory(await measureHistory()));
+if (import.meta.main) console.log(formatVersions(await measureVersions()));

@@ -1,5 +1,5 @@
 /**
- * The framed channel between the hob process and a tool process, over the
+ * The framed pipe between the hob process and a tool process, over the
  * child's stdin and stdout. Tool code shares that stdout (console.log,
  * `Deno.stdout.write`), so a frame is one line that starts with a marker no
  * printable output contains by accident: a line without it is noise and is
