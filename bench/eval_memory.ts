@@ -24,6 +24,7 @@ import {
 import { createUseLiteEmbedder } from "../src/memory/use_lite.ts";
 import searchMemory from "../src/builtins/search_memory.ts";
 import type { ToolContext } from "../src/sandbox/definition.ts";
+import type { ServiceParams } from "../src/sandbox/services.ts";
 
 /** The golden sets a run without arguments evaluates, by name. */
 export const GOLDEN_SETS: Record<string, string> = {
@@ -236,8 +237,9 @@ async function runQuery(index: MemoryIndex, q: Query, mode: Mode): Promise<Outco
 async function shownToModel(index: MemoryIndex, queries: Query[]): Promise<Shown[][]> {
   const context = {
     services: {
-      call: (_name: string, params: { query: string; limit: number }) =>
-        index.search(params.query, { limit: params.limit }),
+      // memory.search as the hob process answers it, minus the action's checks.
+      call: (_method: "memory.search", params: ServiceParams<"memory.search">) =>
+        index.search(params.q, { limit: params.limit }),
     },
   } as unknown as ToolContext;
   const shown: Shown[][] = SHOWN_LIMITS.map(() => []);

@@ -10,11 +10,10 @@ import { z } from "zod";
 import type { Conversation } from "../core/types.ts";
 import type { SqliteChannels, Stranger } from "../store/channels.ts";
 import type { SqliteConversationStore } from "../store/conversations.ts";
+import { CHANNEL_NAMES, type ChannelName } from "../inputs/channels.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
-/** The channels hob speaks, as config and conversations name them. */
-export const CHANNEL_NAMES = ["telegram", "email", "matrix"] as const;
-export type ChannelName = typeof CHANNEL_NAMES[number];
+export { CHANNEL_NAMES, type ChannelName };
 
 /** Most strangers one listing returns. */
 export const MAX_STRANGER_LIST = 200;

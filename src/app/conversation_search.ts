@@ -10,35 +10,15 @@
  * nor of how a model is shown the text.
  */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { untrustedSource } from "../core/untrusted.ts";
 import type { Conversation, ConversationKind, StoredMessage } from "../core/types.ts";
 import type { PlacedMessage, SqliteConversationStore } from "../store/conversations.ts";
 import type { MessageHit } from "../store/message_search.ts";
+import { searchConversationsInput, viewConversationInput } from "../inputs/conversations.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
-/** Most hits one search returns: enough to choose from, few enough to read. */
-export const MAX_SEARCH_HITS = 20;
-/** Most messages read on either side of one: a stretch of a conversation, not all of it. */
-export const MAX_WINDOW_SIDE = 10;
-
-/** A search of past conversations. */
-export const searchConversationsInput = z.strictObject({
-  q: z.string().trim().min(1, "must not be empty").max(1_000).describe("Words to look for"),
-  conversation_id: z.string().min(1).max(100).optional()
-    .describe("Only this conversation (default: every one but the one asking)"),
-  role: z.enum(["user", "assistant", "tool"]).optional()
-    .describe("Only the user's messages, hob's replies or tool results"),
-  limit: z.coerce.number().int().min(1).max(MAX_SEARCH_HITS).default(8),
-});
-/** Messages of a conversation around one, by id or position (default: the first). */
-export const viewConversationInput = z.strictObject({
-  id: z.string().min(1).max(100),
-  message_id: z.coerce.number().int().min(1).optional(),
-  position: z.coerce.number().int().min(1).optional(),
-  before: z.coerce.number().int().min(0).max(MAX_WINDOW_SIDE).default(3),
-  after: z.coerce.number().int().min(0).max(MAX_WINDOW_SIDE).default(3),
-});
+export { searchConversationsInput, viewConversationInput };
 
 export type SearchConversationsInput = z.input<typeof searchConversationsInput>;
 export type ViewConversationInput = z.input<typeof viewConversationInput>;

@@ -12,15 +12,14 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { DocumentError, MAX_DOCUMENT_BYTES } from "../memory/documents.ts";
 import type { AddedSource, Memory } from "../memory/memory.ts";
+import { addSourceInput } from "../inputs/memory_sources.ts";
 import type { WrittenBy } from "../store/versions.ts";
 import { PathError, resolveInRoots } from "../sandbox/paths.ts";
 import type { AddressPolicy } from "../tools/web/address.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
-/** A document or page to add: an http(s) URL, or a file's absolute path. */
-export const addSourceInput = z.strictObject({
-  source: z.string().trim().min(1, "must not be empty").max(4_096),
-});
+export { addSourceInput };
+
 /** A source to read again, by its file under memory/ (`sources/x.md`). */
 export const refreshSourceInput = z.strictObject({
   path: z.string().trim().min(1, "must not be empty").max(1_000),

@@ -12,40 +12,27 @@ import { z } from "zod";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import { ScheduleError } from "../scheduler/schedule.ts";
 import { type Job, JobError, type JobRun, type JobView, type SqliteJobs } from "../store/jobs.ts";
-import { CHANNEL_NAMES } from "./channels.ts";
+import {
+  jobKey,
+  newScheduleInput,
+  scheduleKeyInput,
+  schedulePatchBody,
+} from "../inputs/schedules.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
 /** Most runs one read of a job's log returns. */
 export const MAX_RUNS_LIST = 1_000;
 
-const jobFields = {
-  name: z.string().trim().min(1).max(100),
-  prompt: z.string().min(1).max(100_000),
-  schedule: z.string().min(1).max(200),
-  timezone: z.string().min(1).max(100).optional(),
-  missed_policy: z.enum(["run_once", "skip"]).optional(),
-  model: z.string().min(3).nullable().optional(),
-  deliver: z.enum(CHANNEL_NAMES).nullable().optional().describe(
-    "Also send each run's result to you on this channel",
-  ),
-  enabled: z.boolean().optional(),
-};
-/** A job: a cron expression, `every 10m` or `once:<time>`, read in `timezone` (default: hob's). */
-export const newScheduleInput = z.strictObject(jobFields);
-/** The fields of a job to change; a new schedule or zone recomputes its next run. */
-export const schedulePatchBody = z.strictObject(jobFields).partial();
-/** A job, by id or by name. */
-const scheduleKey = z.union([z.number().int().min(1), z.string().trim().min(1).max(100)]);
-/** One job. */
-export const scheduleKeyInput = z.object({ key: scheduleKey });
+export { newScheduleInput, scheduleKeyInput, schedulePatchBody };
+
 /** A job and the fields to change. */
-export const schedulePatchInput = schedulePatchBody.extend({ key: scheduleKey });
+export const schedulePatchInput = schedulePatchBody.extend({ key: jobKey });
 /** A job's run log, newest first. `limit` may come as a query string's digits. */
 export const scheduleRunsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_RUNS_LIST).default(50),
 });
 /** A job and how much of its run log. */
-export const scheduleRunsInput = scheduleRunsQuery.extend({ key: scheduleKey });
+export const scheduleRunsInput = scheduleRunsQuery.extend({ key: jobKey });
 
 export type NewScheduleInput = z.input<typeof newScheduleInput>;
 export type ScheduleKeyInput = z.input<typeof scheduleKeyInput>;

@@ -7,32 +7,20 @@
  */
 
 import { z } from "zod";
-import { newTaskInput } from "../inputs/tasks.ts";
+import {
+  listTasksInput,
+  newTaskInput,
+  TASK_STATUSES as INPUT_STATUSES,
+  taskIdInput,
+} from "../inputs/tasks.ts";
 import { type SqliteTasks, type Task, TaskError, type TaskStatus } from "../store/tasks.ts";
 import { ActionError, checkInput } from "./errors.ts";
 
-export { newTaskInput } from "../inputs/tasks.ts";
-export { MAX_BLOCKERS, MAX_PRIORITY } from "../inputs/task_limits.ts";
+export { listTasksInput, newTaskInput, taskIdInput } from "../inputs/tasks.ts";
+export { MAX_BLOCKERS, MAX_PRIORITY, MAX_TASK_LIST } from "../inputs/task_limits.ts";
 
 /** Every state a task can be in, as filters name them. */
-export const TASK_STATUSES = [
-  "pending",
-  "in_progress",
-  "waiting",
-  "complete",
-  "failed",
-  "cancelled",
-] as const satisfies readonly TaskStatus[];
-
-/** Most tasks one listing returns: a page of the queue, not all of it. */
-export const MAX_TASK_LIST = 1_000;
-/** A listing: only tasks in `status`, newest first. `limit` may come as a query string's digits. */
-export const listTasksInput = z.object({
-  status: z.enum(TASK_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_TASK_LIST).default(100),
-});
-/** One task, by id. */
-export const taskIdInput = z.object({ id: z.number().int().min(1) });
+export const TASK_STATUSES = INPUT_STATUSES satisfies readonly TaskStatus[];
 /** What resuming takes beyond the id: a note added to the task's prompt. */
 export const resumeTaskBody = z.strictObject({ note: z.string().max(10_000).optional() });
 /** A task to resume, with an optional note. */

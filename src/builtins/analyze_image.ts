@@ -41,7 +41,7 @@ export default defineTool({
       prompt: question,
       images: [{ media_type, data: toBase64(image) }],
     });
-    return String(answer);
+    return answer;
   },
 });
 

@@ -9,14 +9,6 @@
 import { z } from "zod";
 import { defineTool } from "../sandbox/definition.ts";
 
-/** What the `media.video_frames` service answers. */
-interface VideoFrames {
-  duration_s: number;
-  width: number;
-  height: number;
-  frames: { at: number; media_type: string; data: string }[];
-}
-
 export default defineTool({
   name: "analyze_video",
   description:
@@ -39,7 +31,7 @@ export default defineTool({
     const video = await context.services.call("media.video_frames", {
       path,
       count: frames,
-    }) as VideoFrames;
+    });
     const times = video.frames.map((frame, index) => `${index + 1}: ${frame.at.toFixed(1)} s`);
     const answer = await context.services.call("model.complete", {
       prompt: `${question}\n\n(The images are ${video.frames.length} frames of a ${
@@ -47,6 +39,6 @@ export default defineTool({
       }-second video, ${video.width}×${video.height}, in order, taken at ${times.join(", ")}.)`,
       images: video.frames.map(({ media_type, data }) => ({ media_type, data })),
     });
-    return String(answer);
+    return answer;
   },
 });

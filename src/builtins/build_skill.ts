@@ -47,12 +47,12 @@ It has no other access. Existing skills are never overwritten.`,
     const built: string[] = [];
     if (instructions !== undefined) {
       built.push(
-        String(await context.services.call("skills.create", { name, description, instructions })),
+        await context.services.call("skills.create", { name, description, instructions }),
       );
     }
     if (steps !== undefined) {
       built.push(
-        String(await context.services.call("skills.build", { name, description, code: steps })),
+        await context.services.call("skills.build", { name, description, code: steps }),
       );
     }
     return built.join("\n");

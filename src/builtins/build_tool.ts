@@ -29,6 +29,6 @@ It may import "zod" for parameters, nothing else. It runs sandboxed with only it
     code: z.string().min(1).max(100_000).describe("The tool module's TypeScript source"),
   }),
   async run({ name, description, code }, context) {
-    return String(await context.services.call("tools.build", { name, description, code }));
+    return await context.services.call("tools.build", { name, description, code });
   },
 });

@@ -26,7 +26,7 @@ export default defineTool({
     ),
   }),
   async run(args, context) {
-    const task = await context.services.call("tasks.add", args) as { id: number; title: string };
+    const task = await context.services.call("tasks.add", args);
     return `Queued background task ${task.id} '${task.title}'. Check on it with view_task.`;
   },
 });

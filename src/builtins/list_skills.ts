@@ -12,10 +12,7 @@ export default defineTool({
   services: ["skills"],
   parameters: z.object({}),
   async run(_args, context) {
-    const skills = await context.services.call("skills.list", {}) as {
-      name: string;
-      description: string;
-    }[];
+    const skills = await context.services.call("skills.list", {});
     if (skills.length === 0) return "No skills yet; build_skill makes one.";
     return skills.map((s) => `/${s.name} — ${s.description}`).join("\n");
   },

@@ -1,25 +1,11 @@
-/** The `list_tasks` tool: scheduled jobs and background tasks, with their state. */
+/**
+ * The `list_tasks` tool: scheduled jobs and background tasks, with their
+ * state. Its status filter is the app's listing's (src/inputs/tasks.ts).
+ */
 
 import { z } from "zod";
+import { listTasksInput } from "../inputs/tasks.ts";
 import { defineTool } from "../sandbox/definition.ts";
-
-interface JobLine {
-  id: number;
-  name: string;
-  schedule: string;
-  timezone: string;
-  enabled: boolean;
-  next_run: string | null;
-  last_status: string | null;
-  missed_runs: number;
-}
-interface TaskLine {
-  id: number;
-  title: string;
-  status: string;
-  priority: number;
-  waiting_reason: string | null;
-}
 
 export default defineTool({
   name: "list_tasks",
@@ -31,14 +17,12 @@ export default defineTool({
   services: ["schedule", "tasks"],
   parameters: z.object({
     kind: z.enum(["all", "scheduled", "background"]).default("all"),
-    status: z.enum(["pending", "in_progress", "waiting", "complete", "failed", "cancelled"])
-      .optional()
-      .describe("Background tasks in this state only"),
+    status: listTasksInput.shape.status.describe("Background tasks in this state only"),
   }),
   async run({ kind, status }, context) {
     const parts: string[] = [];
     if (kind !== "background") {
-      const jobs = await context.services.call("schedule.list", {}) as JobLine[];
+      const jobs = await context.services.call("schedule.list", {});
       parts.push(
         jobs.length === 0
           ? "Scheduled jobs: none."
@@ -54,7 +38,7 @@ export default defineTool({
       );
     }
     if (kind !== "scheduled") {
-      const tasks = await context.services.call("tasks.list", { status }) as TaskLine[];
+      const tasks = await context.services.call("tasks.list", { status });
       parts.push(
         tasks.length === 0
           ? "Background tasks: none."

@@ -1247,7 +1247,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "prompt": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 20000,
+          "maxLength": 100000,
           "description": "What to do when it runs",
         },
         "schedule": {
@@ -1258,6 +1258,8 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
         "timezone": {
           "description": "IANA zone for cron and once:, e.g. Europe/Berlin; default: the user's",
           "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
         },
         "missed_policy": {
           "description": "If hob was off when it fell due: run once on start (default) or skip",
@@ -1344,6 +1346,7 @@ export const BUILTIN_MANIFEST: ListedBuiltin[] = [
           "description": "Name or id of a scheduled job to remove",
           "type": "string",
           "minLength": 1,
+          "maxLength": 100,
         },
         "task": {
           "description": "Id of a background task to cancel",

@@ -1,6 +1,7 @@
 /** The `memory_add` tool: a document or web page added to memory as a source. */
 
 import { z } from "zod";
+import { addSourceInput } from "../inputs/memory_sources.ts";
 import { defineTool } from "../sandbox/definition.ts";
 
 export default defineTool({
@@ -14,18 +15,12 @@ export default defineTool({
   services: ["memory"],
   timeout_ms: 180_000,
   parameters: z.object({
-    source: z.string().min(1).max(4_096).describe(
+    source: addSourceInput.shape.source.describe(
       "An http(s) URL, or the path of a file in the workspace",
     ),
   }),
   async run({ source }, context) {
-    const added = await context.services.call("memory.add", { source }) as {
-      path: string;
-      title: string;
-      format: string;
-      changed: boolean;
-      truncated: boolean;
-    };
+    const added = await context.services.call("memory.add", { source });
     const what = added.changed ? "Added" : "Unchanged since it was added:";
     return `${what} ${source} (${added.format}, “${added.title}”) as memory/${added.path}${
       added.truncated ? " (cut at the size limit)" : ""

@@ -17,13 +17,7 @@ export default defineTool({
     lines: z.number().int().min(1).max(500).default(60),
   }),
   async run({ path, from, lines }, context) {
-    const excerpt = await context.services.call("memory.get", { path, from, lines }) as {
-      path: string;
-      from: number;
-      to: number;
-      total_lines: number;
-      text: string;
-    };
+    const excerpt = await context.services.call("memory.get", { path, from, lines });
     return `memory/${excerpt.path}, lines ${excerpt.from}-${excerpt.to} of ${excerpt.total_lines}:\n${excerpt.text}`;
   },
 });

@@ -20,6 +20,6 @@ export default defineTool({
     path: z.string().min(1).max(1_000).describe("The file's path inside the skill's folder"),
   }),
   async run({ name, path }, context) {
-    return String(await context.services.call("skills.file", { name, path }));
+    return await context.services.call("skills.file", { name, path });
   },
 });

@@ -18,6 +18,6 @@ export default defineTool({
     input: z.string().max(50_000).default(""),
   }),
   async run({ name, input }, context) {
-    return String(await context.services.call("skills.run", { name, input }));
+    return await context.services.call("skills.run", { name, input });
   },
 });

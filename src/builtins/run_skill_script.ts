@@ -22,13 +22,6 @@ const MAX_TIMEOUT_S = 120;
  */
 const START_MARGIN_S = 40;
 
-/** What the hob process reports of a run. */
-interface ScriptOutcome {
-  exit_code: number;
-  stdout: string;
-  stderr: string;
-}
-
 export default defineTool({
   name: "run_skill_script",
   description:
@@ -65,7 +58,7 @@ export default defineTool({
       args,
       stdin,
       timeout: timeout ?? DEFAULT_TIMEOUT_S,
-    }) as ScriptOutcome;
+    });
     const lines = [`exit code: ${outcome.exit_code}`];
     if (outcome.stdout) lines.push(`--- stdout ---\n${outcome.stdout}`);
     if (outcome.stderr) lines.push(`--- stderr ---\n${outcome.stderr}`);

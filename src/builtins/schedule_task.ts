@@ -1,7 +1,15 @@
-/** The `schedule_task` tool: a job that sends a prompt to the agent on a schedule. */
+/**
+ * The `schedule_task` tool: a job that sends a prompt to the agent on a
+ * schedule. Its parameters are the app's new-job schema
+ * (src/inputs/schedules.ts), the fields a model sets, described for it; the
+ * action parses what the tool sends.
+ */
 
 import { z } from "zod";
+import { newScheduleInput } from "../inputs/schedules.ts";
 import { defineTool } from "../sandbox/definition.ts";
+
+const job = newScheduleInput.shape;
 
 export default defineTool({
   name: "schedule_task",
@@ -13,26 +21,22 @@ export default defineTool({
   side_effect: "local",
   untrusted_output: false,
   services: ["schedule"],
+  // Not strict as the action is: a model's stray field is dropped here.
   parameters: z.object({
-    name: z.string().min(1).max(100).describe("Short unique name, e.g. morning-briefing"),
-    prompt: z.string().min(1).max(20_000).describe("What to do when it runs"),
-    schedule: z.string().min(1).max(200),
-    timezone: z.string().optional().describe(
+    name: job.name.describe("Short unique name, e.g. morning-briefing"),
+    prompt: job.prompt.describe("What to do when it runs"),
+    schedule: job.schedule,
+    timezone: job.timezone.describe(
       "IANA zone for cron and once:, e.g. Europe/Berlin; default: the user's",
     ),
-    missed_policy: z.enum(["run_once", "skip"]).optional()
+    missed_policy: job.missed_policy
       .describe("If hob was off when it fell due: run once on start (default) or skip"),
-    deliver: z.enum(["telegram", "email", "matrix"]).optional()
+    // A model leaves it out rather than sending null.
+    deliver: job.deliver.unwrap().unwrap().optional()
       .describe("Also send each result to the user on this channel (e.g. a reminder on Telegram)"),
   }),
   async run(args, context) {
-    const job = await context.services.call("schedule.add", args) as {
-      id: number;
-      name: string;
-      schedule: string;
-      timezone: string;
-      next_run: string | null;
-    };
-    return `Scheduled job ${job.id} '${job.name}' (${job.schedule}, ${job.timezone}); next run ${job.next_run} (UTC).`;
+    const added = await context.services.call("schedule.add", args);
+    return `Scheduled job ${added.id} '${added.name}' (${added.schedule}, ${added.timezone}); next run ${added.next_run} (UTC).`;
   },
 });

@@ -1,7 +1,14 @@
-/** The `search_conversations` tool: full-text search over past conversations' messages. */
+/**
+ * The `search_conversations` tool: full-text search over past conversations'
+ * messages. Its parameters are the app's search input
+ * (src/inputs/conversations.ts), the words to look for named `query`.
+ */
 
 import { z } from "zod";
+import { searchConversationsInput } from "../inputs/conversations.ts";
 import { defineTool } from "../sandbox/definition.ts";
+
+const search = searchConversationsInput.shape;
 
 export default defineTool({
   name: "search_conversations",
@@ -12,26 +19,14 @@ export default defineTool({
   untrusted_output: false,
   services: ["conversations"],
   parameters: z.object({
-    query: z.string().min(1).max(1_000).describe("Words to look for"),
-    conversation_id: z.string().min(1).max(100).optional()
-      .describe("Only this conversation"),
-    role: z.enum(["user", "assistant", "tool"]).optional()
-      .describe("Only the user's messages, your replies, or tool results"),
-    limit: z.number().int().min(1).max(20).default(8),
+    query: search.q,
+    conversation_id: search.conversation_id.describe("Only this conversation"),
+    role: search.role.describe("Only the user's messages, your replies, or tool results"),
+    limit: search.limit,
   }),
-  async run(args, context) {
-    const hits = await context.services.call("conversations.search", args) as {
-      conversation_id: string;
-      title: string;
-      kind: string;
-      message_id: number;
-      position: number;
-      role: string;
-      tool_name: string | null;
-      at: string;
-      snippet: string;
-    }[];
-    if (hits.length === 0) return `No past conversation matches '${args.query}'.`;
+  async run({ query, ...filters }, context) {
+    const hits = await context.services.call("conversations.search", { q: query, ...filters });
+    if (hits.length === 0) return `No past conversation matches '${query}'.`;
     return hits.map((hit, i) => {
       const who = hit.tool_name ? `${hit.role} (${hit.tool_name})` : hit.role;
       return `${

@@ -16,14 +16,7 @@ export default defineTool({
     limit: z.number().int().min(1).max(20).default(5),
   }),
   async run({ query, limit }, context) {
-    const hits = await context.services.call("memory.search", { query, limit }) as {
-      path: string;
-      start_line: number;
-      end_line: number;
-      heading: string;
-      snippet: string;
-      score: number;
-    }[];
+    const hits = await context.services.call("memory.search", { q: query, limit });
     if (hits.length === 0) return `Nothing in memory matches '${query}'.`;
     return hits.map((hit, i) =>
       `${i + 1}. memory/${hit.path}:${hit.start_line}-${hit.end_line}${

@@ -18,6 +18,6 @@ export default defineTool({
     context: z.string().max(50_000).optional().describe("Facts it needs to do it"),
   }),
   async run({ task, context: brief }, context) {
-    return String(await context.services.call("agent.run", { task, context: brief ?? "" }));
+    return await context.services.call("agent.run", { task, context: brief ?? "" });
   },
 });

@@ -22,6 +22,6 @@ export default defineTool({
     name: z.string().min(1).max(64).describe("The skill's name, as listed"),
   }),
   async run({ name }, context) {
-    return String(await context.services.call("skills.use", { name }));
+    return await context.services.call("skills.use", { name });
   },
 });

@@ -1,21 +1,14 @@
-/** The `view_conversation` tool: the messages of a conversation around one, to read on from a search hit. */
+/**
+ * The `view_conversation` tool: the messages of a conversation around one, to
+ * read on from a search hit. Its parameters are the app's view input
+ * (src/inputs/conversations.ts), the conversation named `conversation_id`.
+ */
 
 import { z } from "zod";
+import { viewConversationInput } from "../inputs/conversations.ts";
 import { defineTool } from "../sandbox/definition.ts";
 
-interface Viewed {
-  conversation: { id: string; title: string; kind: string; message_count: number };
-  messages: {
-    id: number;
-    position: number;
-    role: string;
-    tool_name: string | null;
-    called: string[];
-    at: string;
-    content: string;
-    cut: number;
-  }[];
-}
+const view = viewConversationInput.shape;
 
 export default defineTool({
   name: "view_conversation",
@@ -27,18 +20,17 @@ export default defineTool({
   services: ["conversations"],
   max_output_chars: 30_000,
   parameters: z.object({
-    conversation_id: z.string().min(1).max(100),
-    message_id: z.number().int().min(1).optional().describe("The message to read around"),
-    position: z.number().int().min(1).optional()
-      .describe("Or its position in the conversation, from 1"),
-    before: z.number().int().min(0).max(10).default(3).describe("Messages before it"),
-    after: z.number().int().min(0).max(10).default(3).describe("Messages after it"),
+    conversation_id: view.id,
+    message_id: view.message_id.describe("The message to read around"),
+    position: view.position.describe("Or its position in the conversation, from 1"),
+    before: view.before.describe("Messages before it"),
+    after: view.after.describe("Messages after it"),
   }),
-  async run(args, context) {
+  async run({ conversation_id, ...around }, context) {
     const { conversation, messages } = await context.services.call(
       "conversations.view",
-      args,
-    ) as Viewed;
+      { id: conversation_id, ...around },
+    );
     const first = messages[0]?.position ?? 0;
     const last = messages.at(-1)?.position ?? 0;
     const lines = [

@@ -1,6 +1,9 @@
-/** The `view_task` tool: one background task, its state and its output. */
+/**
+ * The `view_task` tool: one background task, its state and its output. Its
+ * parameter is the app's task id (src/inputs/tasks.ts).
+ */
 
-import { z } from "zod";
+import { taskIdInput } from "../inputs/tasks.ts";
 import { defineTool } from "../sandbox/definition.ts";
 
 export default defineTool({
@@ -11,21 +14,9 @@ export default defineTool({
   side_effect: "none",
   untrusted_output: false,
   services: ["tasks"],
-  parameters: z.object({ id: z.number().int().min(1) }),
+  parameters: taskIdInput,
   async run({ id }, context) {
-    const task = await context.services.call("tasks.get", { id }) as {
-      id: number;
-      title: string;
-      prompt: string;
-      status: string;
-      priority: number;
-      blocked_by: number[];
-      output: string;
-      waiting_reason: string | null;
-      attempts: number;
-      conversation_id: string | null;
-      updated_at: string;
-    };
+    const task = await context.services.call("tasks.get", { id });
     return [
       `Task ${task.id} '${task.title}': ${task.status} (updated ${task.updated_at}, ${task.attempts} run(s))`,
       task.blocked_by.length ? `Blocked by: ${task.blocked_by.join(", ")}` : "",

@@ -15,3 +15,5 @@ export const MAX_BLOCKERS = 100;
 export const MAX_TASK_TITLE_CHARS = 200;
 /** Longest task prompt: the whole instruction a worker sees, a long brief, not a book. */
 export const MAX_TASK_PROMPT_CHARS = 100_000;
+/** Most tasks one listing returns: a page of the queue, not the whole history. */
+export const MAX_TASK_LIST = 1_000;

@@ -1,8 +1,12 @@
 /**
  * The services of the hob process that tools reach from their Workers by
  * message — the model, child agents, the registry, skills — and the chat
- * command port that runs skills as `/name input`. Each service checks its
- * input; a tool only reaches the services its definition declares.
+ * command port that runs skills as `/name input`. Each service is declared
+ * once with its params' schema (service_params.ts): the input of the app
+ * action it hands them to, received and parsed there, or its own; what it
+ * takes and answers is checked against what tools send and read
+ * (src/sandbox/services.ts). A tool only reaches the services its definition
+ * declares.
  */
 
 import { z } from "zod";
@@ -20,12 +24,21 @@ import { extractVideoFrames } from "../media/video.ts";
 import { Buffer } from "node:buffer";
 import type { Toolbox } from "./toolbox.ts";
 import { skillScriptServices } from "./skill_scripts.ts";
+import { actionService, service } from "./service_params.ts";
 import type { AppActions } from "../app/app.ts";
-import type { MemoryActions } from "../app/memory.ts";
+import {
+  type MemoryActions,
+  memorySectionInput,
+  memoryTextInput,
+  readMemoryInput,
+  searchMemoryInput,
+} from "../app/memory.ts";
 import type { ConversationActions } from "../app/conversations.ts";
-import { ActionError, received } from "../app/errors.ts";
-import type { NewScheduleInput, ScheduleKeyInput } from "../app/schedules.ts";
-import type { ListTasksInput, NewTaskInput, TaskIdInput } from "../app/tasks.ts";
+import { ActionError } from "../app/errors.ts";
+import { searchConversationsInput, viewConversationInput } from "../inputs/conversations.ts";
+import { addSourceInput } from "../inputs/memory_sources.ts";
+import { newScheduleInput, scheduleKeyInput } from "../inputs/schedules.ts";
+import { listTasksInput, newTaskInput, taskIdInput } from "../inputs/tasks.ts";
 import {
   createSkillInput,
   type SkillActions,
@@ -42,6 +55,7 @@ const SKILL_OUTPUT_CHARS = 20_000;
 /** Tokens a one-off model answer (analyze_image, skills) may use. */
 const COMPLETE_MAX_TOKENS = 2_048;
 
+// The params of the services that are their only parser; the others are the app actions' inputs.
 const completeParams = z.object({
   prompt: z.string().min(1),
   system: z.string().optional(),
@@ -54,49 +68,32 @@ const toolCallParams = z.object({
 });
 const buildParams = z.object({ name: z.string(), description: z.string(), code: z.string() });
 const skillParams = z.object({ name: z.string(), input: z.string().default("") });
-const memorySearchParams = z.object({
-  query: z.string().min(1),
-  limit: z.number().int().min(1).max(50).default(5),
-});
-const memoryGetParams = z.object({
-  path: z.string().min(1),
-  from: z.number().int().min(1).default(1),
-  lines: z.number().int().min(1).default(60),
-});
-const textParams = z.object({ text: z.string() });
 const videoParams = z.object({
   path: z.string().min(1),
   count: z.number().int().min(1).max(16).default(8),
 });
+/** A listing's params: none. */
+const noParams = z.object({});
 /** Widest frame sent to a model, in pixels: enough to read, small enough to send many. */
 const FRAME_WIDTH = 768;
 /** Largest video looked at, in bytes. */
 const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
-const sectionParams = z.object({ section: z.string(), content: z.string() });
-const sourceParams = z.object({ source: z.string() });
-const conversationSearchParams = z.object({
-  query: z.string().min(1),
-  conversation_id: z.string().min(1).optional(),
-  role: z.enum(["user", "assistant", "tool"]).optional(),
-  limit: z.number().int().min(1).max(20).default(8),
-});
-const conversationViewParams = z.object({
-  conversation_id: z.string().min(1),
-  message_id: z.number().int().min(1).optional(),
-  position: z.number().int().min(1).optional(),
-  before: z.number().int().min(0).max(10).default(3),
-  after: z.number().int().min(0).max(10).default(3),
-});
 /** Characters of a message read around a hit: the gist of each, the whole window in one answer. */
 const VIEWED_MESSAGE_CHARS = 1_500;
 /** Characters of the message the window is around: the one asked for, read more fully. */
 const VIEWED_ANCHOR_CHARS = 6_000;
+/** Background tasks list_tasks shows: the latest page of the queue, not its history. */
+const LISTED_TASKS = 100;
 
 /** The hob services, and the skill runner the chat commands share with them. */
 export interface ServiceSet {
-  services: HobServices;
+  /** Every service, as declared: each answers with the type its handler gives. */
+  services: DeclaredServices;
   runSkill(name: string, input: string, context: ServiceCallContext): Promise<string>;
 }
+
+/** The services as {@linkcode hobServices} declares them. */
+type DeclaredServices = ReturnType<typeof hobServices>;
 
 /**
  * Creates the hob services for a runtime's tools.
@@ -112,20 +109,36 @@ export function createServices(
   toolbox: Toolbox,
   app: AppActions,
 ): ServiceSet {
-  const services: HobServices = {};
-  const runSkill = skillRunner(agent, toolbox, services);
-  Object.assign(
-    services,
-    memoryServices(app.memory, agent.store),
-    conversationServices(app.conversations),
-    modelServices(agent, (tool) => toolbox.workflows.has(tool)),
-    backgroundServices(app),
-    toolServices(toolbox, runSkill, agent.store),
-    agentSkillServices(app.skills, agent.store),
-    mediaServices(toolbox),
-    skillScriptServices(app.skills, toolbox, () => agent.clock.now()),
+  const services = hobServices(
+    agent,
+    toolbox,
+    app,
+    (name, input, context) => runSkill(name, input, context),
   );
+  const runSkill = skillRunner(agent, toolbox, services);
   return { services, runSkill };
+}
+
+/**
+ * Every service, each declared once with its params' schema: one the
+ * service parses, or the input of the app action it hands them to.
+ */
+function hobServices(
+  agent: AgentDeps,
+  toolbox: Toolbox,
+  app: AppActions,
+  runSkill: ServiceSet["runSkill"],
+) {
+  return {
+    ...memoryServices(app.memory, agent.store),
+    ...conversationServices(app.conversations),
+    ...modelServices(agent, (tool) => toolbox.workflows.has(tool)),
+    ...backgroundServices(app),
+    ...toolServices(toolbox, runSkill, agent.store),
+    ...agentSkillServices(app.skills, agent.store),
+    ...mediaServices(toolbox),
+    ...skillScriptServices(app.skills, toolbox, () => agent.clock.now()),
+  } satisfies HobServices;
 }
 
 /**
@@ -134,23 +147,31 @@ export function createServices(
  * tainted too: an injection cannot launder itself into a clean conversation
  * through memory.
  */
-function memoryServices(memory: MemoryActions, conversations: ConversationStore): HobServices {
+function memoryServices(memory: MemoryActions, conversations: ConversationStore) {
   const by = (context: ServiceCallContext) => writtenBy(context, conversations);
   return {
-    async "memory.search"(params) {
-      const { query, limit } = memorySearchParams.parse(params);
-      return (await memory.search({ q: query, limit })).hits;
-    },
-    "memory.get": (params) => memory.read(memoryGetParams.parse(params)),
-    "memory.remember": (params, context) => memory.remember(textParams.parse(params), by(context)),
-    "memory.log": (params, context) => memory.log(textParams.parse(params), by(context)),
-    "memory.write": (params, context) =>
-      memory.writeSection(sectionParams.parse(params), by(context)),
-    async "memory.add"(params, context) {
-      const added = await memory.addSource(sourceParams.parse(params), by(context), context.signal);
+    "memory.search": actionService(
+      searchMemoryInput,
+      async (params) => (await memory.search(params)).hits,
+    ),
+    "memory.get": actionService(readMemoryInput, (params) => memory.read(params)),
+    "memory.remember": actionService(
+      memoryTextInput,
+      (params, context) => memory.remember(params, by(context)),
+    ),
+    "memory.log": actionService(
+      memoryTextInput,
+      (params, context) => memory.log(params, by(context)),
+    ),
+    "memory.write": actionService(
+      memorySectionInput,
+      (params, context) => memory.writeSection(params, by(context)),
+    ),
+    "memory.add": actionService(addSourceInput, async (params, context) => {
+      const added = await memory.addSource(params, by(context), context.signal);
       // The document's title is its own words: the tool's output is labelled as a whole.
       return { ...added, version: added.version?.id ?? null };
-    },
+    }),
   };
 }
 
@@ -183,13 +204,12 @@ export function writtenBy(
  * did not type and hob did not write comes back inside a label, so the call
  * returns labelled output and the turn that reads it is tainted.
  */
-function conversationServices(conversations: ConversationActions): HobServices {
+function conversationServices(conversations: ConversationActions) {
   const labelled = (text: string, source: string | null) =>
     source === null || isMarked(text) ? text : untrusted(source, text);
   return {
-    async "conversations.search"(params, context) {
-      const { query, ...filters } = conversationSearchParams.parse(params);
-      const hits = await conversations.search({ q: query, ...filters }, {
+    "conversations.search": actionService(searchConversationsInput, async (params, context) => {
+      const hits = await conversations.search(params, {
         exclude: context.conversation_id ?? undefined,
       });
       return hits.map((hit) => ({
@@ -203,14 +223,14 @@ function conversationServices(conversations: ConversationActions): HobServices {
         at: hit.created_at,
         snippet: labelled(hit.snippet, hit.untrusted),
       }));
-    },
-    async "conversations.view"(params) {
-      const { conversation_id, ...window } = conversationViewParams.parse(params);
-      const view = await conversations.view({ id: conversation_id, ...window });
+    }),
+    "conversations.view": actionService(viewConversationInput, async (params) => {
+      const view = await conversations.view(params);
+      // The action took these: numbers, or digits it read as the numbers Number() makes of them.
       const isAnchor = (message: { id: number; position: number }) =>
-        window.message_id !== undefined
-          ? message.id === window.message_id
-          : message.position === (window.position ?? 1);
+        params.message_id !== undefined
+          ? message.id === Number(params.message_id)
+          : message.position === Number(params.position ?? 1);
       return {
         conversation: view.conversation,
         messages: view.messages.map((message) => {
@@ -229,22 +249,21 @@ function conversationServices(conversations: ConversationActions): HobServices {
           };
         }),
       };
-    },
+    }),
   };
 }
 
 /** The turn's model: one answer, or a sub-agent's whole turn. */
-function modelServices(agent: AgentDeps, isSkill: (tool: string) => boolean): HobServices {
+function modelServices(agent: AgentDeps, isSkill: (tool: string) => boolean) {
   return {
-    async "model.complete"(params, context) {
-      const { prompt, system, images } = completeParams.parse(params);
+    "model.complete": service(completeParams, ({ prompt, system, images }, context) => {
       const kind = isSkill(context.tool) ? "skill" : "tool";
-      return await complete(agent, { ...context, kind }, prompt, system, images);
-    },
-    async "agent.run"(params, context) {
-      const { task, context: brief } = agentParams.parse(params);
-      return await runSubAgent(agent, context, task, brief);
-    },
+      return complete(agent, { ...context, kind }, prompt, system, images);
+    }),
+    "agent.run": service(
+      agentParams,
+      ({ task, context: brief }, context) => runSubAgent(agent, context, task, brief),
+    ),
   };
 }
 
@@ -252,10 +271,9 @@ function modelServices(agent: AgentDeps, isSkill: (tool: string) => boolean): Ho
  * Frames of a video, for analyze_video: the path is resolved inside the
  * tools' roots (as the tool's own would be), then ffmpeg reads it here.
  */
-function mediaServices(toolbox: Toolbox): HobServices {
+function mediaServices(toolbox: Toolbox) {
   return {
-    async "media.video_frames"(params, context) {
-      const { path, count } = videoParams.parse(params);
+    "media.video_frames": service(videoParams, async ({ path, count }, context) => {
       const file = await resolveInRoots(path, toolbox.scope.roots);
       const info = await Deno.stat(file);
       if (!info.isFile) throw new Error(`${path} is not a file`);
@@ -273,7 +291,7 @@ function mediaServices(toolbox: Toolbox): HobServices {
           data: Buffer.from(jpeg).toString("base64"),
         })),
       };
-    },
+    }),
   };
 }
 
@@ -282,35 +300,32 @@ function toolServices(
   toolbox: Toolbox,
   runSkill: ServiceSet["runSkill"],
   conversations: ConversationStore,
-): HobServices {
+) {
   return {
-    async "tools.call"(params, context) {
-      const { name, args } = toolCallParams.parse(params);
-      return await toolbox.registry.execute(
+    "tools.call": service(toolCallParams, ({ name, args }, context) =>
+      toolbox.registry.execute(
         { id: `skill_${crypto.randomUUID().slice(0, 8)}`, name, arguments: JSON.stringify(args) },
         { ...toolContext(context), source: "skill" },
-      );
-    },
-    "tools.build"(params, context) {
-      const { name, description, code } = buildParams.parse(params);
-      return toolbox.buildTool(name, description, code, writtenBy(context, conversations));
-    },
-    "skills.build"(params, context) {
-      const { name, description, code } = buildParams.parse(params);
-      return toolbox.buildWorkflow(name, description, code, writtenBy(context, conversations));
-    },
-    "skills.list"() {
-      return Promise.resolve(
-        [...toolbox.workflows.values()].map((skill) => ({
-          name: skill.name,
-          description: skill.description,
-        })),
-      );
-    },
-    async "skills.run"(params, context) {
-      const { name, input } = skillParams.parse(params);
-      return await runSkill(name, input, context);
-    },
+      )),
+    "tools.build": service(
+      buildParams,
+      ({ name, description, code }, context) =>
+        toolbox.buildTool(name, description, code, writtenBy(context, conversations)),
+    ),
+    "skills.build": service(
+      buildParams,
+      ({ name, description, code }, context) =>
+        toolbox.buildWorkflow(name, description, code, writtenBy(context, conversations)),
+    ),
+    "skills.list": service(noParams, () =>
+      [...toolbox.workflows.values()].map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+      }))),
+    "skills.run": service(
+      skillParams,
+      ({ name, input }, context) => runSkill(name, input, context),
+    ),
   };
 }
 
@@ -318,22 +333,20 @@ function toolServices(
  * An Agent Skill's instructions and files, over the skill actions (which
  * check the input, the skill's state and its hash, and label the author's words).
  */
-function agentSkillServices(
-  skills: SkillActions,
-  conversations: ConversationStore,
-): HobServices {
+function agentSkillServices(skills: SkillActions, conversations: ConversationStore) {
   return {
-    async "skills.create"(params, context) {
+    "skills.create": actionService(createSkillInput, async (params, context) => {
       const by = writtenBy(context, conversations).author;
-      const skill = await skills.create(received(createSkillInput, params), by);
+      const skill = await skills.create(params, by);
       return `Built the skill '${skill.name}' (${
         skill.review?.size.lines ?? 0
       } lines of instructions). Later turns list it; use_skill reads it.`;
-    },
-    async "skills.use"(params) {
-      return (await skills.instructions(received(skillNameInput, params))).text;
-    },
-    "skills.file": (params) => skills.readFile(received(skillFileInput, params)),
+    }),
+    "skills.use": actionService(
+      skillNameInput,
+      async (params) => (await skills.instructions(params)).text,
+    ),
+    "skills.file": actionService(skillFileInput, (params) => skills.readFile(params)),
   };
 }
 
@@ -392,7 +405,7 @@ async function* forwardApprovals(
 function skillRunner(
   agent: AgentDeps,
   toolbox: Toolbox,
-  services: HobServices,
+  services: Pick<HobServices, "tools.call" | "model.complete">,
 ): ServiceSet["runSkill"] {
   return async function runSkill(name, input, context) {
     const skill = toolbox.workflows.get(name);
@@ -445,38 +458,32 @@ function skillRunner(
  * injection. Refusals reach the model as Errors; a missing task or job says
  * where to look.
  */
-function backgroundServices(app: AppActions): HobServices {
+function backgroundServices(app: AppActions) {
   return {
-    "schedule.add"(params, context) {
-      return Promise.resolve(
-        app.schedules.add(params as NewScheduleInput, { taint: context.tainted }),
-      );
-    },
-    "schedule.list"() {
-      return Promise.resolve(app.schedules.list());
-    },
-    "schedule.cancel"(params) {
-      return Promise.resolve(notFound(
-        () => app.schedules.remove(params as ScheduleKeyInput),
-        () => `No scheduled job '${(params as ScheduleKeyInput).key}'; list_tasks shows them`,
-      ));
-    },
-    "tasks.add"(params, context) {
-      return Promise.resolve(app.tasks.add(params as NewTaskInput, { taint: context.tainted }));
-    },
-    "tasks.list"(params) {
-      const { status } = (params ?? {}) as ListTasksInput;
-      return Promise.resolve(app.tasks.list({ status, limit: 100 }));
-    },
-    "tasks.get"(params) {
-      return Promise.resolve(notFound(
-        () => app.tasks.get(params as TaskIdInput),
-        () => `No background task ${(params as TaskIdInput).id}; list_tasks shows them`,
-      ));
-    },
-    "tasks.cancel"(params) {
-      return Promise.resolve(app.tasks.cancel(params as TaskIdInput));
-    },
+    "schedule.add": actionService(
+      newScheduleInput,
+      (params, context) => app.schedules.add(params, { taint: context.tainted }),
+    ),
+    "schedule.list": service(noParams, () => app.schedules.list()),
+    "schedule.cancel": actionService(scheduleKeyInput, (params) =>
+      notFound(
+        () => app.schedules.remove(params),
+        () => `No scheduled job '${params.key}'; list_tasks shows them`,
+      )),
+    "tasks.add": actionService(
+      newTaskInput,
+      (params, context) => app.tasks.add(params, { taint: context.tainted }),
+    ),
+    "tasks.list": actionService(
+      listTasksInput,
+      (params) => app.tasks.list({ ...params, limit: LISTED_TASKS }),
+    ),
+    "tasks.get": actionService(taskIdInput, (params) =>
+      notFound(
+        () => app.tasks.get(params),
+        () => `No background task ${params.id}; list_tasks shows them`,
+      )),
+    "tasks.cancel": actionService(taskIdInput, (params) => app.tasks.cancel(params)),
   };
 }
 

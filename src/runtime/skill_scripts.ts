@@ -15,12 +15,17 @@ import type { ScriptCall, ScriptOutcome } from "../sandbox/skill_script.ts";
 import { scriptModuleUrl } from "../sandbox/skill_script.ts";
 import type { HobServices } from "../tools/registry.ts";
 import type { Toolbox } from "./toolbox.ts";
+import { service } from "./service_params.ts";
 
 /** Characters kept of each of a script's stdout and stderr: as run_command keeps. */
 const STREAM_CAP_CHARS = 5_000;
 /** A script's time when none is asked for, and the most it may have: as run_command's. */
 export const SCRIPT_TIMEOUT_S = { default: 30, max: 120 };
 
+/**
+ * The params of a script's run: the service's own to parse; the skill and the
+ * file it names (`name`, `path`) the app's script action checks.
+ */
 const scriptParams = z.object({
   name: z.string(),
   path: z.string(),
@@ -73,10 +78,10 @@ export function skillScriptServices(
   skills: Pick<SkillActions, "script">,
   toolbox: Pick<Toolbox, "spawner" | "scope">,
   now: () => Date,
-): HobServices {
+): Pick<HobServices, "skills.script"> {
   return {
-    async "skills.script"(params, context): Promise<ScriptOutcome> {
-      const { name, path, args, stdin, timeout } = scriptParams.parse(params);
+    "skills.script": service(scriptParams, async (params, context): Promise<ScriptOutcome> => {
+      const { name, path, args, stdin, timeout } = params;
       const script = await skills.script({ name, path });
       const { scope } = toolbox;
       const call: ScriptCall = {
@@ -112,7 +117,7 @@ export function skillScriptServices(
       if (message.type !== "result") throw new Error(`${script.path} gave no result`);
       if (!message.ok) throw new Error(`${script.path} could not run: ${message.error}`);
       return parseOutcome(message.content, script.path);
-    },
+    }),
   };
 }
 

@@ -9,6 +9,7 @@ import type { z } from "zod";
 import type { JsonSchema } from "../core/types.ts";
 import type { WriteInRootsOptions } from "./file_writes.ts";
 import type { DirectoryListing, OpenedInRoots, OpenInRootsOptions } from "./paths.ts";
+import type { ServiceMethod, ServiceParams, ServiceResult } from "./services.ts";
 
 /**
  * Paths a tool may read or write. `$WORKSPACE` is HOME/workspace, `$ROOTS` the
@@ -50,9 +51,13 @@ export type ServiceName =
   | "tasks"
   | "media";
 
-/** Calls a Worker makes to the hob process for a capability the tool declared. */
+/**
+ * Calls a Worker makes to the hob process for a capability the tool declared,
+ * typed by method (services.ts): a refused call rejects with the hob
+ * process's message, which names the field at fault.
+ */
 export interface ServicesApi {
-  call(method: string, params: unknown): Promise<unknown>;
+  call<M extends ServiceMethod>(method: M, params: ServiceParams<M>): Promise<ServiceResult<M>>;
 }
 
 /** What a tool's `run` gets besides its arguments. Everything here crosses into the Worker as data. */

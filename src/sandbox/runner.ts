@@ -52,6 +52,8 @@ export function serveTools(port: ToolPort, options: ServeOptions): void {
   const services: ServicesApi = {
     call(method, params) {
       const id = nextId++;
+      // The hob process answers as its declaration of `method` does, which the
+      // compiler checks against ServiceCalls: the answer is read as that.
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         port.post({ type: "service", id, method, params });
@@ -234,15 +236,12 @@ async function runSkill(
   const api: SkillApi = {
     input,
     async tool(name, args = {}) {
-      const result = await services.call("tools.call", { name, args }) as {
-        content: string;
-        is_error: boolean;
-      };
+      const result = await services.call("tools.call", { name, args });
       if (result.is_error) throw new Error(`${name} failed: ${result.content}`);
       return result.content;
     },
     async model(prompt, options = {}) {
-      return String(await services.call("model.complete", { prompt, system: options.system }));
+      return await services.call("model.complete", { prompt, system: options.system });
     },
   };
   const output = await skill.run(input, api);

@@ -6,7 +6,7 @@
  */
 
 import type { ToolCallContext } from "../core/ports.ts";
-import type { ServiceName } from "../sandbox/definition.ts";
+import type { ServiceMethod } from "../sandbox/services.ts";
 import { carriedTaint, type RawOutput } from "./call_label.ts";
 import type { CallSource, HobServices, InProcessRun, RegisteredTool } from "./registry_types.ts";
 import type { PermissionScope } from "../sandbox/permissions.ts";
@@ -17,8 +17,8 @@ import type { ToolSpawner } from "../sandbox/spawner.ts";
 export interface DispatchEnv {
   scope: PermissionScope;
   spawner: Pick<ToolSpawner, "exchange">;
-  /** Read at each service call, so services set after a call started are found. */
-  services: () => HobServices;
+  /** Read at each service call, so services set after a call started are found; null until set. */
+  services: () => HobServices | null;
   now?: () => Date;
 }
 
@@ -114,13 +114,16 @@ function answerService(
   method: string,
   params: unknown,
 ): Promise<unknown> {
-  const capability = method.split(".")[0] as ServiceName;
-  if (!tool.services.includes(capability)) {
+  const capability = method.split(".")[0];
+  if (!tool.services.some((name) => name === capability)) {
     return Promise.reject(new Error(`${tool.name} may not use the hob service '${method}'`));
   }
-  const service = env.services()[method];
-  if (!service) return Promise.reject(new Error(`No hob service '${method}'`));
-  return service(params, {
+  const services = env.services();
+  if (!services || !isMethodOf(services, method)) {
+    return Promise.reject(new Error(`No hob service '${method}'`));
+  }
+  // The service checks `params` against its schema: here it is still what the Worker sent.
+  return services[method](params, {
     tool: tool.name,
     conversation_id: context.conversation_id,
     depth: context.depth ?? 0,
@@ -131,6 +134,11 @@ function answerService(
     seen: context.seen,
     source,
   });
+}
+
+/** Whether `method`, a name the Worker sent, is one of `services` (its own, not Object's). */
+function isMethodOf(services: HobServices, method: string): method is ServiceMethod {
+  return Object.hasOwn(services, method);
 }
 
 /** What an in-process tool gave; `own` when hob wrote it. */

@@ -45,6 +45,7 @@ import type { ToolSpawner } from "../sandbox/spawner.ts";
 // The types callers of the registry use, defined beside the steps that share them.
 export type {
   CallSource,
+  HobService,
   HobServices,
   InProcessRun,
   ListedTool,
@@ -126,7 +127,7 @@ export class ToolRegistry implements ToolRegistryPort {
   /** Built-in modules being loaded for a first call, by tool name. */
   readonly #loading = new Map<string, Promise<RegisteredTool>>();
   readonly #options: ToolRegistryOptions;
-  #services: HobServices = {};
+  #services: HobServices | null = null;
   #skillGrants: (skills: readonly string[]) => string[] = () => [];
   #specs: ToolSpec[] | null = null;
 

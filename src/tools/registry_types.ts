@@ -20,6 +20,7 @@ import type {
   ToolReview,
 } from "../sandbox/definition.ts";
 import type { ToolRef } from "../sandbox/protocol.ts";
+import type { ServiceMethod, ServiceParams, ServiceResult } from "../sandbox/services.ts";
 import type { SandboxPermissions } from "../sandbox/permissions.ts";
 
 /** Who made a call: the agent in a turn, or the owner directly. */
@@ -96,11 +97,31 @@ export interface ServiceCallContext {
   source: CallSource;
 }
 
-/** Services of the hob process that tools reach from their Workers, by method name. */
-export type HobServices = Record<
-  string,
-  (params: unknown, context: ServiceCallContext) => Promise<unknown>
->;
+/**
+ * A service of the hob process as a tool's Worker reaches it: called with
+ * what the Worker sent, which its `schema` checks — in the service, or in the
+ * app's action it hands the params to — before any use. `P` is what it takes
+ * and `R` what it answers; src/runtime/service_params.ts declares one.
+ */
+export interface HobService<P = unknown, R = unknown> {
+  (params: unknown, context: ServiceCallContext): Promise<R>;
+  /** What its params must be. */
+  readonly schema: z.ZodType;
+  /**
+   * A type only, never set: for {@linkcode HobServices}, the params a tool
+   * sends (`ServiceParams`) must be what `schema` takes.
+   */
+  readonly takes?: (params: P) => void;
+}
+
+/**
+ * Every service of the hob process that tools reach from their Workers, by
+ * method: each takes what tools send it and answers what they read
+ * (src/sandbox/services.ts), which the compiler checks.
+ */
+export type HobServices = {
+  readonly [M in ServiceMethod]: HobService<ServiceParams<M>, ServiceResult<M>>;
+};
 
 /**
  * A call stopped before it ran (or with nothing to run): hob's own message to
