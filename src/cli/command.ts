@@ -1,13 +1,24 @@
 /**
- * What a CLI command is, and parsing its arguments strictly (args.ts).
- * Bad usage becomes a UsageError: one line naming the problem, exit code 2.
+ * What a CLI command is, and parsing its arguments strictly with node:util's
+ * parseArgs. Bad usage becomes a UsageError: one line naming the problem in
+ * hob's words (not parseArgs' own), exit code 2.
  */
 
-import { ArgsError, type OptionSpecs, parseLine } from "./args.ts";
+import { parseArgs } from "node:util";
+import { closest } from "./closest.ts";
 import { UsageError } from "./exit.ts";
 
 // Every command takes these from here, with the rest of what a command is.
 export { CommandError, EXIT, UsageError } from "./exit.ts";
+
+/** One option: a flag (`boolean`) or one that takes a value (`string`), maybe with a one-letter `short`. */
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+}
+
+/** The options a command takes, by long name. */
+export type OptionSpecs = Record<string, OptionSpec>;
 
 /** The options every command accepts. */
 export const COMMON_OPTIONS = {
@@ -44,12 +55,20 @@ export interface ParsedArgs {
  * ```
  */
 export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
-  let parsed;
+  const options: OptionSpecs = { ...COMMON_OPTIONS, ...command.options };
+  let parsed: ParsedArgs;
   try {
-    parsed = parseLine(args, { ...COMMON_OPTIONS, ...command.options });
+    const line = parseArgs({
+      args: negativeValues(args, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
+    parsed = { values: { ...line.values }, positionals: line.positionals };
   } catch (error) {
-    if (!(error instanceof ArgsError)) throw error;
-    throw new UsageError(`hob ${command.name}: ${error.message}`);
+    // parseArgs' own errors are bad usage; anything else is hob's.
+    if (!String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) throw error;
+    throw new UsageError(`hob ${command.name}: ${describeParseError(error as Error, options)}`);
   }
   for (const [name, value] of Object.entries(parsed.values)) {
     // `--home ""` would quietly mean the default home, `--model ""` the default model.
@@ -71,6 +90,58 @@ export function parseCommandArgs(command: Command, args: string[]): ParsedArgs {
     }
   }
   return parsed;
+}
+
+/**
+ * `--limit -5` as `--limit=-5` and `-m -1` as `-m-1`: parseArgs takes a value
+ * that starts with `-` for an option, which would turn a negative number into
+ * "needs a value" instead of the range check that names it.
+ */
+function negativeValues(args: readonly string[], options: OptionSpecs): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") return [...joined, ...args.slice(i)];
+    if (takesNext(args[i], options) && /^-\d/.test(args[i + 1] ?? "")) {
+      joined.push(`${args[i]}${args[i].startsWith("--") ? "=" : ""}${args[++i]}`);
+    } else joined.push(args[i]);
+  }
+  return joined;
+}
+
+/** Whether `arg` is an option that takes the next argument as its value: `--model`, `-m`, `-hm`. */
+function takesNext(arg: string, options: OptionSpecs): boolean {
+  if (arg.startsWith("--")) return options[arg.slice(2)]?.type === "string";
+  if (!arg.startsWith("-") || arg.length < 2) return false;
+  const typeOf = (letter: string) =>
+    Object.values(options).find((spec) => spec.short !== undefined && spec.short === letter)?.type;
+  const letters = [...arg.slice(1)];
+  return typeOf(letters.at(-1)!) === "string" &&
+    letters.slice(0, -1).every((letter) => typeOf(letter) === "boolean");
+}
+
+/**
+ * parseArgs' messages mention its internals; say the same in one short
+ * clause, naming an option by its long name.
+ */
+function describeParseError(error: Error, options: OptionSpecs): string {
+  const { message } = error;
+  const longName = (option: string) => {
+    const long = Object.entries(options).find(([, spec]) => `-${spec.short}` === option)?.[0];
+    return long === undefined ? option : `--${long}`;
+  };
+  let match = /^Unknown option '([^']+)'/.exec(message);
+  if (match) {
+    const near = match[1].startsWith("--")
+      ? closest(match[1].slice(2), Object.keys(options))
+      : undefined;
+    return `unknown option '${match[1]}'${near ? ` — did you mean '--${near}'?` : ""}`;
+  }
+  match = /^Option '(?:-\w, )?(--?[^ ']+)(?: <value>)?' argument (?:missing|is ambiguous)/
+    .exec(message);
+  if (match) return `option '${longName(match[1])}' needs a value`;
+  match = /^Option '(?:-\w, )?(--?[^ ']+)' does not take an argument/.exec(message);
+  if (match) return `option '${longName(match[1])}' does not take a value`;
+  return message.split("\n")[0];
 }
 
 /** Reads an integer option, or throws a UsageError naming it. */

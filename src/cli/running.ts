@@ -8,7 +8,6 @@
  */
 
 import { inHome, readToken } from "../home/where.ts";
-import { plainRequest } from "./plain_http.ts";
 import { isLiveOwner } from "../store/owner.ts";
 import { readServerRecord } from "../store/server_record.ts";
 import { VERSION } from "../version.ts";
@@ -74,13 +73,44 @@ export function seenBy(server: RunningServer): string {
   return `(as hob serve, pid ${server.pid}, sees it)\n`;
 }
 
+/** An answer read whole, or none: `unsent` when the request never reached the server, `unread` when it did. */
+type Answer = { status: number; body: string } | { failed: "unsent" | "unread" };
+
+/** One request to the server, bounded by {@linkcode ASK_TIMEOUT_MS} from sending to the body read. */
+async function ask(
+  method: "GET" | "POST",
+  url: string,
+  options: { token?: string; json?: unknown } = {},
+): Promise<Answer> {
+  const { token, json } = options;
+  try {
+    const response = await fetch(url, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(json === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: json === undefined ? undefined : JSON.stringify(json),
+      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+    });
+    return { status: response.status, body: await response.text() };
+  } catch (error) {
+    return { failed: refused(error) ? "unsent" : "unread" };
+  }
+}
+
+/**
+ * Whether fetch failed to connect (nobody listening any more): Deno says so
+ * only in the words of its error's cause ("client error (Connect)"). Anything
+ * else, a timeout included, counts as asked and not answered.
+ */
+function refused(error: unknown): boolean {
+  const cause = error instanceof TypeError ? error.cause : undefined;
+  return cause instanceof Error && cause.message.includes("(Connect)");
+}
+
 async function getJson<T>(url: string, token?: string): Promise<T | undefined> {
-  const response = await plainRequest({
-    method: "GET",
-    url,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
-  });
+  const response = await ask("GET", url, { token });
   if ("failed" in response || response.status < 200 || response.status > 299) return undefined;
   try {
     return JSON.parse(response.body) as T;
@@ -94,13 +124,7 @@ async function postJson<T>(
   token: string,
   json?: unknown,
 ): Promise<{ ok: true; body: T } | { ok: false; message: string } | undefined> {
-  const response = await plainRequest({
-    method: "POST",
-    url,
-    headers: { authorization: `Bearer ${token}` },
-    json,
-    signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
-  });
+  const response = await ask("POST", url, { token, json });
   // Asked, but no answer read: the server may have acted, so the command must not do it again.
   const unread = { ok: false as const, message: "hob serve did not answer in time" };
   if ("failed" in response) return response.failed === "unsent" ? undefined : unread;
