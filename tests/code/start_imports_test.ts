@@ -79,8 +79,8 @@ Deno.test("src/runtime/runtime.ts loads the actions someone asks for when they a
 
 Deno.test("status, cron list and tool list ask a running hob serve without an npm package", async () => {
   // zod (~25 ms) and croner (~15 ms) load only when a command opens the home or checks a new job.
-  // Deno's Node layer (node:util's parseArgs, ~13 ms) and fetch (~12 ms) stay: together they cost
-  // less than the 50 ms a fast path must save (bench/RESULTS.md, "Fast paths kept and removed").
+  // Deno's Node layer (node:util's parseArgs) and fetch stay: together they cost 25–29 ms, less
+  // than the 50 ms a fast path must save (bench/RESULTS.md, "Fast paths kept and removed").
   for (const command of ["src/cli/status.ts", "src/cli/cron.ts", "src/cli/tool.ts"]) {
     const packages = outside(await staticGraph(command)).filter((module) =>
       module.startsWith("npm:")
