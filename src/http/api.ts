@@ -1,9 +1,7 @@
 /**
  * The HTTP API, one Hono instance: health, chat (SSE or JSON), conversations and
  * models under /api, every route but health behind the bearer token; the
- * page, /mcp and /v1 mounted beside them. What no chat needs (the rest of
- * /api, /mcp, /v1 and the OpenAPI document) loads when a request first asks
- * for it (lazy.ts), so `hob serve` answers its first chat sooner. Handlers
+ * page, /mcp and /v1 mounted beside them. Handlers
  * are translators: they hand the request's body to the app's actions
  * (src/app), which parse it (a path's id and a query with the action's own
  * schema), and answer their refusals through `act` (errors.ts); they know no
@@ -40,10 +38,21 @@ import {
   streamErrorEvent,
 } from "./errors.ts";
 import { act, actAsync } from "./errors.ts";
-import { lazyRoutes } from "./lazy.ts";
-import type { openApiDocument, RouteDoc } from "./openapi.ts";
+import { openApiDocument, type RouteDoc } from "./openapi.ts";
 import { readInput, readJson, readQuery } from "./validate.ts";
 import { modelAdvice } from "../app/models.ts";
+import { uploadRouteDocs, uploadRoutes } from "./uploads.ts";
+import { toolRouteDocs, toolRoutes } from "./tools.ts";
+import { skillRouteDocs, skillRoutes } from "./skills.ts";
+import { memoryRouteDocs, memoryRoutes } from "./memory.ts";
+import { backgroundRouteDocs, backgroundRoutes } from "./background.ts";
+import { usageRouteDocs, usageRoutes } from "./usage.ts";
+import { backupRouteDocs, backupRoutes } from "./backups.ts";
+import { statusRouteDocs, statusRoutes } from "./status.ts";
+import { channelRouteDocs, channelRoutes } from "./channels.ts";
+import { audioRoutes, speechRouteDocs, speechRoutes } from "./speech.ts";
+import { mcpRoutes } from "./mcp.ts";
+import { openAiRoutes } from "./openai_api.ts";
 
 const modelsQuery = z.object({
   refresh: z.enum(["0", "1", "true", "false"]).optional(),
@@ -163,36 +172,22 @@ function conversationRouteDocs(): RouteDoc[] {
 }
 
 /**
- * Every /api route, from the modules that serve them (loaded here, the first
- * time the document is asked for); a test checks this against the routes the
- * API registers.
+ * Every /api route, from the modules that serve them; a test checks this
+ * against the routes the API registers.
  */
-async function apiRouteDocs(): Promise<RouteDoc[]> {
-  const [uploads, tools, skills, memory, background, usage, backups, status, channels, speech] =
-    await Promise.all([
-      import("./uploads.ts"),
-      import("./tools.ts"),
-      import("./skills.ts"),
-      import("./memory.ts"),
-      import("./background.ts"),
-      import("./usage.ts"),
-      import("./backups.ts"),
-      import("./status.ts"),
-      import("./channels.ts"),
-      import("./speech.ts"),
-    ]);
+function apiRouteDocs(): RouteDoc[] {
   return [
     ...eagerRouteDocs(),
-    ...uploads.uploadRouteDocs,
-    ...tools.toolRouteDocs,
-    ...skills.skillRouteDocs,
-    ...memory.memoryRouteDocs,
-    ...background.backgroundRouteDocs,
-    ...usage.usageRouteDocs,
-    ...backups.backupRouteDocs,
-    ...status.statusRouteDocs,
-    ...channels.channelRouteDocs,
-    ...speech.speechRouteDocs,
+    ...uploadRouteDocs,
+    ...toolRouteDocs,
+    ...skillRouteDocs,
+    ...memoryRouteDocs,
+    ...backgroundRouteDocs,
+    ...usageRouteDocs,
+    ...backupRouteDocs,
+    ...statusRouteDocs,
+    ...channelRouteDocs,
+    ...speechRouteDocs,
   ];
 }
 
@@ -241,48 +236,31 @@ export function createApi(hob: Hob, options: ApiOptions): Hono {
   api.route("/api", chatRoutes(hob));
   api.route("/api/conversations", conversationRoutes(hob));
   api.route("/api", metaRoutes(hob));
-  // The rest of /api loads when a request first reaches it: no chat needs it.
-  api.all("/api/*", lazyRoutes(() => restOfApi(hob)));
+  mountRestOfApi(api, hob);
   return api;
 }
 
 /**
- * The /api routes no chat needs, in the order they have always been mounted:
- * uploads, then the tool routes, whose wait for the toolbox (`toolsReady`)
- * holds every route after them and every /api path nothing serves.
+ * The other /api routes, in the order they have always been mounted: uploads,
+ * then the tool routes, whose wait for the toolbox (`toolsReady`) holds every
+ * route after them and every /api path nothing serves.
  */
-async function restOfApi(hob: Hob): Promise<Hono> {
-  const [uploads, tools, skills, memory, background, usage, backups, status, channels, speech] =
-    await Promise.all([
-      import("./uploads.ts"),
-      import("./tools.ts"),
-      import("./skills.ts"),
-      import("./memory.ts"),
-      import("./background.ts"),
-      import("./usage.ts"),
-      import("./backups.ts"),
-      import("./status.ts"),
-      import("./channels.ts"),
-      import("./speech.ts"),
-    ]);
-  const routes = new Hono();
-  routes.route("/api", uploads.uploadRoutes(hob));
-  routes.route("/api", tools.toolRoutes(hob));
-  routes.route("/api", skills.skillRoutes(hob));
-  routes.route("/api", memory.memoryRoutes(hob));
-  routes.route("/api", background.backgroundRoutes(hob));
-  routes.route("/api", usage.usageRoutes(hob));
-  routes.route("/api", backups.backupRoutes(hob));
-  routes.route("/api", status.statusRoutes(hob));
-  routes.route("/api/channels", channels.channelRoutes(hob));
-  routes.route("/api", speech.speechRoutes(hob));
-  return routes;
+function mountRestOfApi(api: Hono, hob: Hob): void {
+  api.route("/api", uploadRoutes(hob));
+  api.route("/api", toolRoutes(hob));
+  api.route("/api", skillRoutes(hob));
+  api.route("/api", memoryRoutes(hob));
+  api.route("/api", backgroundRoutes(hob));
+  api.route("/api", usageRoutes(hob));
+  api.route("/api", backupRoutes(hob));
+  api.route("/api", statusRoutes(hob));
+  api.route("/api/channels", channelRoutes(hob));
+  api.route("/api", speechRoutes(hob));
 }
 
 /**
  * The token and the body limits on /api, /mcp and /v1, and the routes that
- * come first: the MCP server and the OpenAI-compatible API, each loaded when
- * a request first reaches it.
+ * come first: the MCP server and the OpenAI-compatible API.
  */
 function mountGuarded(api: Hono, hob: Hob, auth: Auth): void {
   const { server } = hob.config;
@@ -304,28 +282,11 @@ function mountGuarded(api: Hono, hob: Hob, auth: Auth): void {
   api.use("/api/*", sized);
   // MCP over streamable HTTP: its own guard (Host, Origin, token), the API's body limit.
   api.use("/mcp", bodyLimitFor.json);
-  api.all("/mcp", lazyRoutes(() => mcpServer(hob, auth)));
+  api.route("/", mcpRoutes(hob, auth));
   // The OpenAI-compatible API: the same token, the same body limit.
   api.use("/v1/*", auth.require(), sized);
-  api.all("/v1/*", lazyRoutes(() => openAiApi(hob)));
-}
-
-/** `/mcp`, loaded with its first request. */
-async function mcpServer(hob: Hob, auth: Auth): Promise<Hono> {
-  const { mcpRoutes } = await import("./mcp.ts");
-  return new Hono().route("/", mcpRoutes(hob, auth));
-}
-
-/** `/v1`: chat completions and models, then audio; loaded with its first request. */
-async function openAiApi(hob: Hob): Promise<Hono> {
-  const [{ openAiRoutes }, { audioRoutes }] = await Promise.all([
-    import("./openai_api.ts"),
-    import("./speech.ts"),
-  ]);
-  const routes = new Hono();
-  routes.route("/v1", openAiRoutes(hob));
-  routes.route("/v1/audio", audioRoutes(hob));
-  return routes;
+  api.route("/v1", openAiRoutes(hob));
+  api.route("/v1/audio", audioRoutes(hob));
 }
 
 /** `POST /chat`: a translator to the turn action; the reply as JSON, or the turn's events as SSE. */
@@ -432,23 +393,16 @@ function metaRoutes(hob: Hob): Hono {
     return c.json({ default: hob.config.model, ...report, advice });
   });
 
-  let openapi: Promise<OpenApiDocument> | undefined;
-  routes.get("/openapi.json", async (c) => {
-    openapi ??= apiDocument().catch((error) => {
-      openapi = undefined;
-      throw error;
-    });
-    return c.json(await openapi);
-  });
+  let openapi: OpenApiDocument | undefined;
+  routes.get("/openapi.json", (c) => c.json(openapi ??= apiDocument()));
   return routes;
 }
 
 type OpenApiDocument = ReturnType<typeof openApiDocument>;
 
-/** The OpenAPI document, built from modules that load the first time it is asked for. */
-async function apiDocument(): Promise<OpenApiDocument> {
-  const [openapi, docs] = await Promise.all([import("./openapi.ts"), apiRouteDocs()]);
-  return openapi.openApiDocument(docs, {
+/** The OpenAPI document of every /api route. */
+function apiDocument(): OpenApiDocument {
+  return openApiDocument(apiRouteDocs(), {
     title: "hob",
     version: VERSION,
     description: "A personal AI assistant's REST API. Errors are `{error: {code, message}}`.",
