@@ -17,9 +17,8 @@
 
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import type { StatementSync } from "node:sqlite";
 import { openDatabase } from "../src/store/database.ts";
-import { statements } from "../src/store/statements.ts";
+import { type Sql, statements } from "../src/store/statements.ts";
 import type { Embedder } from "../src/memory/embedder.ts";
 import { MemoryIndex } from "../src/memory/search_index.ts";
 import { createUseLiteEmbedder } from "../src/memory/use_lite.ts";
@@ -106,7 +105,7 @@ export interface LabSet {
   queries: Query[];
   chunks: Chunk[];
   index: MemoryIndex;
-  sql: (sql: string) => StatementSync;
+  sql: Sql;
   count: number;
   queryVectors: Float32Array[];
   /** Each windowing's windows of every chunk (by id), with their vectors. */
@@ -126,8 +125,7 @@ export async function openSet(
   const index = new MemoryIndex(db, join(home, "memory"), embedder);
   await index.sync(undefined, true);
   const sql = statements(db);
-  const chunks = sql("SELECT id, path, heading, start_line, text FROM memory_chunks")
-    .all() as unknown as Chunk[];
+  const chunks = sql<Chunk>("SELECT id, path, heading, start_line, text FROM memory_chunks").all();
   return {
     name,
     queries,

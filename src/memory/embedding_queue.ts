@@ -5,7 +5,8 @@
  * the embedder; nothing of how the vectors are searched.
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
+import type { Sql } from "../store/statements.ts";
 import { withWriteLock } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { embeddingWindows } from "./embedding_windows.ts";
@@ -22,7 +23,7 @@ type PendingChunk = { id: number; heading: string; text: string };
 export interface EmbeddingQueueOptions {
   db: DatabaseSync;
   /** The index's prepared statements. */
-  sql: (sql: string) => StatementSync;
+  sql: Sql;
   /** Without one, the queue does nothing. */
   embedder: Embedder | null;
   /** Chunks still without vectors, for progress. */
@@ -134,12 +135,12 @@ export class EmbeddingQueue {
 
   /** Up to a batch of chunks without vectors, after the chunk `after`, by id. */
   #missing(embedder: Embedder, after: number): PendingChunk[] {
-    return this.#options.sql(
+    return this.#options.sql<PendingChunk>(
       `SELECT id, heading, text FROM memory_chunks c
         WHERE id > ? AND NOT EXISTS
               (SELECT 1 FROM memory_vectors v WHERE v.chunk_id = c.id AND v.embedder = ?)
         ORDER BY id LIMIT ?`,
-    ).all(after, embedder.id, EMBED_BATCH) as PendingChunk[];
+    ).all(after, embedder.id, EMBED_BATCH);
   }
 
   /** Embeds one batch's windows and writes their vectors in one transaction. */

@@ -5,8 +5,9 @@
  * and the chunker; nothing of searching or of making vectors.
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { join, relative, sep } from "node:path";
+import type { Sql } from "../store/statements.ts";
 import { timestamp } from "../store/timestamp.ts";
 import { withWriteLock } from "../store/transaction.ts";
 import { type Chunk, chunkMarkdown } from "./chunker.ts";
@@ -47,7 +48,7 @@ export function progressOf(
 export interface IndexTarget {
   db: DatabaseSync;
   /** The index's prepared statements. */
-  sql: (sql: string) => StatementSync;
+  sql: Sql;
   /** The memory directory; paths are relative to it. */
   dir: string;
   /** Whose vectors are kept for unchanged chunks. */
@@ -146,16 +147,11 @@ function writeChunks(
 /** The vectors a file's chunks have now, by chunk hash. */
 function savedVectors(target: IndexTarget, path: string): Map<string, SavedVector[]> {
   const reusable = new Map<string, SavedVector[]>();
-  const old = target.sql(
+  const old = target.sql<SavedVector & { hash: string }>(
     `SELECT c.hash, v.window, v.vector, v.bits FROM memory_chunks c
        JOIN memory_vectors v ON v.chunk_id = c.id AND v.embedder = ?
       WHERE c.path = ?`,
-  ).all(target.embedder?.id ?? "", path) as {
-    hash: string;
-    window: number;
-    vector: Uint8Array;
-    bits: Uint8Array;
-  }[];
+  ).all(target.embedder?.id ?? "", path);
   for (const row of old) {
     const list = reusable.get(row.hash) ?? [];
     list.push({ window: row.window, vector: row.vector, bits: row.bits });

@@ -7,7 +7,7 @@
  * of vectors or fusion.
  */
 
-import type { StatementSync } from "node:sqlite";
+import type { Sql } from "../store/statements.ts";
 import { CANDIDATES, type Scored } from "./fusion.ts";
 import { logDates, logYears } from "./log_dates.ts";
 import { stems, type TermWeights } from "./passages.ts";
@@ -53,9 +53,6 @@ const HOW_QUANTITY = /\bhow\s+(much|many|long|often|far|old|soon)\b/gu;
 /** A negated auxiliary ("don't", "can't"): a function word, whose stem ("don") would match nothing meant. */
 const NEGATED_AUXILIARY = /\p{L}+n['\u2019]t\b/gu;
 
-/** Runs SQL through the index's prepared statements. */
-type Sql = (sql: string) => StatementSync;
-
 /**
  * How many chunks each FTS5 expression matches, as one search counted them: the
  * keyword ranking fills it and the passages' weights read it, so a search
@@ -65,7 +62,7 @@ export type TermCounts = Map<string, number>;
 
 /** The chunks in the index (what `chunkCount` callers cache). */
 export function countChunks(sql: Sql): number {
-  return (sql("SELECT COUNT(*) AS n FROM memory_chunks").get() as { n: number }).n;
+  return sql<{ n: number }>("SELECT COUNT(*) AS n FROM memory_chunks").one().n;
 }
 
 /**
@@ -125,13 +122,13 @@ export function keywordRanking(
   // Term by term, so each chunk's share of the query is known; bm25() of one
   // term is exactly that term's part of bm25() for all of them.
   const found = new Map<number, { score: number; held: number }>();
-  const ranked = sql(
+  const ranked = sql<{ id: number; score: number }>(
     "SELECT rowid AS id, bm25(memory_fts, 2.0, 1.0) AS score FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ?",
   );
   for (const { match, n } of kept) {
     if (n === 0) continue;
     const weight = inverseFrequency(n, total);
-    for (const row of ranked.all(match, TERM_CANDIDATES) as { id: number; score: number }[]) {
+    for (const row of ranked.all(match, TERM_CANDIDATES)) {
       const chunk = found.get(row.id) ?? { score: 0, held: 0 };
       chunk.score -= row.score; // FTS5's bm25 is negative, lower is better
       chunk.held += weight;
@@ -185,11 +182,11 @@ interface Term {
 
 /** How many chunks each term matches: from `counts`, or counted and kept there. */
 function termFrequencies(sql: Sql, terms: Term[], counts: TermCounts): (Term & { n: number })[] {
-  const count = sql("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
+  const count = sql<{ n: number }>("SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?");
   return terms.map((term) => {
     let n = counts.get(term.match);
     if (n === undefined) {
-      n = (count.get(term.match) as { n: number }).n;
+      n = count.one(term.match).n;
       counts.set(term.match, n);
     }
     return { ...term, n };

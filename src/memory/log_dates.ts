@@ -6,7 +6,7 @@
  * columns and the logs' names; nothing of ranking.
  */
 
-import type { StatementSync } from "node:sqlite";
+import type { Sql } from "../store/statements.ts";
 
 const MONTHS = [
   "january",
@@ -72,8 +72,8 @@ export function logDates(query: string, years: () => string[]): Map<string, stri
 }
 
 /** The years of the daily logs in the index, as their names give them. */
-export function logYears(sql: (sql: string) => StatementSync): string[] {
-  return (sql(
+export function logYears(sql: Sql): string[] {
+  return sql<{ year: string }>(
     "SELECT DISTINCT substr(path, 1, 4) AS year FROM memory_files WHERE path GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9].md'",
-  ).all() as { year: string }[]).map((row) => row.year);
+  ).all().map((row) => row.year);
 }

@@ -10,9 +10,9 @@
  * ranking from two). It owns the caches they share and the order of writes.
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { readKv, writeKv } from "../store/kv.ts";
-import { statements } from "../store/statements.ts";
+import { type Sql, statements } from "../store/statements.ts";
 import { transaction, withWriteLock } from "../store/transaction.ts";
 import type { Embedder } from "./embedder.ts";
 import { EmbeddingQueue } from "./embedding_queue.ts";
@@ -146,7 +146,7 @@ export class MemoryIndex {
   readonly #db: DatabaseSync;
   readonly #dir: string;
   readonly #embedder: Embedder | null;
-  readonly #sql: (sql: string) => StatementSync;
+  readonly #sql: Sql;
   readonly #vectors: EmbeddingQueue;
   /** Cached for the vector search; dropped whenever vectors change. */
   #signatures: Signatures | null = null;
@@ -244,7 +244,7 @@ export class MemoryIndex {
     return this.#serial(async () => {
       const files = await listMarkdown(this.#dir);
       const known = new Map(
-        (this.#sql("SELECT path, hash FROM memory_files").all() as { path: string; hash: string }[])
+        this.#sql<{ path: string; hash: string }>("SELECT path, hash FROM memory_files").all()
           .map((row) => [row.path, row.hash]),
       );
       const changed: string[] = [];
@@ -271,9 +271,8 @@ export class MemoryIndex {
   /** Indexes one file (relative to the memory directory) if it changed, or drops it if it is gone. */
   indexFile(path: string): Promise<boolean> {
     return this.#serial(async () => {
-      const known = this.#sql("SELECT hash FROM memory_files WHERE path = ?").get(path) as
-        | { hash: string }
-        | undefined;
+      const known = this.#sql<{ hash: string }>("SELECT hash FROM memory_files WHERE path = ?")
+        .get(path);
       const changed = await this.#indexFile(path, known?.hash);
       this.#vectors.start();
       return changed;
@@ -303,7 +302,7 @@ export class MemoryIndex {
 
   stats(): IndexStats {
     const count = (sql: string, ...params: string[]) =>
-      (this.#sql(sql).get(...params) as { n: number }).n;
+      this.#sql<{ n: number }>(sql).one(...params).n;
     const embedder = this.#embedder?.id ?? null;
     const chunks = count("SELECT COUNT(*) AS n FROM memory_chunks");
     const vectors = count(
@@ -405,11 +404,11 @@ export class MemoryIndex {
     budget: number,
     counts: TermCounts,
   ): MemoryHit[] {
-    const row = this.#sql(
+    const row = this.#sql<ChunkRow>(
       "SELECT id, path, heading, start_line, end_line, text FROM memory_chunks WHERE id = ?",
     );
     const candidates = ordered.slice(0, limit * CANDIDATES_PER_HIT)
-      .map(([id, score]) => ({ row: row.get(id) as ChunkRow | undefined, score }))
+      .map(([id, score]) => ({ row: row.get(id), score }))
       .filter((c): c is { row: ChunkRow; score: number } => c.row !== undefined)
       .map((c) => ({ ...c, file: c.row.path }));
     const hits = diverse(candidates, limit).map(({ row, score }) => ({

@@ -5,7 +5,7 @@
  * memory_vectors table and the embedder; nothing of keywords or fusion.
  */
 
-import type { StatementSync } from "node:sqlite";
+import type { Sql } from "../store/statements.ts";
 import { boundedQuery } from "./bounded_query.ts";
 import type { Embedder } from "./embedder.ts";
 import { CANDIDATES, type Scored } from "./fusion.ts";
@@ -17,9 +17,6 @@ const RERANK_WINDOWS = 200;
 const COARSE_WINDOWS = 4_000;
 /** Words (32 bits each) the coarse pass compares. */
 const COARSE_WORDS = 4;
-
-/** Runs SQL through the index's prepared statements. */
-type Sql = (sql: string) => StatementSync;
 
 /** Query vectors kept by {@linkcode QueryVectors}: a turn's lookup, then a search for the same words. */
 const CACHED_QUERIES = 64;
@@ -63,16 +60,17 @@ export interface Signatures {
 
 /** Reads every window's signature of one embedder into memory (the caller caches it). */
 export function loadSignatures(sql: Sql, embedderId: string): Signatures {
-  const { count, bytes } = sql(
+  const { count, bytes } = sql<{ count: number; bytes: number | null }>(
     "SELECT COUNT(*) AS count, MAX(length(bits)) AS bytes FROM memory_vectors WHERE embedder = ?",
-  ).get(embedderId) as { count: number; bytes: number | null };
+  ).one(embedderId);
   const words = (bytes ?? 0) / 4;
   const bits = new Uint32Array(count * words);
   const chunkIds = new Int32Array(count);
   const rowids = new Float64Array(count);
   // Row by row into the arrays: 200,000 windows never become 200,000 objects at once.
-  const rows = sql("SELECT rowid, chunk_id, bits FROM memory_vectors WHERE embedder = ?")
-    .iterate(embedderId) as Iterable<{ rowid: number; chunk_id: number; bits: Uint8Array }>;
+  const rows = sql<{ rowid: number; chunk_id: number; bits: Uint8Array }>(
+    "SELECT rowid, chunk_id, bits FROM memory_vectors WHERE embedder = ?",
+  ).iterate(embedderId);
   let i = 0;
   for (const row of rows) {
     if (i === count) break; // a row written since the count waits for the next load
@@ -109,12 +107,9 @@ export async function vectorRanking(
   // Second pass: exact cosine; a chunk scores as its best window.
   const best = new Map<number, number>();
   // One query for all the candidates' vectors: far cheaper than one query each.
-  const rows = sql(
+  const rows = sql<{ chunk_id: number; vector: Uint8Array }>(
     "SELECT chunk_id, vector FROM memory_vectors WHERE rowid IN (SELECT value FROM json_each(?))",
-  ).all(JSON.stringify(candidates.map((index) => loaded.rowids[index]))) as {
-    chunk_id: number;
-    vector: Uint8Array;
-  }[];
+  ).all(JSON.stringify(candidates.map((index) => loaded.rowids[index])));
   for (const row of rows) {
     const score = dot(vector, fromBlob(row.vector));
     if (score > (best.get(row.chunk_id) ?? -Infinity)) best.set(row.chunk_id, score);

@@ -8,6 +8,7 @@
 import { transaction, withWriteLock } from "./transaction.ts";
 import { storageProblem } from "../home/storage.ts";
 import type { DatabaseSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
 
@@ -70,10 +71,12 @@ interface Row extends Omit<Approval, "remember"> {
  */
 export class SqliteApprovals {
   readonly #db: DatabaseSync;
+  readonly #sql: Sql;
   readonly #wake = new Map<string, () => void>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#sql = statements(db);
   }
 
   /**
@@ -89,7 +92,7 @@ export class SqliteApprovals {
     const id = crypto.randomUUID();
     const now = timestamp();
     const expires = new Date(Date.now() + request.timeoutMs).toISOString();
-    this.#db.prepare(
+    this.#sql(
       `INSERT INTO approvals (id, conversation_id, tool_call_id, tool, arguments, reason, shape, status,
                               owner, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
@@ -109,30 +112,30 @@ export class SqliteApprovals {
   }
 
   get(id: string): Approval | undefined {
-    const row = this.#db.prepare(
+    const row = this.#sql<Row>(
       `SELECT id, conversation_id, tool_call_id, tool, arguments, reason, shape, status, remember,
               created_at, expires_at, decided_at
          FROM approvals WHERE id = ?`,
-    ).get(id) as Row | undefined;
+    ).get(id);
     return row ? toApproval(row) : undefined;
   }
 
   /** The ids that start with `prefix`, at most `limit` of them, in order. */
   idsStartingWith(prefix: string, limit: number): string[] {
-    const rows = this.#db.prepare(
+    const rows = this.#sql<{ id: string }>(
       "SELECT id FROM approvals WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT ?",
-    ).all(prefix.length, prefix, limit) as { id: string }[];
+    ).all(prefix.length, prefix, limit);
     return rows.map((row) => row.id);
   }
 
   /** Approvals, newest first; only pending ones unless `status` says otherwise. */
   list(status: ApprovalStatus | "all" = "pending", limit = 100): Approval[] {
     this.expireOverdue();
-    const rows = this.#db.prepare(
+    const rows = this.#sql<Row>(
       `SELECT id, conversation_id, tool_call_id, tool, arguments, reason, shape, status, remember,
               created_at, expires_at, decided_at
          FROM approvals WHERE ? = 'all' OR status = ? ORDER BY created_at DESC LIMIT ?`,
-    ).all(status, status, limit) as unknown as Row[];
+    ).all(status, status, limit);
     return rows.map(toApproval);
   }
 
@@ -143,7 +146,7 @@ export class SqliteApprovals {
   decide(id: string, decision: "approve" | "deny", remember = false): Approval {
     this.expireOverdue();
     const status = decision === "approve" ? "approved" : "denied";
-    const result = this.#db.prepare(
+    const result = this.#sql(
       "UPDATE approvals SET status = ?, remember = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
     ).run(status, remember ? 1 : 0, timestamp(), id);
     const approval = this.get(id);
@@ -152,7 +155,7 @@ export class SqliteApprovals {
       throw new ApprovalError("already_decided", `Approval '${id}' is already ${approval.status}`);
     }
     if (remember) {
-      this.#db.prepare(
+      this.#sql(
         `INSERT INTO tool_grants (tool, shape, decision, created_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (tool, shape) DO UPDATE SET decision = excluded.decision, created_at = excluded.created_at`,
       ).run(approval.tool, approval.shape, decision === "approve" ? "allow" : "deny", timestamp());
@@ -163,8 +166,9 @@ export class SqliteApprovals {
 
   /** A remembered decision for this tool and argument shape, if there is one. */
   remembered(tool: string, shape: string): "allow" | "deny" | undefined {
-    const row = this.#db.prepare("SELECT decision FROM tool_grants WHERE tool = ? AND shape = ?")
-      .get(tool, shape) as { decision: "allow" | "deny" } | undefined;
+    const row = this.#sql<{ decision: "allow" | "deny" }>(
+      "SELECT decision FROM tool_grants WHERE tool = ? AND shape = ?",
+    ).get(tool, shape);
     return row?.decision;
   }
 
@@ -210,9 +214,9 @@ export class SqliteApprovals {
    */
   expireOverdue(): void {
     const now = new Date().toISOString();
-    const pending = this.#db.prepare(
+    const pending = this.#sql<{ id: string; owner: string | null; expires_at: string }>(
       "SELECT id, owner, expires_at FROM approvals WHERE status = 'pending'",
-    ).all() as { id: string; owner: string | null; expires_at: string }[];
+    ).all();
     const over = pending.filter((row) =>
       row.expires_at <= now || !row.owner || !isLiveOwner(row.owner)
     );
@@ -227,7 +231,7 @@ export class SqliteApprovals {
   }
 
   #expire(id: string): void {
-    this.#db.prepare(
+    this.#sql(
       "UPDATE approvals SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
     ).run(timestamp(), id);
   }

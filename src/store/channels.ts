@@ -6,6 +6,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
 import type { SqliteKv } from "./kv.ts";
 import { timestamp } from "./timestamp.ts";
 import { transaction, withWriteLock } from "./transaction.ts";
@@ -47,10 +48,12 @@ export interface ChannelChat {
  */
 export class SqliteChannels {
   readonly #db: DatabaseSync;
+  readonly #sql: Sql;
   readonly #kv: SqliteKv;
 
   constructor(db: DatabaseSync, kv: SqliteKv) {
     this.#db = db;
+    this.#sql = statements(db);
     this.#kv = kv;
   }
 
@@ -65,15 +68,15 @@ export class SqliteChannels {
 
   /** The conversation a chat is, or undefined when it has none yet (or it was deleted). */
   chat(channel: string, chatId: string): ChannelChat | undefined {
-    const row = this.#db.prepare(
+    const row = this.#sql<ChannelChat>(
       "SELECT * FROM channel_chats WHERE channel = ? AND chat_id = ?",
     ).get(channel, chatId);
-    return row ? { ...row } as unknown as ChannelChat : undefined;
+    return row ? { ...row } : undefined;
   }
 
   /** Makes `conversationId` the chat's conversation (a `/new` replaces the old one). */
   setChat(chat: ChannelChat): void {
-    this.#db.prepare(
+    this.#sql(
       `INSERT INTO channel_chats (channel, chat_id, conversation_id, label) VALUES (?, ?, ?, ?)
        ON CONFLICT (channel, chat_id) DO UPDATE SET conversation_id = excluded.conversation_id,
          label = excluded.label`,
@@ -82,8 +85,8 @@ export class SqliteChannels {
 
   /** Every chat a conversation is held in (none for the page's own chats). */
   chatsOf(conversationId: string): ChannelChat[] {
-    return this.#db.prepare("SELECT * FROM channel_chats WHERE conversation_id = ?")
-      .all(conversationId).map((row) => ({ ...row }) as unknown as ChannelChat);
+    return this.#sql<ChannelChat>("SELECT * FROM channel_chats WHERE conversation_id = ?")
+      .all(conversationId).map((row) => ({ ...row }));
   }
 
   /**
@@ -91,7 +94,7 @@ export class SqliteChannels {
    * platform delivering it again after a restart), which is then not answered.
    */
   recordInbound(channel: string, messageId: string, senderId: string): boolean {
-    const result = this.#db.prepare(
+    const result = this.#sql(
       `INSERT INTO channel_inbound (channel, message_id, sender_id, received_at) VALUES (?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     ).run(channel, messageId, senderId, timestamp());
@@ -102,7 +105,7 @@ export class SqliteChannels {
   pruneInbound(now = Date.now()): number {
     const cutoff = new Date(now - INBOUND_KEEP_DAYS * 86_400_000).toISOString();
     return Number(
-      this.#db.prepare("DELETE FROM channel_inbound WHERE received_at < ?").run(cutoff).changes,
+      this.#sql("DELETE FROM channel_inbound WHERE received_at < ?").run(cutoff).changes,
     );
   }
 
@@ -121,7 +124,7 @@ export class SqliteChannels {
   ): void {
     const now = timestamp();
     transaction(this.#db, () => {
-      this.#db.prepare(
+      this.#sql(
         `INSERT INTO channel_strangers
            (channel, sender_id, name, chat_id, excerpt, messages, first_seen, last_seen)
          VALUES (?, ?, ?, ?, ?, 1, ?, ?)
@@ -142,18 +145,16 @@ export class SqliteChannels {
 
   /** Strangers, the latest first; only one channel's when given. */
   strangers(channel?: string, limit = 50): Stranger[] {
-    return this.#db.prepare(
+    return this.#sql<Stranger>(
       `SELECT * FROM channel_strangers WHERE ? IS NULL OR channel = ?
        ORDER BY last_seen DESC LIMIT ?`,
-    ).all(channel ?? null, channel ?? null, limit).map((row) =>
-      ({ ...row }) as unknown as Stranger
-    );
+    ).all(channel ?? null, channel ?? null, limit).map((row) => ({ ...row }));
   }
 
   /** Forgets a stranger (once the owner allowed or dismissed them). */
   forgetStranger(channel: string, senderId: string): boolean {
     return Number(
-      this.#db.prepare("DELETE FROM channel_strangers WHERE channel = ? AND sender_id = ?")
+      this.#sql("DELETE FROM channel_strangers WHERE channel = ? AND sender_id = ?")
         .run(channel, senderId).changes,
     ) === 1;
   }

@@ -4,8 +4,8 @@
  * its own statement under WAL, so it is durable when the call returns.
  */
 
-import { statements } from "./statements.ts";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
+import type { DatabaseSync } from "node:sqlite";
 import type { ConversationStore } from "../core/ports.ts";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
@@ -84,7 +84,7 @@ const MESSAGE_COLUMNS =
  */
 export class SqliteConversationStore implements ConversationStore {
   readonly #db: DatabaseSync;
-  readonly #sql: (sql: string) => StatementSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -101,9 +101,9 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   getConversation(id: string): Conversation | undefined {
-    const row = this.#sql(
+    const row = this.#sql<Conversation>(
       "SELECT id, title, model, kind, created_at, updated_at FROM conversations WHERE id = ?",
-    ).get(id) as Conversation | undefined;
+    ).get(id);
     return row ? { ...row } : undefined;
   }
 
@@ -154,16 +154,14 @@ export class SqliteConversationStore implements ConversationStore {
     const { limit = 50, offset = 0, query, kind = "chat" } = options;
     const pattern = query ? `%${escapeLike(query)}%` : null;
     const kindFilter = kind === "all" ? null : kind;
-    return this.#sql(
+    return this.#sql<ConversationSummary>(
       `SELECT c.id, c.title, c.model, c.kind, c.created_at, c.updated_at,
               (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
          FROM conversations c
         WHERE (? IS NULL OR c.title LIKE ? ESCAPE '\\') AND (? IS NULL OR c.kind = ?)
         ORDER BY c.updated_at DESC, c.rowid DESC
         LIMIT ? OFFSET ?`,
-    ).all(pattern, pattern, kindFilter, kindFilter, limit, offset).map((row) => ({
-      ...row,
-    })) as unknown as ConversationSummary[];
+    ).all(pattern, pattern, kindFilter, kindFilter, limit, offset).map((row) => ({ ...row }));
   }
 
   addMessage(message: NewMessage): StoredMessage {
@@ -257,23 +255,24 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   recentMessages(conversationId: string, limit: number, afterId = 0): StoredMessage[] {
-    const rows = this.#sql(
+    const rows = this.#sql<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id DESC LIMIT ?`,
-    ).all(conversationId, afterId, limit) as unknown as MessageRow[];
+    ).all(conversationId, afterId, limit);
     return rows.reverse().map(toStoredMessage);
   }
 
   contentSize(conversationId: string, afterId = 0): number {
-    const row = this.#sql(
+    const row = this.#sql<{ n: number }>(
       `SELECT COALESCE(SUM(LENGTH(content) + COALESCE(LENGTH(tool_calls), 0)), 0) AS n
          FROM messages WHERE conversation_id = ? AND id > ?`,
-    ).get(conversationId, afterId) as { n: number };
+    ).one(conversationId, afterId);
     return row.n;
   }
 
   getFlush(conversationId: string): { through: number; summary: string } {
-    const row = this.#sql("SELECT flushed_through, flush_summary FROM conversations WHERE id = ?")
-      .get(conversationId) as { flushed_through: number; flush_summary: string } | undefined;
+    const row = this.#sql<{ flushed_through: number; flush_summary: string }>(
+      "SELECT flushed_through, flush_summary FROM conversations WHERE id = ?",
+    ).get(conversationId);
     return { through: row?.flushed_through ?? 0, summary: row?.flush_summary ?? "" };
   }
 
@@ -291,16 +290,16 @@ export class SqliteConversationStore implements ConversationStore {
     options: { after?: number; limit?: number } = {},
   ): StoredMessage[] {
     const { after = 0, limit = 1000 } = options;
-    const rows = this.#sql(
+    const rows = this.#sql<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?`,
-    ).all(conversationId, after, limit) as unknown as MessageRow[];
+    ).all(conversationId, after, limit);
     return rows.map(toStoredMessage);
   }
 
   countMessages(conversationId: string, afterId = 0): number {
-    const row = this.#sql(
+    const row = this.#sql<{ n: number }>(
       "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND id > ?",
-    ).get(conversationId, afterId) as { n: number };
+    ).one(conversationId, afterId);
     return row.n;
   }
 
@@ -325,15 +324,15 @@ export class SqliteConversationStore implements ConversationStore {
   ): PlacedMessage[] | undefined {
     const id = this.#anchorId(conversationId, anchor);
     if (id === undefined) return undefined;
-    const { n: position } = this.#sql(
+    const { n: position } = this.#sql<{ n: number }>(
       "SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ? AND id <= ?",
-    ).get(conversationId, id) as { n: number };
-    const earlier = this.#sql(
+    ).one(conversationId, id);
+    const earlier = this.#sql<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-    ).all(conversationId, id, before) as unknown as MessageRow[];
-    const later = this.#sql(
+    ).all(conversationId, id, before);
+    const later = this.#sql<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? AND id >= ? ORDER BY id LIMIT ?`,
-    ).all(conversationId, id, after + 1) as unknown as MessageRow[];
+    ).all(conversationId, id, after + 1);
     const first = position - earlier.length;
     return [...earlier.reverse(), ...later].map((row, i) => ({
       ...toStoredMessage(row),
@@ -343,13 +342,14 @@ export class SqliteConversationStore implements ConversationStore {
 
   #anchorId(conversationId: string, anchor: WindowAnchor): number | undefined {
     if (anchor.messageId !== undefined) {
-      const row = this.#sql("SELECT id FROM messages WHERE id = ? AND conversation_id = ?")
-        .get(anchor.messageId, conversationId) as { id: number } | undefined;
+      const row = this.#sql<{ id: number }>(
+        "SELECT id FROM messages WHERE id = ? AND conversation_id = ?",
+      ).get(anchor.messageId, conversationId);
       return row?.id;
     }
-    const row = this.#sql(
+    const row = this.#sql<{ id: number }>(
       "SELECT id FROM messages WHERE conversation_id = ? ORDER BY id LIMIT 1 OFFSET ?",
-    ).get(conversationId, Math.max(0, (anchor.position ?? 1) - 1)) as { id: number } | undefined;
+    ).get(conversationId, Math.max(0, (anchor.position ?? 1) - 1));
     return row?.id;
   }
 
@@ -360,9 +360,9 @@ export class SqliteConversationStore implements ConversationStore {
    * Returns how many replies were recovered.
    */
   recoverInterrupted(): number {
-    const owners = this.#sql(
+    const owners = this.#sql<{ owner: string | null }>(
       "SELECT DISTINCT owner FROM messages WHERE status = 'streaming'",
-    ).all() as { owner: string | null }[];
+    ).all();
     let recovered = 0;
     for (const { owner } of owners) {
       if (owner && isLiveOwner(owner)) continue;

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { explainStorage } from "../home/storage.ts";
 import { type Migration, MIGRATIONS, userVersion } from "./migrations.ts";
 import { BUSY_TIMEOUT_MS, transaction } from "./transaction.ts";
+import { statements } from "./statements.ts";
 
 /**
  * SQLite's wait for another process's write lock while migrating: long, as
@@ -109,7 +110,7 @@ export function applyMigration(db: DatabaseSync, migration: Migration): void {
       if (userVersion(db) >= migration.version) return;
       db.exec(migration.sql);
       if (migration.rebuildsTables) {
-        const broken = db.prepare("PRAGMA foreign_key_check").all();
+        const broken = statements(db)("PRAGMA foreign_key_check").all();
         if (broken.length > 0) {
           throw new Error(`it would leave ${broken.length} row(s) referring to rows that are gone`);
         }
@@ -158,11 +159,9 @@ function migrate(
  * (no later checkpoint can then change the pages it reads), copy the file.
  */
 function backupFile(db: DatabaseSync, path: string, target: string): void {
-  const result = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as {
-    busy: number;
-    log: number;
-    checkpointed: number;
-  };
+  const result = statements(db)<{ busy: number; log: number; checkpointed: number }>(
+    "PRAGMA wal_checkpoint(TRUNCATE)",
+  ).one();
   if (result.busy !== 0 || result.log !== result.checkpointed) {
     throw new StoreError(
       `Cannot back up ${path} before migrating it: another hob process is using it — stop it and start again`,
@@ -171,7 +170,7 @@ function backupFile(db: DatabaseSync, path: string, target: string): void {
   }
   db.exec("BEGIN");
   try {
-    db.prepare("SELECT COUNT(*) FROM sqlite_master").get();
+    statements(db)("SELECT COUNT(*) FROM sqlite_master").get();
     Deno.copyFileSync(path, target);
   } finally {
     db.exec("COMMIT");

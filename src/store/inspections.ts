@@ -6,7 +6,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { statements } from "./statements.ts";
+import { type Sql, statements } from "./statements.ts";
 import { timestamp } from "./timestamp.ts";
 
 /** Every key of this store starts with it. */
@@ -22,7 +22,7 @@ const PREFIX = "inspection:";
  * ```
  */
 export class SqliteInspections<T> {
-  readonly #sql: ReturnType<typeof statements>;
+  readonly #sql: Sql;
   readonly #prefix: string;
 
   constructor(db: DatabaseSync, release: string) {
@@ -31,9 +31,8 @@ export class SqliteInspections<T> {
   }
 
   get(key: string): T | undefined {
-    const row = this.#sql("SELECT value FROM kv WHERE key = ?").get(this.#prefix + key) as
-      | { value: string }
-      | undefined;
+    const row = this.#sql<{ value: string }>("SELECT value FROM kv WHERE key = ?")
+      .get(this.#prefix + key);
     return row ? JSON.parse(row.value) as T : undefined;
   }
 
@@ -45,8 +44,8 @@ export class SqliteInspections<T> {
 
   /** Deletes every inspection, of any release, but this release's `keys`. */
   keepOnly(keys: ReadonlySet<string>): void {
-    const rows = this.#sql("SELECT key FROM kv WHERE key >= ? AND key < ?")
-      .all(PREFIX, `${PREFIX.slice(0, -1)};`) as { key: string }[];
+    const rows = this.#sql<{ key: string }>("SELECT key FROM kv WHERE key >= ? AND key < ?")
+      .all(PREFIX, `${PREFIX.slice(0, -1)};`);
     const remove = this.#sql("DELETE FROM kv WHERE key = ?");
     for (const { key } of rows) {
       if (!key.startsWith(this.#prefix) || !keys.has(key.slice(this.#prefix.length))) {

@@ -5,8 +5,8 @@
  */
 
 import { transaction, withWriteLock } from "./transaction.ts";
-import { statements } from "./statements.ts";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
+import type { DatabaseSync } from "node:sqlite";
 import { isLiveOwner, PROCESS_OWNER } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
 
@@ -94,6 +94,11 @@ export class JobError extends Error {
   }
 }
 
+/** A job's row: `enabled` is SQLite's 0 or 1. */
+interface JobRow extends Omit<Job, "enabled"> {
+  enabled: number;
+}
+
 const COLUMNS =
   "id, name, prompt, schedule, timezone, enabled, missed_policy, model, conversation_id, next_run, last_run, anchor, running_since, taint, deliver, created_at, updated_at";
 
@@ -108,7 +113,7 @@ const COLUMNS =
  */
 export class SqliteJobs {
   readonly #db: DatabaseSync;
-  readonly #sql: (sql: string) => StatementSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -158,8 +163,8 @@ export class SqliteJobs {
   /** A job by id, or by name when given a string that is not a number. */
   get(idOrName: number | string): Job | undefined {
     const byId = typeof idOrName === "number" || /^\d+$/.test(idOrName);
-    const row = this.#sql(`SELECT ${COLUMNS} FROM jobs WHERE ${byId ? "id" : "name"} = ?`)
-      .get(byId ? Number(idOrName) : idOrName) as Record<string, unknown> | undefined;
+    const row = this.#sql<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${byId ? "id" : "name"} = ?`)
+      .get(byId ? Number(idOrName) : idOrName);
     return row ? toJob(row) : undefined;
   }
 
@@ -169,10 +174,7 @@ export class SqliteJobs {
   }
 
   list(): Job[] {
-    return (this.#sql(`SELECT ${COLUMNS} FROM jobs ORDER BY name`).all() as Record<
-      string,
-      unknown
-    >[]).map(toJob);
+    return this.#sql<JobRow>(`SELECT ${COLUMNS} FROM jobs ORDER BY name`).all().map(toJob);
   }
 
   /** Changes the given fields. */
@@ -228,18 +230,16 @@ export class SqliteJobs {
 
   /** Enabled jobs whose next run is due at `now` (running ones included: their occurrence is recorded as skipped). */
   due(now: Date): Job[] {
-    return (this.#sql(
+    return this.#sql<JobRow>(
       `SELECT ${COLUMNS} FROM jobs WHERE enabled = 1 AND next_run IS NOT NULL AND next_run <= ? ORDER BY next_run`,
-    ).all(now.toISOString()) as Record<string, unknown>[]).map(toJob);
+    ).all(now.toISOString()).map(toJob);
   }
 
   /** The earliest next run of any enabled job. */
   earliest(): Date | null {
-    const row = this.#sql(
+    const row = this.#sql<{ at: string | null }>(
       "SELECT MIN(next_run) AS at FROM jobs WHERE enabled = 1 AND next_run IS NOT NULL",
-    ).get() as {
-      at: string | null;
-    };
+    ).one();
     return row.at ? new Date(row.at) : null;
   }
 
@@ -261,23 +261,21 @@ export class SqliteJobs {
    * job's missed-run policy to them).
    */
   recoverInterrupted(): { job_id: number; run_id: number; trigger: RunTrigger }[] {
-    const rows = this.#sql("SELECT id, running_owner FROM jobs WHERE running_owner IS NOT NULL")
-      .all() as {
-        id: number;
-        running_owner: string;
-      }[];
+    const rows = this.#sql<{ id: number; running_owner: string }>(
+      "SELECT id, running_owner FROM jobs WHERE running_owner IS NOT NULL",
+    ).all();
     const recovered: { job_id: number; run_id: number; trigger: RunTrigger }[] = [];
     for (const row of rows) {
       if (isLiveOwner(row.running_owner)) continue;
       // One transaction: a crash here must not leave a released job with a run still "running".
       transaction(this.#db, () => {
-        const owned = this.#sql("SELECT running_owner FROM jobs WHERE id = ?").get(row.id) as
-          | { running_owner: string | null }
-          | undefined;
+        const owned = this.#sql<{ running_owner: string | null }>(
+          "SELECT running_owner FROM jobs WHERE id = ?",
+        ).get(row.id);
         if (owned?.running_owner === row.running_owner) {
-          const open = this.#sql(
+          const open = this.#sql<{ id: number; trigger: RunTrigger }>(
             "SELECT id, trigger FROM job_runs WHERE job_id = ? AND status = 'running' ORDER BY id",
-          ).all(row.id) as { id: number; trigger: RunTrigger }[];
+          ).all(row.id);
           this.#sql(
             "UPDATE job_runs SET status = 'interrupted', finished_at = ?, error = 'hob stopped during the run' WHERE job_id = ? AND status = 'running'",
           ).run(timestamp(), row.id);
@@ -349,21 +347,19 @@ export class SqliteJobs {
   }
 
   runs(jobId: number, limit = 50): JobRun[] {
-    return (this.#sql("SELECT * FROM job_runs WHERE job_id = ? ORDER BY id DESC LIMIT ?").all(
-      jobId,
-      limit,
-    ) as unknown as JobRun[]).map((row) => ({ ...row }));
+    return this.#sql<JobRun>("SELECT * FROM job_runs WHERE job_id = ? ORDER BY id DESC LIMIT ?")
+      .all(jobId, limit).map((row) => ({ ...row }));
   }
 
   /** A job with what its run log says: the last run, the last failure, runs missed. */
   view(job: Job): JobView {
     const last = this.lastRun(job.id);
-    const failure = this.#sql(
+    const failure = this.#sql<{ started_at: string; error: string | null }>(
       "SELECT started_at, error FROM job_runs WHERE job_id = ? AND status IN ('error', 'interrupted') ORDER BY id DESC LIMIT 1",
-    ).get(job.id) as { started_at: string; error: string | null } | undefined;
-    const missed = this.#sql(
+    ).get(job.id);
+    const missed = this.#sql<{ n: number; at: string | null }>(
       "SELECT COALESCE(SUM(missed_count), 0) AS n, MAX(started_at) AS at FROM job_runs WHERE job_id = ? AND status = 'missed'",
-    ).get(job.id) as { n: number; at: string | null };
+    ).one(job.id);
     return {
       ...job,
       last_status: last?.status ?? null,
@@ -385,9 +381,6 @@ export class SqliteJobs {
   }
 }
 
-function toJob(row: Record<string, unknown>): Job {
-  return {
-    ...(row as unknown as Job),
-    enabled: row.enabled === 1,
-  };
+function toJob(row: JobRow): Job {
+  return { ...row, enabled: row.enabled === 1 };
 }

@@ -1,26 +1,25 @@
 /** Small JSON values by key in hob.db: the heartbeat's state, where `hob serve` listens, /v1 histories. */
 
 import type { DatabaseSync } from "node:sqlite";
+import { statements } from "./statements.ts";
 import { timestamp } from "./timestamp.ts";
 
 /** The value stored under `key`, or undefined. */
 export function readKv<T>(db: DatabaseSync, key: string): T | undefined {
-  const row = db.prepare("SELECT value FROM kv WHERE key = ?").get(key) as
-    | { value: string }
-    | undefined;
+  const row = statements(db)<{ value: string }>("SELECT value FROM kv WHERE key = ?").get(key);
   return row ? JSON.parse(row.value) as T : undefined;
 }
 
 /** Stores `value` under `key`, replacing what was there. */
 export function writeKv(db: DatabaseSync, key: string, value: unknown): void {
-  db.prepare(
+  statements(db)(
     "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
   ).run(key, JSON.stringify(value), timestamp());
 }
 
 /** Removes `key`. */
 export function deleteKv(db: DatabaseSync, key: string): void {
-  db.prepare("DELETE FROM kv WHERE key = ?").run(key);
+  statements(db)("DELETE FROM kv WHERE key = ?").run(key);
 }
 
 /**

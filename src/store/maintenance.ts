@@ -7,6 +7,7 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { transaction } from "./transaction.ts";
+import { type Sql, statements } from "./statements.ts";
 
 /** Which chats are the user's (sub-agents and channels included); tasks, jobs and the heartbeat have their own parts. */
 const CHATS = "kind IN ('chat', 'subagent', 'channel')";
@@ -73,22 +74,23 @@ export type PurgeCounts<P extends PurgePart> = Record<keyof typeof PURGES[P]["co
  */
 export class SqliteMaintenance {
   readonly #db: DatabaseSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#sql = statements(db);
   }
 
   /** SQLite's integrity check: `"ok"`, or the first problem it found. */
   integrity(): string {
-    const row = this.#db.prepare("PRAGMA integrity_check").get() as { integrity_check: string };
-    return row.integrity_check;
+    return this.#sql<{ integrity_check: string }>("PRAGMA integrity_check").one().integrity_check;
   }
 
   /** How many rows of each kind `part` holds. */
   count<P extends PurgePart>(part: P): PurgeCounts<P> {
     const counts: Record<string, number> = {};
     for (const [name, sql] of Object.entries(PURGES[part].counts)) {
-      counts[name] = Number((this.#db.prepare(sql).get() as { n: number }).n);
+      counts[name] = Number(this.#sql<{ n: number }>(sql).one().n);
     }
     return counts as PurgeCounts<P>;
   }

@@ -6,7 +6,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { statements } from "./statements.ts";
+import { type Sql, statements } from "./statements.ts";
 import { timestamp } from "./timestamp.ts";
 
 /** One approved tool: its server, its own name, the hash and the definition approved. */
@@ -37,7 +37,7 @@ interface Row {
  * ```
  */
 export class SqliteMcpPins<D> {
-  readonly #sql: ReturnType<typeof statements>;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#sql = statements(db);
@@ -45,10 +45,8 @@ export class SqliteMcpPins<D> {
 
   /** The pin of a server's tool, or undefined when the owner approved none. */
   get(server: string, tool: string): McpPinRow<D> | undefined {
-    const row = this.#sql("SELECT * FROM mcp_pins WHERE server = ? AND tool = ?").get(
-      server,
-      tool,
-    ) as Row | undefined;
+    const row = this.#sql<Row>("SELECT * FROM mcp_pins WHERE server = ? AND tool = ?")
+      .get(server, tool);
     return row ? rowToPin<D>(row) : undefined;
   }
 

@@ -6,7 +6,7 @@
  * conversations tables; nothing of who may read a hit or how it is shown.
  */
 
-import type { StatementSync } from "node:sqlite";
+import type { Sql } from "./statements.ts";
 import { excerpt } from "../core/untrusted.ts";
 import type { ConversationKind, Role } from "../core/types.ts";
 
@@ -57,9 +57,6 @@ export interface SearchMessagesOptions {
   /** Only messages of this role. */
   role?: "user" | "assistant" | "tool";
 }
-
-/** Runs SQL through a store's prepared statements. */
-type Sql = (sql: string) => StatementSync;
 
 interface HitRow {
   id: number;
@@ -113,7 +110,7 @@ export function searchMessages(
   const terms = searchTerms(query);
   if (terms.length === 0) return [];
   const quoted = terms.map((term) => `"${term}"`);
-  const statement = sql(
+  const statement = sql<HitRow>(
     `SELECT m.id, m.conversation_id, m.role, m.tool_name, m.content, m.taint, m.created_at,
             c.title, c.kind,
             (SELECT COUNT(*) FROM messages p
@@ -139,7 +136,7 @@ export function searchMessages(
       role,
       role,
       Math.min(Math.max(1, limit), MAX_MESSAGE_HITS),
-    ) as unknown as HitRow[];
+    );
   let rows = run(quoted.join(" AND "));
   if (rows.length === 0 && quoted.length > 1) rows = run(quoted.join(" OR "));
   return rows.map((row) => ({

@@ -5,6 +5,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
+import { statements } from "./statements.ts";
 
 /** One schema change. */
 export interface Migration {
@@ -460,8 +461,6 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 /** The schema version a database is at (0 before any migration). */
 export function userVersion(db: DatabaseSync): number {
-  const row = db.prepare("PRAGMA user_version").get() as
-    | { user_version: number }
-    | undefined;
+  const row = statements(db)<{ user_version: number }>("PRAGMA user_version").get();
   return row?.user_version ?? 0;
 }

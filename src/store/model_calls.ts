@@ -6,6 +6,7 @@
 
 import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
 
 /** One model call as stored. `at` is ISO 8601 UTC. */
 export interface ModelCall {
@@ -81,9 +82,11 @@ const GROUP_COLUMN: Record<UsageGroup, string> = {
  */
 export class SqliteModelCalls {
   readonly #db: DatabaseSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#sql = statements(db);
   }
 
   /**
@@ -97,7 +100,7 @@ export class SqliteModelCalls {
 
   record(call: NewModelCall): void {
     const conversation = call.conversation_id ?? null;
-    this.#db.prepare(
+    this.#sql(
       `INSERT INTO model_calls (at, model, provider, kind, conversation_id, job, task_id, tool,
          input_tokens, output_tokens, cached_tokens, cost_usd, error)
        VALUES (?, ?, ?, ?, ?,
@@ -127,34 +130,30 @@ export class SqliteModelCalls {
   summarize(since: string, by: UsageGroup): UsageRow[] {
     const column = GROUP_COLUMN[by];
     const order = by === "day" ? "key" : "cost_usd DESC, calls DESC, key";
-    return this.#db.prepare(
+    return this.#sql<UsageRow>(
       `SELECT ${column} AS key, ${SUMS} FROM model_calls WHERE at >= ?
        GROUP BY ${column} ORDER BY ${order}`,
-    ).all(since).map((row) => ({ ...row }) as unknown as UsageRow);
+    ).all(since).map((row) => ({ ...row }));
   }
 
   /** Sums of every call at or after `since`. */
   totals(since: string): UsageSums {
-    return {
-      ...this.#db.prepare(`SELECT ${SUMS} FROM model_calls WHERE at >= ?`).get(since),
-    } as unknown as UsageSums;
+    return { ...this.#sql<UsageSums>(`SELECT ${SUMS} FROM model_calls WHERE at >= ?`).one(since) };
   }
 
   /** Dollars spent since `since`: by everything, or only by one job or one kind. */
   spend(since: string, only: { job?: string; kind?: string } = {}): number {
-    const row = this.#db.prepare(
+    const row = this.#sql<{ usd: number }>(
       `SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM model_calls
        WHERE at >= ? AND (? IS NULL OR job = ?) AND (? IS NULL OR kind = ?)`,
-    ).get(since, only.job ?? null, only.job ?? null, only.kind ?? null, only.kind ?? null) as {
-      usd: number;
-    };
+    ).one(since, only.job ?? null, only.job ?? null, only.kind ?? null, only.kind ?? null);
     return row.usd;
   }
 
   /** Dollars the calls of one conversation cost. */
   conversationCost(conversationId: string): number {
-    return (this.#db.prepare(
+    return this.#sql<{ usd: number }>(
       "SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM model_calls WHERE conversation_id = ?",
-    ).get(conversationId) as { usd: number }).usd;
+    ).one(conversationId).usd;
   }
 }

@@ -6,6 +6,7 @@
 
 import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
 import { timestamp } from "./timestamp.ts";
 
 /** A notification as stored. */
@@ -28,9 +29,11 @@ export interface Notification {
  */
 export class SqliteNotifications {
   readonly #db: DatabaseSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#sql = statements(db);
   }
 
   /**
@@ -43,31 +46,28 @@ export class SqliteNotifications {
   }
 
   add(notification: { kind: string; title: string; body: string }): Notification {
-    const result = this.#db.prepare(
+    const result = this.#sql(
       "INSERT INTO notifications (kind, title, body, created_at) VALUES (?, ?, ?, ?)",
     ).run(notification.kind, notification.title, notification.body, timestamp());
     return this.get(Number(result.lastInsertRowid))!;
   }
 
   get(id: number): Notification | undefined {
-    const row = this.#db.prepare("SELECT * FROM notifications WHERE id = ?").get(id);
-    return row ? { ...row } as unknown as Notification : undefined;
+    const row = this.#sql<Notification>("SELECT * FROM notifications WHERE id = ?").get(id);
+    return row ? { ...row } : undefined;
   }
 
   /** Newest first; only unread ones when `unread`. */
   list(options: { unread?: boolean; limit?: number } = {}): Notification[] {
-    return this.#db.prepare(
+    return this.#sql<Notification>(
       "SELECT * FROM notifications WHERE ? = 0 OR read_at IS NULL ORDER BY id DESC LIMIT ?",
-    ).all(options.unread ? 1 : 0, options.limit ?? 50).map((row) =>
-      ({ ...row }) as unknown as Notification
-    );
+    ).all(options.unread ? 1 : 0, options.limit ?? 50).map((row) => ({ ...row }));
   }
 
   unreadCount(): number {
     return Number(
-      (this.#db.prepare("SELECT COUNT(*) AS n FROM notifications WHERE read_at IS NULL").get() as {
-        n: number;
-      }).n,
+      this.#sql<{ n: number }>("SELECT COUNT(*) AS n FROM notifications WHERE read_at IS NULL")
+        .one().n,
     );
   }
 
@@ -75,8 +75,8 @@ export class SqliteNotifications {
   markRead(id: number | "all"): number {
     const now = timestamp();
     const result = id === "all"
-      ? this.#db.prepare("UPDATE notifications SET read_at = ? WHERE read_at IS NULL").run(now)
-      : this.#db.prepare("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL")
+      ? this.#sql("UPDATE notifications SET read_at = ? WHERE read_at IS NULL").run(now)
+      : this.#sql("UPDATE notifications SET read_at = ? WHERE id = ? AND read_at IS NULL")
         .run(now, id);
     return Number(result.changes);
   }

@@ -10,6 +10,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { openDatabase, StoreError } from "./database.ts";
 import { userVersion } from "./migrations.ts";
+import { statements } from "./statements.ts";
 import { SqliteKv } from "./kv.ts";
 import { ServerRecord } from "./server_record.ts";
 import { timestamp } from "./timestamp.ts";
@@ -78,14 +79,15 @@ function checkCopy(path: string): number {
 
 /** Frees the rows that name a process as theirs; returns the replies marked interrupted. */
 function detach(db: DatabaseSync): number {
-  const replies = db.prepare(
+  const sql = statements(db);
+  const replies = sql(
     "UPDATE messages SET status = 'interrupted', owner = NULL WHERE status = 'streaming'",
   ).run();
-  db.prepare(
+  sql(
     "UPDATE approvals SET status = 'expired', decided_at = ? WHERE status = 'pending'",
   ).run(timestamp());
-  db.prepare("UPDATE jobs SET running_owner = ? WHERE running_owner IS NOT NULL").run(NO_PROCESS);
-  db.prepare("UPDATE tasks SET claimed_by = ? WHERE claimed_by IS NOT NULL").run(NO_PROCESS);
+  sql("UPDATE jobs SET running_owner = ? WHERE running_owner IS NOT NULL").run(NO_PROCESS);
+  sql("UPDATE tasks SET claimed_by = ? WHERE claimed_by IS NOT NULL").run(NO_PROCESS);
   db.exec("DELETE FROM workers");
   // Where the original hob serve listened: this home has no server yet.
   new ServerRecord(new SqliteKv(db)).clear();
@@ -94,6 +96,6 @@ function detach(db: DatabaseSync): number {
 
 /** `PRAGMA integrity_check`'s findings in one line: `"ok"` when there are none. */
 function integrityOf(db: DatabaseSync): string {
-  const rows = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+  const rows = statements(db)<{ integrity_check: string }>("PRAGMA integrity_check").all();
   return rows.map((row) => row.integrity_check).join("; ");
 }

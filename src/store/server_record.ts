@@ -7,6 +7,7 @@
 import { DatabaseSync } from "node:sqlite";
 import type { SqliteKv } from "./kv.ts";
 import { isLiveOwner } from "./owner.ts";
+import { statements } from "./statements.ts";
 
 /** The kv key the record lives under. */
 const SERVER_KEY = "server";
@@ -67,9 +68,8 @@ export function readServerRecord(path: string): ServerAddress | undefined {
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(path, { readOnly: true });
-    const row = db.prepare("SELECT value FROM kv WHERE key = ?").get(SERVER_KEY) as
-      | { value: string }
-      | undefined;
+    const row = statements(db)<{ value: string }>("SELECT value FROM kv WHERE key = ?")
+      .get(SERVER_KEY);
     return row ? JSON.parse(row.value) as ServerAddress : undefined;
   } catch {
     return undefined;
@@ -87,11 +87,9 @@ export function readLiveWorkers(path: string): { pid: number; kind: string }[] {
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(path, { readOnly: true });
-    const rows = db.prepare("SELECT id, pid, kind FROM workers").all() as {
-      id: string;
-      pid: number;
-      kind: string;
-    }[];
+    const rows = statements(db)<{ id: string; pid: number; kind: string }>(
+      "SELECT id, pid, kind FROM workers",
+    ).all();
     return rows.filter((row) => isLiveOwner(row.id)).map(({ pid, kind }) => ({ pid, kind }));
   } catch {
     return [];

@@ -6,7 +6,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { statements } from "./statements.ts";
+import { type Sql, statements } from "./statements.ts";
 import { timestamp } from "./timestamp.ts";
 
 /** One installed skill. */
@@ -40,7 +40,7 @@ interface Row extends Omit<SkillInstallRow, "granted_tools" | "granted_hosts"> {
  * ```
  */
 export class SqliteSkillInstalls {
-  readonly #sql: ReturnType<typeof statements>;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#sql = statements(db);
@@ -48,14 +48,11 @@ export class SqliteSkillInstalls {
 
   /** Every installed skill, by name. */
   list(): SkillInstallRow[] {
-    return (this.#sql("SELECT * FROM skill_installs ORDER BY name").all() as unknown as Row[])
-      .map(fromRow);
+    return this.#sql<Row>("SELECT * FROM skill_installs ORDER BY name").all().map(fromRow);
   }
 
   get(name: string): SkillInstallRow | undefined {
-    const row = this.#sql("SELECT * FROM skill_installs WHERE name = ?").get(name) as
-      | Row
-      | undefined;
+    const row = this.#sql<Row>("SELECT * FROM skill_installs WHERE name = ?").get(name);
     return row ? fromRow(row) : undefined;
   }
 

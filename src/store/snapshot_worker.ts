@@ -7,6 +7,7 @@
 /// <reference lib="deno.worker" />
 
 import { backup, DatabaseSync } from "node:sqlite";
+import { statements } from "./statements.ts";
 
 /** How long the copy waits for a lock another connection holds (a checkpoint). */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -36,8 +37,9 @@ async function snapshot({ source, target }: SnapshotRequest): Promise<SnapshotRe
     const pages = await backup(db, target, { rate: -1 });
     db.close();
     db = new DatabaseSync(target, { readOnly: true });
-    const version = db.prepare("PRAGMA user_version").get() as { user_version: number };
-    const rows = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    const sql = statements(db);
+    const version = sql<{ user_version: number }>("PRAGMA user_version").one();
+    const rows = sql<{ integrity_check: string }>("PRAGMA integrity_check").all();
     return {
       ok: true,
       pages: Number(pages ?? 0),

@@ -6,9 +6,9 @@
  */
 
 import { MAX_PRIORITY } from "../inputs/task_limits.ts";
-import { statements } from "./statements.ts";
+import { type Sql, statements } from "./statements.ts";
 import { withWriteLock } from "./transaction.ts";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { isLiveOwner } from "./owner.ts";
 import { timestamp } from "./timestamp.ts";
 
@@ -74,6 +74,11 @@ export class TaskError extends Error {
   }
 }
 
+/** A task's row: `blocked_by` is its JSON text. */
+interface TaskRow extends Omit<Task, "blocked_by"> {
+  blocked_by: string;
+}
+
 const COLUMNS =
   "id, title, prompt, priority, status, blocked_by, output, waiting_reason, claimed_by, claimed_at, attempts, conversation_id, taint, created_at, updated_at";
 
@@ -89,7 +94,7 @@ const COLUMNS =
  */
 export class SqliteTasks {
   readonly #db: DatabaseSync;
-  readonly #sql: (sql: string) => StatementSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -134,18 +139,16 @@ export class SqliteTasks {
   }
 
   get(id: number): Task | undefined {
-    const row = this.#sql(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`).get(id) as
-      | Record<string, unknown>
-      | undefined;
+    const row = this.#sql<TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`).get(id);
     return row ? toTask(row) : undefined;
   }
 
   /** Tasks, newest first; only those in `status` when given. */
   list(options: { status?: TaskStatus; limit?: number } = {}): Task[] {
     const { status, limit = 100 } = options;
-    return (this.#sql(
+    return this.#sql<TaskRow>(
       `SELECT ${COLUMNS} FROM tasks WHERE ? IS NULL OR status = ? ORDER BY id DESC LIMIT ?`,
-    ).all(status ?? null, status ?? null, limit) as Record<string, unknown>[]).map(toTask);
+    ).all(status ?? null, status ?? null, limit).map(toTask);
   }
 
   /** How many tasks are in each state. */
@@ -158,9 +161,10 @@ export class SqliteTasks {
       failed: 0,
       cancelled: 0,
     };
-    for (const row of this.#sql("SELECT status, COUNT(*) AS n FROM tasks GROUP BY status").all()) {
-      counts[row.status as TaskStatus] = Number(row.n);
-    }
+    const rows = this.#sql<{ status: TaskStatus; n: number }>(
+      "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
+    ).all();
+    for (const row of rows) counts[row.status] = Number(row.n);
     return counts;
   }
 
@@ -170,7 +174,7 @@ export class SqliteTasks {
    */
   claim(workerId: string): Task | undefined {
     const now = timestamp();
-    const row = this.#sql(
+    const row = this.#sql<TaskRow>(
       `UPDATE tasks SET status = 'in_progress', claimed_by = ?, claimed_at = ?, attempts = attempts + 1, updated_at = ?
         WHERE id = (
           SELECT t.id FROM tasks t
@@ -182,7 +186,7 @@ export class SqliteTasks {
            LIMIT 1)
           AND status = 'pending'
         RETURNING ${COLUMNS}`,
-    ).get(workerId, now, now) as Record<string, unknown> | undefined;
+    ).get(workerId, now, now);
     return row ? toTask(row) : undefined;
   }
 
@@ -278,9 +282,9 @@ export class SqliteTasks {
    * `staleMs`: the task goes back to pending. Returns the ids reset.
    */
   resetStale(staleMs: number, now = new Date()): number[] {
-    const rows = this.#sql(
+    const rows = this.#sql<{ id: number; claimed_by: string; claimed_at: string }>(
       "SELECT id, claimed_by, claimed_at FROM tasks WHERE status IN ('in_progress', 'waiting') AND claimed_by IS NOT NULL",
-    ).all() as { id: number; claimed_by: string; claimed_at: string }[];
+    ).all();
     const reset: number[] = [];
     for (const row of rows) {
       const stale = now.getTime() - new Date(row.claimed_at).getTime() > staleMs;
@@ -338,9 +342,9 @@ export class SqliteTasks {
 
   /** Registered workers, with whether their process is alive; rows of dead processes are removed. */
   workers(): WorkerRow[] {
-    const rows = this.#sql(
+    const rows = this.#sql<Omit<WorkerRow, "alive">>(
       "SELECT id, pid, kind, started_at, seen_at, task_id FROM workers ORDER BY started_at",
-    ).all() as unknown as Omit<WorkerRow, "alive">[];
+    ).all();
     const alive: WorkerRow[] = [];
     for (const row of rows) {
       if (isLiveOwner(row.id)) alive.push({ ...row, alive: true });
@@ -350,6 +354,6 @@ export class SqliteTasks {
   }
 }
 
-function toTask(row: Record<string, unknown>): Task {
-  return { ...(row as unknown as Task), blocked_by: JSON.parse(String(row.blocked_by)) };
+function toTask(row: TaskRow): Task {
+  return { ...row, blocked_by: JSON.parse(row.blocked_by) };
 }

@@ -6,6 +6,7 @@
 
 import { withWriteLock } from "./transaction.ts";
 import type { DatabaseSync } from "node:sqlite";
+import { type Sql, statements } from "./statements.ts";
 import { timestamp } from "./timestamp.ts";
 
 /** How a call was cleared to run (or why it was not). */
@@ -55,9 +56,11 @@ interface Row extends Omit<ToolEvent, "is_error" | "permissions"> {
  */
 export class SqliteToolEvents {
   readonly #db: DatabaseSync;
+  readonly #sql: Sql;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    this.#sql = statements(db);
   }
 
   /**
@@ -70,7 +73,7 @@ export class SqliteToolEvents {
   }
 
   record(event: NewToolEvent): number {
-    const result = this.#db.prepare(
+    const result = this.#sql(
       `INSERT INTO tool_events (conversation_id, tool_call_id, tool, arguments, result, is_error, duration_ms,
                                 permissions, approval, approval_id, source, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -93,9 +96,9 @@ export class SqliteToolEvents {
 
   /** A conversation's tool calls in order; `null` lists the owner's direct calls. */
   list(conversationId: string | null, limit = 1_000): ToolEvent[] {
-    const rows = this.#db.prepare(
+    const rows = this.#sql<Row>(
       `SELECT * FROM tool_events WHERE conversation_id IS ? ORDER BY id LIMIT ?`,
-    ).all(conversationId, limit) as unknown as Row[];
+    ).all(conversationId, limit);
     return rows.map((row) => ({
       ...row,
       is_error: row.is_error === 1,

@@ -8,7 +8,8 @@
  * Knows SQLite's locking, nothing of what the work writes.
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
+import { statements } from "./statements.ts";
 import { StorageError, storageProblem } from "../home/storage.ts";
 import { rollback } from "./rollback.ts";
 
@@ -194,7 +195,7 @@ function startTries(db: DatabaseSync): Tries {
 
 /** Takes and lets go of the lock with SQLite's wait off; false when another holds it. */
 function tryWithoutWaiting(db: DatabaseSync): boolean {
-  const { timeout } = db.prepare("PRAGMA busy_timeout").get() as { timeout: number };
+  const { timeout } = statements(db)<{ timeout: number }>("PRAGMA busy_timeout").one();
   db.exec("PRAGMA busy_timeout = 0");
   try {
     if (!begin(db)) return false;
@@ -205,19 +206,12 @@ function tryWithoutWaiting(db: DatabaseSync): boolean {
   }
 }
 
-/** Each handle's `BEGIN IMMEDIATE`, prepared once: every write of a streaming reply begins one. */
-const begins = new WeakMap<DatabaseSync, StatementSync>();
-
 /** `BEGIN IMMEDIATE`; false when another connection holds the lock past SQLite's wait. */
 function begin(db: DatabaseSync): boolean {
-  let statement = begins.get(db);
-  if (!statement) {
-    // Prepared, not exec'd: only a statement's error carries SQLite's code.
-    statement = db.prepare("BEGIN IMMEDIATE");
-    begins.set(db, statement);
-  }
   try {
-    statement.run();
+    // Prepared once per handle (every write of a streaming reply begins one), not exec'd: only a
+    // statement's error carries SQLite's code.
+    statements(db)("BEGIN IMMEDIATE").run();
     return true;
   } catch (error) {
     if (storageProblem(error) === "busy") return false;

@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
-import { statements } from "./statements.ts";
+import { type Sql, statements } from "./statements.ts";
 import { transaction } from "./transaction.ts";
 
 /** Who wrote a version. */
@@ -89,7 +89,7 @@ const COLUMNS = "id, path, hash, size, at, author, via, conversation_id, taint, 
  * ```
  */
 export class SqliteVersions {
-  readonly #sql: (sql: string) => ReturnType<DatabaseSync["prepare"]>;
+  readonly #sql: Sql;
   readonly #db: DatabaseSync;
   readonly #now: () => Date;
 
@@ -118,10 +118,10 @@ export class SqliteVersions {
         this.#sql("INSERT OR IGNORE INTO file_contents (hash, content) VALUES (?, ?)")
           .run(hash, content);
       }
-      const row = this.#sql(
+      return this.#sql<FileVersion>(
         `INSERT INTO file_versions (path, hash, size, at, author, via, conversation_id, taint, reverts)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      ).get(
+      ).one(
         path,
         hash,
         content === null ? 0 : new TextEncoder().encode(content).length,
@@ -132,36 +132,32 @@ export class SqliteVersions {
         by.taint ?? null,
         by.reverts ?? null,
       );
-      return row as unknown as FileVersion;
     });
   }
 
   /** The newest version of `path`, if it has any. */
   latest(path: string): FileVersion | undefined {
-    return this.#sql(
+    return this.#sql<FileVersion>(
       `SELECT ${COLUMNS} FROM file_versions WHERE path = ? ORDER BY id DESC LIMIT 1`,
-    ).get(path) as FileVersion | undefined;
+    ).get(path);
   }
 
   get(id: number): FileVersion | undefined {
-    return this.#sql(`SELECT ${COLUMNS} FROM file_versions WHERE id = ?`).get(id) as
-      | FileVersion
-      | undefined;
+    return this.#sql<FileVersion>(`SELECT ${COLUMNS} FROM file_versions WHERE id = ?`).get(id);
   }
 
   /** The version of the same file just before `version`, if there is one. */
   previous(version: FileVersion): FileVersion | undefined {
-    return this.#sql(
+    return this.#sql<FileVersion>(
       `SELECT ${COLUMNS} FROM file_versions WHERE path = ? AND id < ? ORDER BY id DESC LIMIT 1`,
-    ).get(version.path, version.id) as FileVersion | undefined;
+    ).get(version.path, version.id);
   }
 
   /** What the file held at `version`; null when that write deleted it. */
   content(version: FileVersion): string | null {
     if (version.hash === null) return null;
-    const row = this.#sql("SELECT content FROM file_contents WHERE hash = ?").get(version.hash) as
-      | { content: string }
-      | undefined;
+    const row = this.#sql<{ content: string }>("SELECT content FROM file_contents WHERE hash = ?")
+      .get(version.hash);
     return row?.content ?? null;
   }
 
@@ -181,7 +177,7 @@ export class SqliteVersions {
     const sql = `SELECT ${COLUMNS} FROM file_versions${
       where.length ? ` WHERE ${where.join(" AND ")}` : ""
     } ORDER BY id DESC LIMIT ?`;
-    return this.#db.prepare(sql).all(...params, query.limit ?? 50) as unknown as FileVersion[];
+    return this.#sql<FileVersion>(sql).all(...params, query.limit ?? 50);
   }
 }
 

@@ -1,7 +1,6 @@
 /** The keyword side of memory search: which words of a query are matched, and how hits score. */
 
 import { assert, assertEquals } from "../helpers/assert.ts";
-import type { StatementSync } from "node:sqlite";
 import {
   keywordRanking,
   queryTerms,
@@ -9,7 +8,7 @@ import {
   termWeights,
 } from "../../src/memory/keyword_search.ts";
 import { openDatabase } from "../../src/store/database.ts";
-import { statements } from "../../src/store/statements.ts";
+import { type Sql, type Statement, statements } from "../../src/store/statements.ts";
 
 /** An index of one file whose chunks the test inserts (`insert.run(seq, text)`), in a temporary home. */
 async function chunksIndex() {
@@ -108,12 +107,14 @@ Deno.test("A search counts each term's chunks once: the passages' weights reuse 
     "oat milk flat white",
   ];
   texts.forEach((text, seq) => insert.run(seq, text));
-  const counted: string[] = [];
-  const watched = (text: string): StatementSync => {
-    const statement = sql(text);
+  const counted: unknown[] = [];
+  const watched: Sql = <Row>(text: string): Statement<Row> => {
+    const statement = sql<Row>(text);
     if (!text.startsWith("SELECT COUNT(*) AS n FROM memory_fts")) return statement;
-    const get = (match: string) => (counted.push(match), statement.get(match));
-    return { get } as unknown as StatementSync;
+    return {
+      ...statement,
+      one: (...params) => (counted.push(...params), statement.one(...params)),
+    };
   };
   // A term found nowhere, and two words of one stem ("walk").
   const query = "which kyoto ryokan for a walk, walking or zanzibar";
