@@ -39,7 +39,7 @@ import {
 } from "./errors.ts";
 import { act, actAsync } from "./errors.ts";
 import { openApiDocument, type RouteDoc } from "./openapi.ts";
-import { readInput, readJson, readQuery } from "./validate.ts";
+import { queryAction, readInput, readJson, readQuery } from "./validate.ts";
 import { modelAdvice } from "../app/models.ts";
 import { uploadRouteDocs, uploadRoutes } from "./uploads.ts";
 import { toolRouteDocs, toolRoutes } from "./tools.ts";
@@ -342,13 +342,17 @@ function conversationRoutes(hob: Hob): Hono {
   const routes = new Hono();
   const found = (id: string) => act(() => conversations.get({ id }));
 
-  routes.get("/", (c) => {
-    const query = readQuery(c, listConversationsInput);
-    return c.json({ conversations: act(() => conversations.list(query)) });
+  routes.get("/", async (c) => {
+    const listed = await queryAction(
+      c,
+      listConversationsInput,
+      (query) => conversations.list(query),
+    );
+    return c.json({ conversations: listed });
   });
 
   routes.post("/", async (c) => {
-    const body = await readJson(c, newConversationInput);
+    const body = await readInput(c, newConversationInput);
     return c.json(act(() => conversations.create(body)), 201);
   });
 

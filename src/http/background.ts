@@ -12,7 +12,7 @@ import { listNotificationsInput } from "../app/notifications.ts";
 import type { Hob } from "../app/hob.ts";
 import { act, actAsync, notFound } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readInput, readJson, readQuery } from "./validate.ts";
+import { queryAction, readInput, readJson, readQuery } from "./validate.ts";
 
 /** The routes below as the OpenAPI document lists them. */
 export const backgroundRouteDocs: RouteDoc[] = [
@@ -162,7 +162,7 @@ function scheduleRoutes(hob: Hob): Hono {
   routes.get("/", (c) => c.json({ schedules: schedules.list() }));
 
   routes.post("/", async (c) => {
-    const body = await readJson(c, newScheduleInput);
+    const body = await readInput(c, newScheduleInput);
     return c.json(act(() => schedules.add(body)), 201);
   });
 
@@ -202,9 +202,9 @@ function taskRoutes(hob: Hob): Hono {
     return Number(text);
   };
 
-  routes.get("/", (c) => {
-    const query = readQuery(c, listTasksInput);
-    return c.json({ tasks: tasks.list(query), counts: tasks.counts() });
+  routes.get("/", async (c) => {
+    const listed = await queryAction(c, listTasksInput, (query) => tasks.list(query));
+    return c.json({ tasks: listed, counts: tasks.counts() });
   });
 
   routes.post("/", async (c) => {
@@ -237,10 +237,14 @@ function notificationRoutes(hob: Hob): Hono {
   const { notifications } = hob.app;
   const routes = new Hono();
 
-  routes.get("/", (c) => {
-    const query = readQuery(c, listNotificationsInput);
+  routes.get("/", async (c) => {
+    const listed = await queryAction(
+      c,
+      listNotificationsInput,
+      (query) => notifications.list(query),
+    );
     return c.json({
-      notifications: notifications.list(query),
+      notifications: listed,
       unread: notifications.unreadCount(),
     });
   });

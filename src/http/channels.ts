@@ -9,7 +9,7 @@ import { type ForgetStrangerInput, listStrangersInput } from "../app/channels.ts
 import type { Hob } from "../app/hob.ts";
 import { act, actAsync } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readQuery } from "./validate.ts";
+import { queryAction } from "./validate.ts";
 
 /** The routes below as the OpenAPI document lists them. */
 export const channelRouteDocs: RouteDoc[] = [
@@ -55,9 +55,13 @@ export const channelRouteDocs: RouteDoc[] = [
 export function channelRoutes(hob: Hob): Hono {
   const routes = new Hono();
   routes.get("/", (c) => c.json({ channels: hob.app.channels.states() }));
-  routes.get("/pending", (c) => {
-    const query = readQuery(c, listStrangersInput);
-    return c.json({ strangers: act(() => hob.app.channels.strangers(query)) });
+  routes.get("/pending", async (c) => {
+    const strangers = await queryAction(
+      c,
+      listStrangersInput,
+      (query) => hob.app.channels.strangers(query),
+    );
+    return c.json({ strangers });
   });
   routes.delete("/pending/:channel/:sender_id", (c) => {
     // The action checks the channel's name.

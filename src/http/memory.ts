@@ -29,7 +29,7 @@ import { actAsync } from "./errors.ts";
 import { textForPeople } from "./display.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { pathTail, readJson, readQuery } from "./validate.ts";
+import { pathTail, queryAction, readInput, readJson, readQuery } from "./validate.ts";
 
 /** Every write over the API is the owner's: the token is theirs. */
 const BY_API: WrittenBy = { author: "owner", via: "api" };
@@ -208,7 +208,7 @@ export function memoryRoutes(hob: Hob): Hono {
   const routes = new Hono();
 
   routes.get("/memory/search", async (c) => {
-    const found = await actAsync(() => memory.search(readQuery(c, searchMemoryInput)));
+    const found = await queryAction(c, searchMemoryInput, (query) => memory.search(query));
     // `snippet` is what the model reads; a labelled one also comes as `display`, for people.
     return c.json({
       ...found,
@@ -236,38 +236,39 @@ export function memoryRoutes(hob: Hob): Hono {
   });
 
   routes.post("/memory/remember", async (c) => {
-    const body = await readJson(c, memoryTextInput);
+    const body = await readInput(c, memoryTextInput);
     return c.json({ path: await act(() => memory.remember(body, BY_API)) }, 201);
   });
 
   routes.post("/memory/log", async (c) => {
-    const body = await readJson(c, memoryTextInput);
+    const body = await readInput(c, memoryTextInput);
     return c.json({ path: await act(() => memory.log(body, BY_API)) }, 201);
   });
 
   routes.put("/memory/sections", async (c) => {
-    const body = await readJson(c, memorySectionInput);
+    const body = await readInput(c, memorySectionInput);
     return c.json({ path: await act(() => memory.writeSection(body, BY_API)) });
   });
 
   routes.post("/memory/sources", async (c) => {
-    const body = await readJson(c, addSourceInput);
+    const body = await readInput(c, addSourceInput);
     return c.json(await act(() => memory.addSource(body, BY_API, c.req.raw.signal)), 201);
   });
 
   routes.post("/memory/sources/refresh", async (c) => {
-    const body = await readJson(c, refreshSourceInput);
+    const body = await readInput(c, refreshSourceInput);
     return c.json(await act(() => memory.refreshSource(body, BY_API, c.req.raw.signal)));
   });
 
   routes.post("/memory/trust", async (c) => {
-    const body = await readJson(c, trustMemoryInput);
+    const body = await readInput(c, trustMemoryInput);
     return c.json(await act(() => memory.trust(body, BY_API)));
   });
 
   routes.get("/memory/history", async (c) => {
-    const query = readQuery(c, listVersionsInput);
-    return c.json({ versions: await act(() => memory.versions(query)) });
+    return c.json({
+      versions: await queryAction(c, listVersionsInput, (query) => memory.versions(query)),
+    });
   });
 
   routes.get("/memory/versions/:id", async (c) => {
@@ -275,7 +276,7 @@ export function memoryRoutes(hob: Hob): Hono {
   });
 
   routes.get("/memory/diff", async (c) => {
-    return c.json(await act(() => memory.diff(readQuery(c, diffInput))));
+    return c.json(await queryAction(c, diffInput, (query) => memory.diff(query)));
   });
 
   routes.post("/memory/versions/:id/undo", async (c) => {
@@ -313,7 +314,7 @@ async function reindexStream(memory: MemoryActions, stream: SSEStreamingApi): Pr
 /**
  * Runs a memory action, answering its refusal as every route over src/app
  * does ({@linkcode actAsync}), but for what only memory says: a path it will
- * not use is a 400 `invalid_path`, and a write the disk refused for a reason
+ * not use (not one its schema refused) is a 400 `invalid_path`, and a write the disk refused for a reason
  * of its own (not space, not permission) a 400.
  */
 function act<T>(action: () => Promise<T>): Promise<T> {
@@ -329,7 +330,9 @@ function act<T>(action: () => Promise<T>): Promise<T> {
 function memoryRefusal(error: unknown): unknown {
   // A full disk or read-only home: the app's error handler answers 507/503.
   if (storageProblem(error)) return error;
-  if (error instanceof ActionError && error.code === "invalid" && error.field === "path") {
+  const pathRefused = error instanceof ActionError && error.code === "invalid" &&
+    error.field === "path" && error.issue === undefined;
+  if (pathRefused) {
     return new ApiError(400, "invalid_path", error.message, "path");
   }
   if (error instanceof MemoryWriteError) return new ApiError(400, "invalid_request", error.message);

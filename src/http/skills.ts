@@ -12,7 +12,7 @@ import { acceptSkillBody, addSkillInput } from "../app/skills.ts";
 import type { Hob } from "../app/hob.ts";
 import { actAsync } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readJson } from "./validate.ts";
+import { readInput, readJson } from "./validate.ts";
 
 /** The routes below as the OpenAPI document lists them. */
 export const skillRouteDocs: RouteDoc[] = [
@@ -82,7 +82,7 @@ export function skillRoutes(hob: Hob): Hono {
   });
 
   routes.post("/skills", async (c) => {
-    const body = await readJson(c, addSkillInput);
+    const body = await readInput(c, addSkillInput);
     return c.json(await actAsync(() => skills.add(body, { by: "api" })), 201);
   });
 

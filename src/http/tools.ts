@@ -13,7 +13,7 @@ import type { Hob } from "../app/hob.ts";
 import { act, actAsync } from "./errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readJson, readQuery } from "./validate.ts";
+import { queryAction, readJson } from "./validate.ts";
 
 /** The routes below as the OpenAPI document lists them. */
 export const toolRouteDocs: RouteDoc[] = [
@@ -118,9 +118,10 @@ export function toolRoutes(hob: Hob): Hono {
     return c.json(await actAsync(() => tools.invoke({ name, args }, { source: "api", signal })));
   });
 
-  routes.get("/approvals", (c) => {
-    const query = readQuery(c, listApprovalsInput);
-    return c.json({ approvals: act(() => approvals.list(query)) });
+  routes.get("/approvals", async (c) => {
+    return c.json({
+      approvals: await queryAction(c, listApprovalsInput, (query) => approvals.list(query)),
+    });
   });
 
   routes.post("/approvals/:id", async (c) => {
@@ -142,8 +143,7 @@ export function toolRoutes(hob: Hob): Hono {
   routes.get("/mcp/servers", async (c) => c.json({ servers: await mcp.servers() }));
 
   routes.get("/mcp/tools", async (c) => {
-    const query = readQuery(c, mcpToolsInput);
-    return c.json({ tools: await actAsync(() => mcp.tools(query)) });
+    return c.json({ tools: await queryAction(c, mcpToolsInput, (query) => mcp.tools(query)) });
   });
 
   routes.post("/mcp/servers/:server/approve", async (c) => {

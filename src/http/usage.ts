@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { usageInput } from "../app/usage.ts";
 import type { Hob } from "../app/hob.ts";
 import type { RouteDoc } from "./openapi.ts";
-import { readQuery } from "./validate.ts";
+import { queryAction } from "./validate.ts";
 
 /** The route below as the OpenAPI document lists it. */
 export const usageRouteDocs: RouteDoc[] = [
@@ -35,6 +35,9 @@ export const usageRouteDocs: RouteDoc[] = [
  */
 export function usageRoutes(hob: Hob): Hono {
   const routes = new Hono();
-  routes.get("/usage", async (c) => c.json(await hob.app.usage.report(readQuery(c, usageInput))));
+  routes.get(
+    "/usage",
+    async (c) => c.json(await queryAction(c, usageInput, (query) => hob.app.usage.report(query))),
+  );
   return routes;
 }

@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { received } from "../app/errors.ts";
-import { ApiError } from "./errors.ts";
+import { actAsync, ApiError } from "./errors.ts";
 
 /**
  * Parses and validates a JSON body.
@@ -129,6 +129,33 @@ export function pathTail(c: Context, prefix: string): string {
     return decodeURIComponent(raw);
   } catch {
     throw new ApiError(400, "invalid_path", `The path '${raw}' has a malformed %-escape`, "path");
+  }
+}
+
+/**
+ * Runs the action whose input is the request's query parameters, handed on
+ * unchecked: the action parses them with `schema`, once, and its refusal of
+ * one of them is a 400 naming it as a query parameter.
+ *
+ * @example
+ * ```ts
+ * routes.get("/", async (c) =>
+ *   c.json({ conversations: await queryAction(c, listConversationsInput, (query) => conversations.list(query)) }));
+ * ```
+ */
+export async function queryAction<T extends z.ZodType, R>(
+  c: Context,
+  schema: T,
+  action: (query: z.input<T>) => R | Promise<R>,
+): Promise<R> {
+  try {
+    return await actAsync(async () => await action(received(schema, c.req.query())));
+  } catch (error) {
+    const fields = "shape" in schema ? Object.keys(schema.shape as object) : [];
+    if (error instanceof ApiError && error.status === 400 && fields.includes(error.field ?? "")) {
+      throw new ApiError(400, error.code, `query parameter ${error.message}`, error.field);
+    }
+    throw error;
   }
 }
 
