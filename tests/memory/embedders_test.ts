@@ -93,6 +93,41 @@ Deno.test("createUseLiteEmbedder loads offline and survives empty texts", async 
   }
 });
 
+Deno.test("requestsOf groups texts of about one length, within the characters a request may hold", async () => {
+  const { requestsOf } = await import("../../src/memory/use_lite.ts");
+  const texts = ["a".repeat(450), "hi", "b".repeat(200), "c".repeat(450), "d".repeat(450)];
+  // Shortest first; a request costs its longest text times its texts (1,800 at most).
+  assertEquals(requestsOf(texts), [[1, 2, 0, 3], [4]]);
+  // Short texts share a request, 16 at most; a text longer than a request's room goes alone.
+  assertEquals(requestsOf(Array(20).fill("short")).map((r) => r.length), [16, 4]);
+  assertEquals(requestsOf(["x".repeat(2_000), "y"]), [[1], [0]]);
+  assertEquals(requestsOf([]), []);
+});
+
+Deno.test("createUseLiteEmbedder returns each text's vector in the order asked, however it groups them", async () => {
+  const { createUseLiteEmbedder } = await import("../../src/memory/use_lite.ts");
+  const embedder = createUseLiteEmbedder({ threads: 1 });
+  try {
+    const texts = [
+      "The boiler was serviced in March by Harbourside Heating; the next service is due in March next year, and the engineer said the pressure valve should be checked before winter because it dripped.",
+      "Spare key: under the flowerpot.",
+      "Dentist on Friday at noon, bring the insurance card and ask about the crown on the lower left molar.",
+      "Camping next month?",
+    ];
+    const together = await embedder.embed(texts, "document");
+    for (const [i, text] of texts.entries()) {
+      const [alone] = await embedder.embed([text], "document");
+      const cosine = alone.reduce((sum, x, k) => sum + x * together[i][k], 0);
+      assert(
+        Math.abs(1 - cosine) < 1e-5,
+        `text ${i} came back as another's vector (cosine ${cosine})`,
+      );
+    }
+  } finally {
+    embedder.close();
+  }
+});
+
 Deno.test("createUseLiteEmbedder answers a query before the documents waiting, and unloads when unused", async () => {
   const { createUseLiteEmbedder } = await import("../../src/memory/use_lite.ts");
   const embedder = createUseLiteEmbedder({ idleUnloadMs: 50 });

@@ -13,11 +13,20 @@ import { createUseLiteEmbedder } from "../../src/memory/use_lite.ts";
 /** Two threads need two cores: the embedder caps its threads at the machine's. */
 const ignore = navigator.hardwareConcurrency < 2;
 
-/** Distinct texts, so a vector given to the wrong text would show. */
+/** A sentence to make a note as long as a full window. */
+const FILLER = " It was written down so it would not be forgotten, with the date and the place."
+  .repeat(8);
+
+/**
+ * Distinct texts, so a vector given to the wrong text would show, each 400
+ * characters long like a backlog's full windows: four go to a request.
+ */
 function notes(count: number): string[] {
   return Array.from(
     { length: count },
-    (_, i) => `Note ${i}: ${["the spare key", "Grace's birthday", "the boiler"][i % 3]} is ${i}.`,
+    (_, i) =>
+      `Note ${i}: ${["the spare key", "Grace's birthday", "the boiler"][i % 3]} is ${i}.${FILLER}`
+        .slice(0, 400),
   );
 }
 
