@@ -90,7 +90,8 @@ export const messagesQuery = z.object({
 export const listMessagesInput = messagesQuery.extend({ id: conversationId });
 /** A new conversation. */
 export const newConversationInput = z.strictObject({
-  title: z.string().max(MAX_TITLE_CHARS).optional(),
+  // Trimmed as a rename's is; a blank one is no title (the first turn names it).
+  title: z.string().trim().max(MAX_TITLE_CHARS).optional(),
   model: modelId.optional(),
 });
 /** What renaming takes beyond the id. */

@@ -41,6 +41,9 @@ Deno.test("createConversationActions creates, lists, renames, sets the model and
       0,
     ]);
     assertEquals(conversations.create().title, "");
+    // Trimmed as a rename is: a blank title is none, so the first turn names it.
+    assertEquals(conversations.create({ title: "  Porto " }).title, "Porto");
+    assertEquals(conversations.create({ title: "   " }).title, "");
   });
   await t.step("a listing finds it by its title", () => {
     assertEquals(conversations.list({ q: "lisbon" }).map((c) => c.id), [created.id]);
